@@ -1,0 +1,3 @@
+from scholarstream.cli import main
+
+main()

@@ -1,0 +1,85 @@
+"""The FastAPI application factory: API under /api/v1, /health, offline docs, the web UI."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import fastapi_offline
+from fastapi import APIRouter, FastAPI
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse
+from fastapi.staticfiles import StaticFiles
+
+from scholarstream import __version__
+from scholarstream.accounts import ensure_local_user
+from scholarstream.api.errors import ERROR_RESPONSES, install_error_handlers
+from scholarstream.api.middleware import RequestIdMiddleware
+from scholarstream.api.routes import auth, health, me, models, tokens
+from scholarstream.engine import Engine
+from scholarstream.runtime import Runtime
+
+API_PREFIX = "/api/v1"
+SWAGGER_STATIC = "/static/swagger"
+
+
+def api_router() -> APIRouter:
+    router = APIRouter(prefix=API_PREFIX, responses=ERROR_RESPONSES)
+    for module in (auth, me, tokens, models):
+        router.include_router(module.router)
+    return router
+
+
+def create_app(runtime: Runtime, *, engine: Engine | None = None) -> FastAPI:
+    """``engine`` given: the app launches the durable engine (workers) with itself."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with runtime.database.session() as session:
+            app.state.local_user_id = (await ensure_local_user(session)).id
+        if engine is not None:
+            await engine.launch()
+        try:
+            yield
+        finally:
+            if engine is not None:
+                engine.shutdown()
+            await runtime.close()
+
+    app = FastAPI(
+        title="ScholarStream",
+        version=__version__,
+        summary="Self-hostable AI research assistant for scientific literature.",
+        docs_url=None,
+        redoc_url=None,
+        lifespan=lifespan,
+    )
+    app.state.runtime = runtime
+    app.state.engine = engine
+    app.add_middleware(RequestIdMiddleware)
+    install_error_handlers(app)
+    app.include_router(health.router)
+    app.include_router(api_router())
+    _mount_docs(app)
+
+    from scholarstream.web import mount_web
+
+    mount_web(app)
+    return app
+
+
+def _mount_docs(app: FastAPI) -> None:
+    """Swagger UI 5 from the fastapi-offline package's assets: /docs works with no internet."""
+    assets = Path(fastapi_offline.__file__).parent / "static"
+    app.mount(SWAGGER_STATIC, StaticFiles(directory=assets), name="swagger")
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url=app.openapi_url or "/openapi.json",
+            title="ScholarStream API",
+            swagger_js_url=f"{SWAGGER_STATIC}/swagger-ui-bundle.js",
+            swagger_css_url=f"{SWAGGER_STATIC}/swagger-ui.css",
+            swagger_favicon_url=f"{SWAGGER_STATIC}/favicon.png",
+        )

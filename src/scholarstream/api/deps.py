@@ -1,0 +1,90 @@
+"""Request dependencies: the runtime, a transaction, the current user and their scope."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Annotated
+from urllib.parse import urlsplit
+
+from fastapi import Depends, Request
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from scholarstream.accounts import resolve_api_token, resolve_session
+from scholarstream.accounts.web_sessions import SESSION_COOKIE
+from scholarstream.db.scope import OwnerScope
+from scholarstream.db.tables import User
+from scholarstream.errors import AuthenticationError, PermissionDeniedError
+from scholarstream.runtime import Runtime
+
+_SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
+
+
+def get_runtime(request: Request) -> Runtime:
+    runtime: Runtime = request.app.state.runtime
+    return runtime
+
+
+RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
+
+
+async def db_session(runtime: RuntimeDep) -> AsyncIterator[AsyncSession]:
+    async with runtime.database.session() as session:
+        yield session
+
+
+SessionDep = Annotated[AsyncSession, Depends(db_session)]
+
+
+def bearer_token(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() == "bearer" and value.strip():
+        return value.strip()
+    return None
+
+
+async def optional_user(request: Request, runtime: RuntimeDep, session: SessionDep) -> User | None:
+    """The caller, or None when nobody is logged in (multi-user mode only)."""
+    if not runtime.settings.server.multi_user:
+        user = await session.get(User, request.app.state.local_user_id)
+        assert user is not None, "the local user is created at start-up"
+        return user
+    token = bearer_token(request)
+    if token is not None:
+        return await resolve_api_token(session, token)
+    cookie = request.cookies.get(SESSION_COOKIE)
+    if cookie:
+        _check_same_origin(request)
+        try:
+            return await resolve_session(session, cookie)
+        except AuthenticationError:
+            return None
+    return None
+
+
+async def current_user(user: Annotated[User | None, Depends(optional_user)]) -> User:
+    if user is None:
+        raise AuthenticationError("You need to log in for this.")
+    return user
+
+
+CurrentUser = Annotated[User, Depends(current_user)]
+
+
+async def owner_scope(user: CurrentUser, session: SessionDep) -> OwnerScope:
+    return OwnerScope(session, user.id)
+
+
+ScopeDep = Annotated[OwnerScope, Depends(owner_scope)]
+
+
+def _check_same_origin(request: Request) -> None:
+    """Cookie-authenticated writes must come from our own pages (CSRF defence)."""
+    if request.method in _SAFE_METHODS:
+        return
+    origin = request.headers.get("origin") or request.headers.get("referer")
+    if origin is None or urlsplit(origin).netloc != request.headers.get("host"):
+        raise PermissionDeniedError(
+            "Cross-site request refused.",
+            hint="Send writes from the ScholarStream pages, or use an API token, not a cookie.",
+        )

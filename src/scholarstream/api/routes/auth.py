@@ -1,0 +1,55 @@
+"""Login and logout for multi-user mode (the web UI's session cookie)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request, Response
+from pydantic import BaseModel, Field
+
+from scholarstream.accounts import authenticate, end_session, start_session
+from scholarstream.accounts.web_sessions import SESSION_COOKIE
+from scholarstream.api.deps import RuntimeDep, SessionDep
+from scholarstream.api.routes.me import UserOut
+from scholarstream.errors import ConflictError
+from scholarstream.runtime import Runtime
+
+router = APIRouter(prefix="/auth", tags=["auth"])
+
+
+class LoginIn(BaseModel):
+    username: str = Field(min_length=1, max_length=64)
+    password: str = Field(min_length=1, max_length=1024)
+
+
+def set_session_cookie(response: Response, runtime: Runtime, token: str) -> None:
+    response.set_cookie(
+        SESSION_COOKIE,
+        token,
+        max_age=runtime.settings.server.session_days * 86400,
+        httponly=True,
+        samesite="lax",
+        secure=runtime.settings.server.cookie_secure,
+        path="/",
+    )
+
+
+@router.post("/login", response_model=UserOut)
+async def login(
+    body: LoginIn, response: Response, runtime: RuntimeDep, session: SessionDep
+) -> UserOut:
+    if not runtime.settings.server.multi_user:
+        raise ConflictError(
+            "This server runs in single-user mode: there is nothing to log in to.",
+            hint="Set SCHOLARSTREAM_SERVER__MULTI_USER=true to enable accounts.",
+        )
+    user = await authenticate(session, body.username, body.password)
+    token = await start_session(session, user, days=runtime.settings.server.session_days)
+    set_session_cookie(response, runtime, token)
+    return UserOut.from_user(user, runtime)
+
+
+@router.post("/logout", status_code=204)
+async def logout(request: Request, response: Response, session: SessionDep) -> None:
+    cookie = request.cookies.get(SESSION_COOKIE)
+    if cookie:
+        await end_session(session, cookie)
+    response.delete_cookie(SESSION_COOKIE, path="/")

@@ -1,0 +1,109 @@
+"""One exception tree for the whole product. Every message says what to do next.
+
+    ScholarStreamError               (500 internal_error)
+    ├── ConfigurationError           (500 configuration_error)     settings are wrong
+    ├── InvalidInputError            (422 invalid_input)           request, argument, file wrong
+    ├── NotFoundError                (404 not_found)               missing, or owned by someone else
+    ├── ConflictError                (409 conflict)                resource in the wrong state
+    ├── AuthenticationError          (401 not_authenticated)       no or bad credentials
+    ├── PermissionDeniedError        (403 permission_denied)       authenticated, but not allowed
+    ├── LLMError                     (502 llm_error)               a model call failed
+    │   ├── OfflineModeError         (503 offline_mode)            no model configured for the role
+    │   ├── MissingCredentialsError  (400 missing_credentials)     no API key for the provider
+    │   └── UnknownProviderError     (400 unknown_provider)        model string names no provider
+    ├── DatabaseUnavailableError     (503 database_unavailable)    cannot connect to the database
+    └── EngineError                  (503 engine_unavailable)      durable engine not running
+
+The API turns any of these into the one error body (``api.errors.ErrorBody``); the CLI
+prints message and hint and exits non-zero. Code that catches one decides what it means;
+nothing catches, logs and returns None.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+
+class ScholarStreamError(Exception):
+    code: ClassVar[str] = "internal_error"
+    http_status: ClassVar[int] = 500
+    default_hint: ClassVar[str | None] = None
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint if hint is not None else self.default_hint
+
+    def __str__(self) -> str:
+        return f"{self.message} {self.hint}" if self.hint else self.message
+
+
+class ConfigurationError(ScholarStreamError):
+    code = "configuration_error"
+
+
+class InvalidInputError(ScholarStreamError):
+    code = "invalid_input"
+    http_status = 422
+
+
+class NotFoundError(ScholarStreamError):
+    code = "not_found"
+    http_status = 404
+
+
+class ConflictError(ScholarStreamError):
+    code = "conflict"
+    http_status = 409
+
+
+class AuthenticationError(ScholarStreamError):
+    code = "not_authenticated"
+    http_status = 401
+    default_hint = (
+        "Log in through the web UI, or send 'Authorization: Bearer <token>' with a token "
+        "from 'scholarstream tokens create'."
+    )
+
+
+class PermissionDeniedError(ScholarStreamError):
+    code = "permission_denied"
+    http_status = 403
+
+
+class LLMError(ScholarStreamError):
+    code = "llm_error"
+    http_status = 502
+
+
+class OfflineModeError(LLMError):
+    code = "offline_mode"
+    http_status = 503
+    default_hint = (
+        "Configure a model, e.g. SCHOLARSTREAM_LLM__ROLES__DEFAULT=openai:gpt-4.1-mini with "
+        "OPENAI_API_KEY set, then restart. 'scholarstream models' shows what is configured."
+    )
+
+
+class MissingCredentialsError(LLMError):
+    code = "missing_credentials"
+    http_status = 400
+
+
+class UnknownProviderError(LLMError):
+    code = "unknown_provider"
+    http_status = 400
+
+
+class DatabaseUnavailableError(ScholarStreamError):
+    code = "database_unavailable"
+    http_status = 503
+    default_hint = (
+        "Check SCHOLARSTREAM_DATABASE_URL (or the data directory's permissions) and that the "
+        "database server is running."
+    )
+
+
+class EngineError(ScholarStreamError):
+    code = "engine_unavailable"
+    http_status = 503

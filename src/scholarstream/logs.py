@@ -1,0 +1,85 @@
+"""Logging, configured once by the CLI: plain or JSON lines, the request id on every
+record made while serving a request, and known secrets replaced by '***'."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Iterable
+from contextvars import ContextVar
+from datetime import UTC, datetime
+
+from scholarstream.settings import LoggingSettings
+
+request_id_var: ContextVar[str | None] = ContextVar("request_id", default=None)
+
+# Shapes of secrets that may arrive from outside the settings (a header, a user's key).
+_SECRET_PATTERNS = (
+    re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{8,}"),
+    re.compile(r"\b(sk-[A-Za-z0-9_-]{6})[A-Za-z0-9_-]{6,}"),
+    re.compile(r"\b((?:ss|sess)_)[A-Za-z0-9_-]{16,}"),
+    re.compile(r"(?i)((?:api[_-]?key|password|token|secret)[\"']?\s*[=:]\s*[\"']?)[^\s\"'&,]{4,}"),
+)
+
+
+class _ContextFilter(logging.Filter):
+    def __init__(self, secrets: Iterable[str]) -> None:
+        super().__init__()
+        self._secrets = sorted(set(secrets), key=len, reverse=True)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.request_id = request_id_var.get() or "-"
+        message = redact(record.getMessage(), self._secrets)
+        record.msg, record.args = message, None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = redact(record.exc_text, self._secrets)
+        return True
+
+
+def redact(text: str, secrets: Iterable[str] = ()) -> str:
+    for secret in secrets:
+        text = text.replace(secret, "***")
+    for pattern in _SECRET_PATTERNS:
+        text = pattern.sub(lambda m: m.group(1) + "***", text)
+    return text
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        payload = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+            "request_id": getattr(record, "request_id", "-"),
+        }
+        if record.exc_text:
+            payload["exception"] = record.exc_text
+        return json.dumps(payload, ensure_ascii=False)
+
+
+PLAIN_FORMAT = "%(asctime)s %(levelname)-7s %(name)s [%(request_id)s] %(message)s"
+
+
+def configure_logging(settings: LoggingSettings, *, secrets: Iterable[str] = ()) -> None:
+    handler = logging.StreamHandler()
+    handler.addFilter(_ContextFilter(secrets))
+    handler.setFormatter(
+        JsonFormatter() if settings.format == "json" else logging.Formatter(PLAIN_FORMAT)
+    )
+    root = logging.getLogger()
+    for existing in list(root.handlers):
+        root.removeHandler(existing)
+    root.addHandler(handler)
+    root.setLevel(settings.level)
+    # Library loggers that would otherwise bypass our handler or flood it.
+    for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "dbos"):
+        lib = logging.getLogger(name)
+        lib.handlers.clear()
+        lib.propagate = True
+    logging.getLogger("uvicorn.access").setLevel(logging.WARNING)
+    for noisy in ("httpx", "alembic"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)

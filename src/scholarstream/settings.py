@@ -1,0 +1,244 @@
+"""Settings: one nested object, built once at start-up and passed to whatever needs it.
+
+Sources, strongest first: keyword arguments, ``SCHOLARSTREAM_*`` environment variables
+(``__`` separates nesting, e.g. ``SCHOLARSTREAM_LLM__ROLES__DEFAULT=openai:gpt-4.1-mini``),
+a TOML file (``--config`` or ``SCHOLARSTREAM_CONFIG``), then defaults. The providers'
+conventional variables (``OPENAI_API_KEY`` ...) fill provider keys that are not set otherwise.
+
+This is the only module that reads the environment.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+from urllib.parse import urlsplit, urlunsplit
+
+import platformdirs
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from scholarstream.errors import ConfigurationError
+
+ENV_PREFIX = "SCHOLARSTREAM_"
+CONFIG_FILE_ENV = "SCHOLARSTREAM_CONFIG"
+
+# Conventional variables that users already have set for other tools.
+_PROVIDER_KEY_ENV = {
+    "openai": ("OPENAI_API_KEY",),
+    "anthropic": ("ANTHROPIC_API_KEY",),
+    "google": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "openrouter": ("OPENROUTER_API_KEY",),
+}
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ServerSettings(_Section):
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=1, le=65535)
+    multi_user: bool = Field(
+        default=False,
+        description="Accounts and login. Off: one local user, no login, loopback only.",
+    )
+    secret_key: SecretStr | None = Field(
+        default=None,
+        description="Encrypts stored provider keys. Generated into the data directory if unset.",
+    )
+    public_url: str | None = Field(default=None, description="Base URL used in shared links.")
+    session_days: int = Field(default=14, ge=1)
+    cookie_secure: bool = False
+
+
+class ProviderSettings(_Section):
+    api_key: SecretStr | None = None
+    base_url: str | None = None
+
+
+class ModelPrice(_Section):
+    """USD per million tokens, for models the built-in price table does not know."""
+
+    input_per_mtok: float = Field(ge=0)
+    output_per_mtok: float = Field(ge=0)
+
+
+class LLMSettings(_Section):
+    roles: dict[str, str] = Field(
+        default_factory=dict,
+        description="Role name -> model string, e.g. default = 'openai:gpt-4.1-mini'.",
+    )
+    providers: dict[str, ProviderSettings] = Field(default_factory=dict)
+    timeout_seconds: float = Field(default=120.0, gt=0)
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
+
+
+class SourceSettings(_Section):
+    ncbi_api_key: SecretStr | None = None
+    semantic_scholar_api_key: SecretStr | None = None
+    serpapi_api_key: SecretStr | None = None
+    contact_email: str | None = Field(
+        default=None, description="Sent to PubMed, OpenAlex and Crossref for their polite pools."
+    )
+
+
+class LoggingSettings(_Section):
+    level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    format: Literal["plain", "json"] = "plain"
+
+    @field_validator("level", mode="before")
+    @classmethod
+    def _upper(cls, value: object) -> object:
+        return value.upper() if isinstance(value, str) else value
+
+
+class EngineSettings(_Section):
+    system_database_url: str | None = Field(
+        default=None,
+        description="DBOS system database. Default: SQLite beside the app database, "
+        "or the app database itself when that is PostgreSQL.",
+    )
+
+
+def default_data_dir() -> Path:
+    return platformdirs.user_data_path("scholarstream", appauthor=False)
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX,
+        env_nested_delimiter="__",
+        extra="forbid",
+        validate_default=True,
+    )
+
+    data_dir: Path = Field(default_factory=default_data_dir)
+    database_url: str | None = Field(
+        default=None, description="Default: SQLite file scholarstream.sqlite in data_dir."
+    )
+    server: ServerSettings = Field(default_factory=ServerSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    sources: SourceSettings = Field(default_factory=SourceSettings)
+    logging: LoggingSettings = Field(default_factory=LoggingSettings)
+    engine: EngineSettings = Field(default_factory=EngineSettings)
+
+    # Set only for the duration of load_settings(); pydantic-settings reads it in
+    # settings_customise_sources, which has no other way to receive a per-call path.
+    _toml_file: ClassVar[Path | None] = None
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        if cls._toml_file is not None:
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=cls._toml_file))
+        return tuple(sources)
+
+    @property
+    def app_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite+aiosqlite:///{(self.data_dir / 'scholarstream.sqlite').resolve()}"
+
+    @property
+    def is_postgres(self) -> bool:
+        return self.app_database_url.startswith("postgresql")
+
+    @property
+    def system_database_url(self) -> str:
+        """DBOS's own database URL (a synchronous driver URL)."""
+        if self.engine.system_database_url:
+            return self.engine.system_database_url
+        if self.is_postgres:
+            # Same database; DBOS keeps its tables in its own `dbos` schema.
+            return self.app_database_url.replace("+asyncpg", "+psycopg", 1)
+        return f"sqlite:///{(self.data_dir / 'dbos.sqlite').resolve()}"
+
+    def secret_values(self) -> list[str]:
+        """Every secret this configuration holds, for log redaction."""
+        secrets: list[SecretStr | None] = [
+            self.server.secret_key,
+            self.sources.ncbi_api_key,
+            self.sources.semantic_scholar_api_key,
+            self.sources.serpapi_api_key,
+            *(p.api_key for p in self.llm.providers.values()),
+        ]
+        values = [s.get_secret_value() for s in secrets if s is not None]
+        password = urlsplit(self.app_database_url).password
+        if password:
+            values.append(password)
+        return [v for v in values if len(v) >= 4]
+
+    def masked(self) -> dict[str, Any]:
+        """The effective settings as plain data, secrets masked."""
+        data = self.model_dump(mode="json")
+        data["database_url"] = mask_url_password(self.app_database_url)
+        data["engine"]["system_database_url"] = mask_url_password(self.system_database_url)
+        return data
+
+
+def mask_url_password(url: str) -> str:
+    parts = urlsplit(url)
+    if not parts.password:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def _provider_keys_from_conventional_env(environ: dict[str, str]) -> dict[str, dict[str, str]]:
+    found: dict[str, dict[str, str]] = {}
+    for provider, names in _PROVIDER_KEY_ENV.items():
+        for name in names:
+            if environ.get(name):
+                found[provider] = {"api_key": environ[name]}
+                break
+    return found
+
+
+def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings:
+    """Build the settings once. Raises ConfigurationError with the offending field named."""
+    from pydantic import ValidationError
+
+    path = config_file or (
+        Path(os.environ[CONFIG_FILE_ENV]) if os.environ.get(CONFIG_FILE_ENV) else None
+    )
+    if path is not None and not path.is_file():
+        raise ConfigurationError(
+            f"Config file {path} does not exist.",
+            hint="Pass an existing TOML file with --config, or unset SCHOLARSTREAM_CONFIG.",
+        )
+    Settings._toml_file = path
+    try:
+        settings = Settings(**overrides)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+        )
+        raise ConfigurationError(
+            f"Invalid settings: {problems}",
+            hint="Fix the named setting in your environment (SCHOLARSTREAM_...) or config file.",
+        ) from exc
+    finally:
+        Settings._toml_file = None
+    for provider, values in _provider_keys_from_conventional_env(dict(os.environ)).items():
+        current = settings.llm.providers.get(provider)
+        if current is None:
+            settings.llm.providers[provider] = ProviderSettings(
+                api_key=SecretStr(values["api_key"])
+            )
+        elif current.api_key is None:
+            current.api_key = SecretStr(values["api_key"])
+    return settings

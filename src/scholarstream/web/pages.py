@@ -1,0 +1,114 @@
+"""Server-rendered pages of the web shell."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Depends, Form, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.templating import Jinja2Templates
+
+from scholarstream import __version__
+from scholarstream.accounts import authenticate, start_session
+from scholarstream.api.deps import RuntimeDep, SessionDep, optional_user
+from scholarstream.api.routes.auth import set_session_cookie
+from scholarstream.db.tables import User
+from scholarstream.errors import AuthenticationError
+from scholarstream.llm import registered_providers
+from scholarstream.web.nav import nav_items
+
+templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
+router = APIRouter(include_in_schema=False)
+
+MaybeUser = Annotated[User | None, Depends(optional_user)]
+
+
+def render(
+    request: Request, name: str, user: User | None, active: str, **context: Any
+) -> HTMLResponse:
+    runtime = request.app.state.runtime
+    return templates.TemplateResponse(
+        request,
+        name,
+        {
+            "user": user,
+            "nav": nav_items(),
+            "active": active,
+            "version": __version__,
+            "multi_user": runtime.settings.server.multi_user,
+            "offline": runtime.models.offline,
+            **context,
+        },
+    )
+
+
+def _login_redirect(request: Request) -> RedirectResponse:
+    target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    return RedirectResponse(f"/login?{urlencode({'next': target}, safe='/')}", status_code=303)
+
+
+@router.get("/", response_class=HTMLResponse)
+async def home(request: Request, user: MaybeUser) -> Response:
+    if user is None:
+        return _login_redirect(request)
+    return render(request, "home.html", user, "home")
+
+
+@router.get("/settings", response_class=HTMLResponse)
+async def settings_page(
+    request: Request, user: MaybeUser, runtime: RuntimeDep, session: SessionDep
+) -> Response:
+    if user is None:
+        return _login_redirect(request)
+    from scholarstream.db.scope import OwnerScope
+
+    scope = OwnerScope(session, user.id)
+    return render(
+        request,
+        "settings.html",
+        user,
+        "settings",
+        roles=await runtime.models.status(scope),
+        providers=registered_providers(),
+        user_keys={k.provider for k in await runtime.credentials.list_user_keys(scope)},
+    )
+
+
+@router.get("/login", response_class=HTMLResponse)
+async def login_page(request: Request, user: MaybeUser, next: str = "/") -> Response:
+    if user is not None:
+        return RedirectResponse(_safe_next(next), status_code=303)
+    return render(request, "login.html", None, "login", next=_safe_next(next), error=None)
+
+
+@router.post("/login", response_class=HTMLResponse)
+async def login_form(
+    request: Request,
+    runtime: RuntimeDep,
+    session: SessionDep,
+    username: Annotated[str, Form()],
+    password: Annotated[str, Form()],
+    next: Annotated[str, Form()] = "/",
+) -> Response:
+    try:
+        user = await authenticate(session, username, password)
+    except AuthenticationError as exc:
+        page = render(
+            request, "login.html", None, "login", next=_safe_next(next), error=exc.message
+        )
+        page.status_code = 401
+        return page
+    response = RedirectResponse(_safe_next(next), status_code=303)
+    set_session_cookie(
+        response,
+        runtime,
+        await start_session(session, user, days=runtime.settings.server.session_days),
+    )
+    return response
+
+
+def _safe_next(target: str) -> str:
+    # Only same-site paths: never redirect a fresh login to another host.
+    return target if target.startswith("/") and not target.startswith("//") else "/"

@@ -1,0 +1,168 @@
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from scholarstream.accounts import create_user
+from scholarstream.db import upgrade
+from scholarstream.settings import Settings, load_settings
+from tests.api.conftest import ClientFactory
+from tests.helpers import make_runtime
+
+PASSWORD = "correct horse battery"
+
+
+def _create_users(settings: Settings, *names: str) -> None:
+    async def create() -> None:
+        runtime = make_runtime(settings)
+        try:
+            async with runtime.database.session() as session:
+                for name in names:
+                    await create_user(session, name, PASSWORD)
+        finally:
+            await runtime.close()
+
+    asyncio.run(create())
+
+
+@pytest.fixture
+def multi(data_dir: Path, make_client: ClientFactory) -> tuple[Settings, ClientFactory]:
+    settings = load_settings(data_dir=data_dir, server={"multi_user": True})
+    upgrade(settings.app_database_url)
+    _create_users(settings, "alice", "bob")
+    return settings, make_client
+
+
+def _login(client: TestClient, name: str) -> None:
+    response = client.post("/api/v1/auth/login", json={"username": name, "password": PASSWORD})
+    assert response.status_code == 200, response.text
+    assert response.json()["username"] == name
+
+
+def test_single_user_mode_needs_no_login(client: TestClient) -> None:
+    me = client.get("/api/v1/me").json()
+    assert (me["username"], me["mode"], me["is_admin"]) == ("local", "single-user", True)
+    refused = client.post("/api/v1/auth/login", json={"username": "x", "password": "y"})
+    assert refused.status_code == 409
+    assert "MULTI_USER" in refused.json()["hint"]
+
+
+def test_multi_user_mode_requires_credentials(multi: tuple[Settings, ClientFactory]) -> None:
+    settings, make_client = multi
+    client = make_client(settings)
+    response = client.get("/api/v1/me")
+    assert response.status_code == 401
+    assert response.json()["code"] == "not_authenticated"
+    assert "scholarstream tokens create" in response.json()["hint"]
+    wrong = client.post("/api/v1/auth/login", json={"username": "alice", "password": "nope"})
+    assert wrong.status_code == 401
+    assert wrong.json()["message"] == "Wrong username or password."
+    assert client.get("/health").status_code == 200
+
+
+def test_cookie_login_and_logout(multi: tuple[Settings, ClientFactory]) -> None:
+    settings, make_client = multi
+    client = make_client(settings)
+    _login(client, "alice")
+    cookie = client.cookies.get("scholarstream_session")
+    assert cookie
+    assert client.get("/api/v1/me").json()["username"] == "alice"
+    origin = {"Origin": "http://testserver"}
+    assert client.post("/api/v1/auth/logout", headers=origin).status_code == 204
+    client.cookies.set("scholarstream_session", cookie)
+    assert client.get("/api/v1/me").status_code == 401
+
+
+def test_cookie_writes_from_another_site_are_refused(multi: tuple[Settings, ClientFactory]) -> None:
+    settings, make_client = multi
+    client = make_client(settings)
+    _login(client, "alice")
+    body = {"name": "x"}
+    evil = client.post("/api/v1/tokens", json=body, headers={"Origin": "http://evil.example"})
+    assert evil.status_code == 403
+    assert evil.json()["code"] == "permission_denied"
+    assert client.post("/api/v1/tokens", json=body).status_code == 403  # no origin at all
+    same = client.post("/api/v1/tokens", json=body, headers={"Origin": "http://testserver"})
+    assert same.status_code == 201
+
+
+def test_bearer_tokens_work_and_can_be_revoked(multi: tuple[Settings, ClientFactory]) -> None:
+    settings, make_client = multi
+    browser = make_client(settings)
+    _login(browser, "alice")
+    created = browser.post(
+        "/api/v1/tokens", json={"name": "script"}, headers={"Origin": "http://testserver"}
+    ).json()
+    token = created["token"]
+    assert token.startswith(created["prefix"])
+    api = make_client(settings)
+    auth = {"Authorization": f"Bearer {token}"}
+    assert api.get("/api/v1/me", headers=auth).json()["username"] == "alice"
+    listed = api.get("/api/v1/tokens", headers=auth).json()
+    assert [t["name"] for t in listed] == ["script"]
+    assert "token" not in listed[0]
+    assert api.delete(f"/api/v1/tokens/{created['id']}", headers=auth).status_code == 204
+    assert api.get("/api/v1/me", headers=auth).status_code == 401
+    assert api.get("/api/v1/me", headers={"Authorization": "Bearer ss_nonsense"}).status_code == 401
+
+
+def test_users_cannot_reach_each_others_data(multi: tuple[Settings, ClientFactory]) -> None:
+    settings, make_client = multi
+    alice, bob = make_client(settings), make_client(settings)
+    _login(alice, "alice")
+    _login(bob, "bob")
+    origin = {"Origin": "http://testserver"}
+    token_id = alice.post("/api/v1/tokens", json={"name": "a"}, headers=origin).json()["id"]
+    assert (
+        alice.put(
+            "/api/v1/me/provider-keys/openai", json={"api_key": "sk-alice-key-1234"}, headers=origin
+        ).status_code
+        == 204
+    )
+    assert bob.get("/api/v1/tokens").json() == []
+    assert bob.get("/api/v1/me/provider-keys").json() == []
+    revoke = bob.delete(f"/api/v1/tokens/{token_id}", headers=origin)
+    assert revoke.status_code == 404
+    assert revoke.json()["code"] == "not_found"
+    assert [t["id"] for t in alice.get("/api/v1/tokens").json()] == [token_id]
+
+
+def test_provider_keys_are_never_returned(client: TestClient) -> None:
+    secret = "sk-very-secret-user-key-42"
+    assert (
+        client.put("/api/v1/me/provider-keys/openai", json={"api_key": secret}).status_code == 204
+    )
+    listed = client.get("/api/v1/me/provider-keys")
+    assert [k["provider"] for k in listed.json()] == ["openai"]
+    assert secret not in listed.text
+    models = client.get("/api/v1/models").json()
+    assert {p["name"]: p["has_credentials"] for p in models["providers"]}["openai"] is True
+    assert secret not in client.get("/settings").text
+    assert client.delete("/api/v1/me/provider-keys/openai").status_code == 204
+    assert client.get("/api/v1/me/provider-keys").json() == []
+    assert client.get("/api/v1/me/usage").json() == []
+
+
+def test_pages_send_visitors_to_login_and_back(multi: tuple[Settings, ClientFactory]) -> None:
+    settings, make_client = multi
+    client = make_client(settings)
+    response = client.get("/settings?tab=keys", follow_redirects=False)
+    assert response.status_code == 303
+    assert response.headers["location"] == "/login?next=/settings%3Ftab%3Dkeys"
+    login = client.post(
+        "/login",
+        data={"username": "alice", "password": PASSWORD, "next": "/settings?tab=keys"},
+        follow_redirects=False,
+    )
+    assert login.status_code == 303 and login.headers["location"] == "/settings?tab=keys"
+    offsite = client.post(
+        "/login",
+        data={"username": "alice", "password": PASSWORD, "next": "//evil.example/"},
+        follow_redirects=False,
+    )
+    assert offsite.headers["location"] == "/"
+    wrong = client.post("/login", data={"username": "alice", "password": "nope"})
+    assert wrong.status_code == 401 and "Wrong username or password." in wrong.text

@@ -1,0 +1,73 @@
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+
+import pytest
+
+from scholarstream.logs import configure_logging, redact, request_id_var
+from scholarstream.settings import LoggingSettings
+
+
+@pytest.fixture
+def restore_logging() -> Iterator[None]:
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
+
+
+def test_json_lines_carry_the_request_id(
+    restore_logging: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    configure_logging(LoggingSettings(format="json", level="INFO"))
+    token = request_id_var.set("req-123")
+    try:
+        logging.getLogger("scholarstream.test").info("hello %s", "world")
+    finally:
+        request_id_var.reset(token)
+    record = json.loads(capsys.readouterr().err.strip().splitlines()[-1])
+    assert record["message"] == "hello world"
+    assert record["request_id"] == "req-123"
+    assert record["level"] == "INFO"
+    assert record["logger"] == "scholarstream.test"
+
+
+def test_plain_lines_and_level(restore_logging: None, capsys: pytest.CaptureFixture[str]) -> None:
+    configure_logging(LoggingSettings(format="plain", level="WARNING"))
+    log = logging.getLogger("scholarstream.test")
+    log.info("quiet")
+    log.warning("loud")
+    err = capsys.readouterr().err
+    assert "quiet" not in err
+    assert "WARNING scholarstream.test [-] loud" in err
+
+
+def test_secrets_never_reach_the_log(
+    restore_logging: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    configure_logging(LoggingSettings(), secrets=["configured-secret-value"])
+    log = logging.getLogger("scholarstream.test")
+    log.info("key is %s", "configured-secret-value")
+    log.info("header Authorization: Bearer abcdefghijklmnop")
+    log.info("user pasted sk-proj-abcdefghijklmnopqrstu")
+    try:
+        raise ValueError("failed with api_key=another-secret-thing")
+    except ValueError:
+        log.exception("call failed")
+    err = capsys.readouterr().err
+    for leaked in (
+        "configured-secret-value",
+        "abcdefghijklmnop",
+        "ghijklmnopqrstu",
+        "another-secret-thing",
+    ):
+        assert leaked not in err
+    assert err.count("***") >= 4
+
+
+def test_redact_keeps_ordinary_text() -> None:
+    text = "Searched PubMed for 'token ring networks' and found 12 papers"
+    assert redact(text) == text

@@ -1,0 +1,113 @@
+"""Browser-test fixtures: real uvicorn servers on loopback and one Chromium per module."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    ConsoleMessage,
+    Page,
+    Request,
+    Route,
+    sync_playwright,
+)
+
+from tests.conftest import skip_or_fail
+from tests.web.live import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    Account,
+    LiveServer,
+    NewPage,
+    PageProblems,
+    clean_settings,
+    is_foreign,
+    serve,
+)
+
+
+@pytest.fixture(scope="module")
+def single_user_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    with serve(clean_settings(tmp_path_factory.mktemp("single-user-data"))) as live:
+        yield live
+
+
+@pytest.fixture(scope="module")
+def account() -> Account:
+    return Account(username="ada", password="correct horse battery", display_name="Ada Lovelace")
+
+
+@pytest.fixture(scope="module")
+def multi_user_server(
+    tmp_path_factory: pytest.TempPathFactory, account: Account
+) -> Iterator[LiveServer]:
+    settings = clean_settings(
+        tmp_path_factory.mktemp("multi-user-data"), server={"multi_user": True}
+    )
+    with serve(settings, accounts=[account]) as live:
+        yield live
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """One headless Debian Chromium for the module; Playwright never downloads one here."""
+    if not CHROMIUM.exists():
+        skip_or_fail(
+            f"browser tests need Debian's Chromium at {CHROMIUM} (apt-get install chromium)"
+        )
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def problems() -> PageProblems:
+    return PageProblems()
+
+
+@pytest.fixture
+def new_page(browser: Browser, problems: PageProblems) -> Iterator[NewPage]:
+    """A factory for a page in a fresh context (its own cookies) against a server.
+
+    Every request to a host other than loopback is recorded (redirects included) and
+    aborted; console errors and uncaught exceptions are recorded. Tests end with
+    ``problems.assert_none()``.
+    """
+    contexts: list[BrowserContext] = []
+
+    def on_request(request: Request) -> None:
+        if is_foreign(request.url):
+            problems.foreign_requests.append(request.url)
+
+    def guard(route: Route) -> None:
+        if is_foreign(route.request.url):
+            route.abort("blockedbyclient")
+        else:
+            route.continue_()
+
+    def on_console(message: ConsoleMessage) -> None:
+        if message.type == "error":
+            problems.console_errors.append(f"{message.text} ({message.location.get('url')})")
+
+    def make(live: LiveServer) -> Page:
+        context = browser.new_context(
+            base_url=live.base_url, viewport={"width": 1280, "height": 800}
+        )
+        contexts.append(context)
+        context.set_default_timeout(10_000)
+        context.on("request", on_request)
+        context.route("**/*", guard)
+        page = context.new_page()
+        page.on("console", on_console)
+        page.on("pageerror", lambda error: problems.page_errors.append(str(error)))
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()
