@@ -56,7 +56,7 @@ def pytest_configure(config: pytest.Config) -> None:
     pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
 
 
-_LEAKY_ENV = (
+LEAKY_ENV = (
     "OPENAI_API_KEY",
     "ANTHROPIC_API_KEY",
     "GEMINI_API_KEY",
@@ -69,7 +69,7 @@ _LEAKY_ENV = (
 def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """The developer's own configuration never leaks into a test."""
     for name in list(os.environ):
-        if name.startswith("SCHOLARSTREAM_") or name in _LEAKY_ENV:
+        if name.startswith("SCHOLARSTREAM_") or name in LEAKY_ENV:
             monkeypatch.delenv(name)
 
 

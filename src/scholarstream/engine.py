@@ -2,7 +2,9 @@
 
 DBOS keeps workflow state in its system database (SQLite in the data directory, or the
 PostgreSQL app database, in its own ``dbos`` schema). A workflow interrupted by a crash
-resumes on the next launch; its completed steps are not run again.
+resumes when a process with the same executor id and the same release starts again; its
+completed steps are not run again. Processes sharing a database need distinct executor
+ids, or each launch would also take over the workflows the others are running.
 
 Workflow functions are module-level (DBOS registers them by name), so they reach the
 process's ``Runtime`` through ``current_runtime()`` rather than through arguments.
@@ -10,16 +12,19 @@ process's ``Runtime`` through ``current_runtime()`` rather than through argument
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import socket
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from dbos import DBOS, DBOSConfig
 
+from scholarstream import __version__
 from scholarstream.errors import EngineError
 from scholarstream.runtime import Runtime
-from scholarstream.settings import Settings
+from scholarstream.settings import Settings, mask_url_password
 
 log = logging.getLogger(__name__)
 
@@ -97,28 +102,63 @@ SCHEDULES: tuple[ScheduleSpec, ...] = (
 )
 
 
-def dbos_config(settings: Settings, *, name: str = "scholarstream") -> DBOSConfig:
+def executor_id(settings: Settings, role: str) -> str:
+    return settings.engine.executor_id or f"{socket.gethostname()}-{role}"
+
+
+def dbos_config(settings: Settings, *, name: str, role: str) -> DBOSConfig:
     return {
         "name": name,
         "system_database_url": settings.system_database_url,
+        "executor_id": executor_id(settings, role),
+        # The release, not DBOS's default hash of the workflow code: a restart of the same
+        # release resumes its workflows whatever else changed in the process.
+        "application_version": __version__,
         "enable_otlp": False,
         "log_level": "WARNING",
     }
 
 
 class Engine:
-    """Owns the DBOS instance of this process."""
+    """Owns the DBOS instance of this process. ``role`` ("serve" or "worker") names the
+    process in the default executor id."""
 
-    def __init__(self, runtime: Runtime, *, name: str = "scholarstream") -> None:
+    def __init__(
+        self, runtime: Runtime, *, name: str = "scholarstream", role: str = "serve"
+    ) -> None:
         self.runtime = runtime
         self.name = name
+        self.role = role
         self.running = False
 
     async def launch(self) -> None:
         global _runtime
         _runtime = self.runtime
-        DBOS(config=dbos_config(self.runtime.settings, name=self.name))
-        DBOS.launch()
+        DBOS(config=dbos_config(self.runtime.settings, name=self.name, role=self.role))
+        try:
+            DBOS.launch()
+            await self._declare()
+        except BaseException as exc:
+            # DBOS is one instance per process: a half-launched one would be silently
+            # reused, with this configuration, by the next launch.
+            DBOS.destroy(destroy_registry=False)
+            _runtime = None
+            if not isinstance(exc, Exception):
+                raise
+            raise EngineError(
+                f"The durable engine could not start: {exc}",
+                hint="Check that its database "
+                f"({mask_url_password(self.runtime.settings.system_database_url)}) "
+                "is reachable and writable; SCHOLARSTREAM_ENGINE__SYSTEM_DATABASE_URL sets it.",
+            ) from exc
+        self.running = True
+        log.info(
+            "durable engine started (%s, executor %s)",
+            "PostgreSQL" if self.runtime.settings.is_postgres else "SQLite",
+            executor_id(self.runtime.settings, self.role),
+        )
+
+    async def _declare(self) -> None:
         for queue in QUEUES:
             await DBOS.register_queue_async(
                 queue.name,
@@ -132,15 +172,16 @@ class Engine:
                 for s in SCHEDULES
             ]
         )
-        self.running = True
-        log.info(
-            "durable engine started (%s)",
-            "PostgreSQL" if self.runtime.settings.is_postgres else "SQLite",
-        )
+        # apply_schedules only adds and updates: drop the ones no longer declared.
+        declared = {s.name for s in SCHEDULES}
+        for stale in await DBOS.list_schedules_async(application_name=self.name):
+            if stale["schedule_name"] not in declared:
+                await DBOS.delete_schedule_async(stale["schedule_name"])
 
-    def shutdown(self) -> None:
+    async def shutdown(self) -> None:
         global _runtime
         if self.running:
-            DBOS.destroy(workflow_completion_timeout_sec=5)
+            # Off the event loop: the workflows it waits for run on this very loop.
+            await asyncio.to_thread(DBOS.destroy, workflow_completion_timeout_sec=5)
             self.running = False
         _runtime = None

@@ -100,6 +100,12 @@ class LoggingSettings(_Section):
 
 
 class EngineSettings(_Section):
+    executor_id: str | None = Field(
+        default=None,
+        description="This process's identity in the durable engine. Default: "
+        "'<hostname>-serve' or '<hostname>-worker'. Give each process that shares a database "
+        "its own stable id: on start a process resumes the interrupted workflows of its id.",
+    )
     system_database_url: str | None = Field(
         default=None,
         description="DBOS system database. Default: SQLite beside the app database, "

@@ -23,7 +23,7 @@ def make_client(data_dir: Path) -> Iterator[ClientFactory]:
     def factory(settings: Settings | None = None, **overrides: Any) -> TestClient:
         settings = settings or load_settings(data_dir=data_dir, **overrides)
         upgrade(settings.app_database_url)
-        client = TestClient(create_app(make_runtime(settings)), base_url="http://testserver")
+        client = TestClient(create_app(make_runtime(settings)), base_url="http://127.0.0.1")
         client.__enter__()
         clients.append(client)
         return client

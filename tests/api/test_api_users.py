@@ -70,7 +70,7 @@ def test_cookie_login_and_logout(multi: tuple[Settings, ClientFactory]) -> None:
     cookie = client.cookies.get("scholarstream_session")
     assert cookie
     assert client.get("/api/v1/me").json()["username"] == "alice"
-    origin = {"Origin": "http://testserver"}
+    origin = {"Origin": "http://127.0.0.1"}
     assert client.post("/api/v1/auth/logout", headers=origin).status_code == 204
     client.cookies.set("scholarstream_session", cookie)
     assert client.get("/api/v1/me").status_code == 401
@@ -85,7 +85,7 @@ def test_cookie_writes_from_another_site_are_refused(multi: tuple[Settings, Clie
     assert evil.status_code == 403
     assert evil.json()["code"] == "permission_denied"
     assert client.post("/api/v1/tokens", json=body).status_code == 403  # no origin at all
-    same = client.post("/api/v1/tokens", json=body, headers={"Origin": "http://testserver"})
+    same = client.post("/api/v1/tokens", json=body, headers={"Origin": "http://127.0.0.1"})
     assert same.status_code == 201
 
 
@@ -94,7 +94,7 @@ def test_bearer_tokens_work_and_can_be_revoked(multi: tuple[Settings, ClientFact
     browser = make_client(settings)
     _login(browser, "alice")
     created = browser.post(
-        "/api/v1/tokens", json={"name": "script"}, headers={"Origin": "http://testserver"}
+        "/api/v1/tokens", json={"name": "script"}, headers={"Origin": "http://127.0.0.1"}
     ).json()
     token = created["token"]
     assert token.startswith(created["prefix"])
@@ -114,7 +114,7 @@ def test_users_cannot_reach_each_others_data(multi: tuple[Settings, ClientFactor
     alice, bob = make_client(settings), make_client(settings)
     _login(alice, "alice")
     _login(bob, "bob")
-    origin = {"Origin": "http://testserver"}
+    origin = {"Origin": "http://127.0.0.1"}
     token_id = alice.post("/api/v1/tokens", json={"name": "a"}, headers=origin).json()["id"]
     assert (
         alice.put(
@@ -166,3 +166,22 @@ def test_pages_send_visitors_to_login_and_back(multi: tuple[Settings, ClientFact
     assert offsite.headers["location"] == "/"
     wrong = client.post("/login", data={"username": "alice", "password": "nope"})
     assert wrong.status_code == 401 and "Wrong username or password." in wrong.text
+
+
+def test_single_user_mode_refuses_other_sites_and_host_names(client: TestClient) -> None:
+    body = {"api_key": "sk-abcdefghijkl"}
+    evil = client.put(
+        "/api/v1/me/provider-keys/openai", json=body, headers={"Origin": "http://evil.example"}
+    )
+    assert evil.status_code == 403
+    assert client.get("/api/v1/me/provider-keys").json() == []
+    own = client.put(
+        "/api/v1/me/provider-keys/openai", json=body, headers={"Origin": "http://127.0.0.1"}
+    )
+    assert own.status_code == 204
+    assert client.put("/api/v1/me/provider-keys/openai", json=body).status_code == 204  # CLI, curl
+    rebound = client.get("/api/v1/me", headers={"Host": "attacker.example"})
+    assert rebound.status_code == 400
+    assert rebound.json()["code"] == "invalid_host"
+    assert client.get("/health", headers={"Host": "[::1]:8000"}).status_code == 200
+    assert client.get("/health", headers={"Host": "localhost:8000"}).status_code == 200

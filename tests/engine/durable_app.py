@@ -4,6 +4,11 @@ Run it as a script with the project's interpreter::
 
     python durable_app.py start  --data-dir DIR --workflow-id ID [--database-url URL]
     python durable_app.py resume --data-dir DIR --workflow-id ID [--database-url URL]
+    python durable_app.py idle   --data-dir DIR --workflow-id ID --executor-id OTHER
+
+``idle`` is a second process sharing the database under another executor id: it launches
+the engine, stays up for a few seconds (long enough for any recovery at launch to start),
+and must leave the workflow ``ID``, which another live process is running, alone.
 
 Both modes build the product's settings for DIR, launch the product's ``Engine`` and wait
 for the workflow ``ID`` to finish. ``start`` starts it; ``resume`` starts nothing and relies
@@ -82,12 +87,22 @@ async def durable_three_steps(data_dir: str) -> list[str]:
     ]
 
 
-async def run(mode: str, data_dir: Path, workflow_id: str, database_url: str | None) -> Any:
-    settings = load_settings(data_dir=data_dir, database_url=database_url)
+IDLE_SEC = 4.0
+
+
+async def run(
+    mode: str, data_dir: Path, workflow_id: str, database_url: str | None, executor: str | None
+) -> Any:
+    settings = load_settings(
+        data_dir=data_dir, database_url=database_url, engine={"executor_id": executor}
+    )
     runtime = build_runtime(settings)
     engine = Engine(runtime)
     try:
         await engine.launch()
+        if mode == "idle":
+            await asyncio.sleep(IDLE_SEC)
+            return None
         if mode == "start":
             with SetWorkflowID(workflow_id):
                 handle = await DBOS.start_workflow_async(durable_three_steps, str(data_dir))
@@ -96,18 +111,21 @@ async def run(mode: str, data_dir: Path, workflow_id: str, database_url: str | N
             handle = await DBOS.retrieve_workflow_async(workflow_id)
         return await asyncio.wait_for(handle.get_result(), timeout=WAIT_LIMIT_SEC)
     finally:
-        engine.shutdown()
+        await engine.shutdown()
         await runtime.close()
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("mode", choices=["start", "resume"])
+    parser.add_argument("mode", choices=["start", "resume", "idle"])
     parser.add_argument("--data-dir", type=Path, required=True)
     parser.add_argument("--workflow-id", required=True)
     parser.add_argument("--database-url", default=None)
+    parser.add_argument("--executor-id", default=None)
     args = parser.parse_args(argv)
-    result = asyncio.run(run(args.mode, args.data_dir, args.workflow_id, args.database_url))
+    result = asyncio.run(
+        run(args.mode, args.data_dir, args.workflow_id, args.database_url, args.executor_id)
+    )
     print(json.dumps({"result": result}), flush=True)
     return 0
 

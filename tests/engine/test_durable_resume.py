@@ -31,7 +31,9 @@ FINISH_TIMEOUT_SEC = 60.0
 class Helper:
     """One run of durable_app.py, its output kept in files (a pipe could fill and block it)."""
 
-    def __init__(self, mode: str, settings: Settings, out_dir: Path) -> None:
+    def __init__(
+        self, mode: str, settings: Settings, out_dir: Path, executor: str | None = None
+    ) -> None:
         self.mode = mode
         self.stdout_path = out_dir / f"{mode}.stdout"
         self.stderr_path = out_dir / f"{mode}.stderr"
@@ -46,6 +48,8 @@ class Helper:
         ]
         if settings.database_url:
             command += ["--database-url", settings.database_url]
+        if executor:
+            command += ["--executor-id", executor]
         with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
             self.process = subprocess.Popen(command, stdout=out, stderr=err)
 
@@ -84,12 +88,12 @@ class Helper:
 
 
 @pytest.fixture
-def run_helper(tmp_path: Path) -> Iterator[Callable[[str, Settings], Helper]]:
+def run_helper(tmp_path: Path) -> Iterator[Callable[..., Helper]]:
     """Starts helper processes; kills any still alive when the test ends."""
     started: list[Helper] = []
 
-    def start(mode: str, settings: Settings) -> Helper:
-        helper = Helper(mode, settings, tmp_path)
+    def start(mode: str, settings: Settings, executor: str | None = None) -> Helper:
+        helper = Helper(mode, settings, tmp_path, executor)
         started.append(helper)
         return helper
 
@@ -110,7 +114,7 @@ def _events(log: Path) -> list[tuple[int, str, str]]:
 
 
 def test_killed_workflow_resumes_after_its_last_completed_step(
-    db_settings: Settings, run_helper: Callable[[str, Settings], Helper]
+    db_settings: Settings, run_helper: Callable[..., Helper]
 ) -> None:
     log = db_settings.data_dir / "durable.log"
 
@@ -163,3 +167,25 @@ def test_killed_workflow_resumes_after_its_last_completed_step(
         assert [run.workflow_id for run in runs] == [WORKFLOW_ID]
     finally:
         client.destroy()
+
+
+def test_a_second_process_leaves_running_workflows_alone(
+    db_settings: Settings, run_helper: Callable[..., Helper]
+) -> None:
+    """Several processes share one database (serve + worker, or many workers): a process
+    that starts must not take over a workflow another live process is running."""
+    log = db_settings.data_dir / "durable.log"
+    first = run_helper("start", db_settings, "executor-a")
+    first.wait_until(
+        lambda: any(step == "step2" for _, step, _ in _events(log)),
+        "step 2 starting",
+        START_TIMEOUT_SEC,
+    )
+    second = run_helper("idle", db_settings, "executor-b")
+    assert second.wait_exit(FINISH_TIMEOUT_SEC) == 0, second.output()
+    (db_settings.data_dir / "release").touch()
+    assert first.wait_exit(FINISH_TIMEOUT_SEC) == 0, first.output()
+    counts = Counter((step, event) for _, step, event in _events(log))
+    assert counts[("step2", "start")] == 1, _events(log)
+    assert counts[("step3", "finish")] == 1
+    assert {pid for pid, _, _ in _events(log)} == {first.pid}

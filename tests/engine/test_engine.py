@@ -6,13 +6,18 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
 
 import pytest
-from dbos import DBOS
+from dbos import DBOS, DBOSClient
 
-from scholarstream.engine import QUEUES, SCHEDULES, Engine, current_runtime
+from scholarstream import engine as engine_module
+from scholarstream.engine import QUEUES, SCHEDULES, Engine, ScheduleSpec, current_runtime
+from scholarstream.errors import EngineError
 from scholarstream.runtime import build_runtime
-from scholarstream.settings import Settings
+from scholarstream.settings import Settings, load_settings
 
 RUN_TIMEOUT_SEC = 30.0
 
@@ -34,7 +39,7 @@ async def engine(db_settings: Settings) -> AsyncIterator[Engine]:
         await engine.launch()
         yield engine
     finally:
-        engine.shutdown()
+        await engine.shutdown()
         # In case launch failed half-way (Engine.shutdown only destroys a running engine).
         DBOS.destroy(destroy_registry=False)
         await runtime.close()
@@ -84,3 +89,79 @@ async def test_launched_engine_has_every_queue_and_schedule_and_runs_queued_work
     for spec, handle in zip(QUEUES, handles, strict=True):
         status = await handle.get_status()
         assert (status.status, status.queue_name) == ("SUCCESS", spec.name)
+
+
+@DBOS.workflow()
+async def engine_slow_workflow() -> str:
+    await asyncio.sleep(0.5)
+    return "finished"
+
+
+@DBOS.workflow()
+async def engine_retired_schedule_workflow(scheduled_at: datetime, context: Any) -> None:
+    return None
+
+
+async def test_shutdown_lets_running_workflows_finish(db_settings: Settings) -> None:
+    DBOS.destroy(destroy_registry=False)
+    runtime = build_runtime(db_settings)
+    engine = Engine(runtime)
+    await engine.launch()
+    try:
+        handle = await DBOS.start_workflow_async(engine_slow_workflow)
+        await asyncio.sleep(0.05)
+    finally:
+        await engine.shutdown()
+        await runtime.close()
+    assert not engine.running
+    client = DBOSClient(system_database_url=db_settings.system_database_url)
+    try:
+        status = client.retrieve_workflow(handle.workflow_id).get_status()
+        assert (status.status, status.output) == ("SUCCESS", "finished")
+    finally:
+        client.destroy()
+
+
+async def test_failed_launch_leaves_nothing_behind(data_dir: Path, db_settings: Settings) -> None:
+    DBOS.destroy(destroy_registry=False)
+    broken = build_runtime(
+        load_settings(
+            data_dir=data_dir,
+            database_url=db_settings.database_url,
+            engine={"system_database_url": "sqlite:////nonexistent-dir/dbos.sqlite"},
+        )
+    )
+    with pytest.raises(EngineError, match="could not start") as caught:
+        await Engine(broken).launch()
+    assert caught.value.hint is not None and "SYSTEM_DATABASE_URL" in caught.value.hint
+    await broken.close()
+    with pytest.raises(EngineError):
+        current_runtime()
+    # The next launch gets a fresh instance with its own configuration.
+    runtime = build_runtime(db_settings)
+    engine = Engine(runtime)
+    await engine.launch()
+    try:
+        assert current_runtime() is runtime
+        assert {q.name for q in await DBOS.list_queues_async()} == {q.name for q in QUEUES}
+    finally:
+        await engine.shutdown()
+        await runtime.close()
+
+
+async def test_schedules_no_longer_declared_are_removed(
+    db_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    retired = ScheduleSpec("retired-schedule", "0 0 3 * * *", engine_retired_schedule_workflow)
+    for schedules in ((*SCHEDULES, retired), SCHEDULES):
+        monkeypatch.setattr(engine_module, "SCHEDULES", schedules)
+        DBOS.destroy(destroy_registry=False)
+        runtime = build_runtime(db_settings)
+        engine = Engine(runtime)
+        await engine.launch()
+        try:
+            names = {s["schedule_name"] for s in await DBOS.list_schedules_async()}
+        finally:
+            await engine.shutdown()
+            await runtime.close()
+        assert names == {s.name for s in schedules}

@@ -30,6 +30,7 @@ from scholarstream.api import create_app
 from scholarstream.db import upgrade
 from scholarstream.runtime import build_runtime
 from scholarstream.settings import Settings, load_settings
+from tests.conftest import LEAKY_ENV
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -44,15 +45,6 @@ CHROMIUM_ARGS = [
 ]
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost"})
 
-# The same names tests/conftest.py clears, but its fixture is function-scoped and cannot
-# protect the module-scoped servers built here.
-_LEAKY_ENV = (
-    "OPENAI_API_KEY",
-    "ANTHROPIC_API_KEY",
-    "GEMINI_API_KEY",
-    "GOOGLE_API_KEY",
-    "OPENROUTER_API_KEY",
-)
 _STARTUP_SECONDS = 20.0
 _SHUTDOWN_SECONDS = 10.0
 
@@ -107,7 +99,7 @@ def clean_settings(data_dir: Path, **overrides: Any) -> Settings:
     """Settings built with none of the developer's SCHOLARSTREAM_* or provider variables."""
     with pytest.MonkeyPatch.context() as mp:
         for name in list(os.environ):
-            if name.startswith("SCHOLARSTREAM_") or name in _LEAKY_ENV:
+            if name.startswith("SCHOLARSTREAM_") or name in LEAKY_ENV:
                 mp.delenv(name)
         return load_settings(data_dir=data_dir, **overrides)
 

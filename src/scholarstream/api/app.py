@@ -15,7 +15,7 @@ from fastapi.staticfiles import StaticFiles
 from scholarstream import __version__
 from scholarstream.accounts import ensure_local_user
 from scholarstream.api.errors import ERROR_RESPONSES, install_error_handlers
-from scholarstream.api.middleware import RequestIdMiddleware
+from scholarstream.api.middleware import LoopbackHostMiddleware, RequestIdMiddleware
 from scholarstream.api.routes import auth, health, me, models, tokens
 from scholarstream.engine import Engine
 from scholarstream.runtime import Runtime
@@ -44,7 +44,7 @@ def create_app(runtime: Runtime, *, engine: Engine | None = None) -> FastAPI:
             yield
         finally:
             if engine is not None:
-                engine.shutdown()
+                await engine.shutdown()
             await runtime.close()
 
     app = FastAPI(
@@ -57,6 +57,8 @@ def create_app(runtime: Runtime, *, engine: Engine | None = None) -> FastAPI:
     )
     app.state.runtime = runtime
     app.state.engine = engine
+    if not runtime.settings.server.multi_user:
+        app.add_middleware(LoopbackHostMiddleware)
     app.add_middleware(RequestIdMiddleware)
     install_error_handlers(app)
     app.include_router(health.router)

@@ -46,6 +46,10 @@ def bearer_token(request: Request) -> str | None:
 async def optional_user(request: Request, runtime: RuntimeDep, session: SessionDep) -> User | None:
     """The caller, or None when nobody is logged in (multi-user mode only)."""
     if not runtime.settings.server.multi_user:
+        # No login here, so a page on another site must not be able to write through the
+        # user's browser; tools without a browser (CLI, curl) send no Origin and pass.
+        if request.headers.get("origin") is not None:
+            _check_same_origin(request)
         user = await session.get(User, request.app.state.local_user_id)
         assert user is not None, "the local user is created at start-up"
         return user

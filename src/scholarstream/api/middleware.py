@@ -1,4 +1,4 @@
-"""Request ids: taken from a sane X-Request-ID header or made up, set for logging, echoed back."""
+"""ASGI middleware: request ids, and the loopback Host check of single-user mode."""
 
 from __future__ import annotations
 
@@ -34,3 +34,36 @@ class RequestIdMiddleware:
             await self.app(scope, receive, send_with_id)
         finally:
             request_id_var.reset(token)
+
+
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def _host_name(host_header: str) -> str:
+    if host_header.startswith("["):  # [::1]:8000
+        return host_header[1:].split("]", 1)[0]
+    return host_header.rsplit(":", 1)[0] if host_header.count(":") == 1 else host_header
+
+
+class LoopbackHostMiddleware:
+    """Single-user mode has no login and listens on loopback only; refusing other Host
+    names stops DNS-rebinding pages from reaching it through the user's browser."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            host = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
+            if _host_name(host) not in LOOPBACK_HOSTS:
+                from scholarstream.api.errors import ErrorBody, error_response
+
+                body = ErrorBody(
+                    code="invalid_host",
+                    message=f"Host {host!r} is not served in single-user mode.",
+                    hint="Open ScholarStream at http://127.0.0.1:<port>, or enable multi-user "
+                    "mode to serve it under another name.",
+                )
+                await error_response(400, body)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)

@@ -28,7 +28,7 @@ def models(ctx: typer.Context) -> None:
         table.add_column(column)
     for r in roles:
         status = "[green]ready[/]" if r.ready else f"[yellow]{r.problem}[/]"
-        table.add_row(r.role, r.purpose, r.model_string or "-", status)
+        table.add_row(r.role, r.purpose, r.model or "-", status)
     console.print(table)
     ptable = Table(title="Providers (server credentials)")
     for column in ("provider", "name", "credentials"):

@@ -79,7 +79,7 @@ def worker(ctx: typer.Context) -> None:
 
     async def run() -> None:
         runtime = build_runtime(settings)
-        engine = Engine(runtime)
+        engine = Engine(runtime, role="worker")
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -89,7 +89,7 @@ def worker(ctx: typer.Context) -> None:
         try:
             await stop.wait()
         finally:
-            engine.shutdown()
+            await engine.shutdown()
             await runtime.close()
 
     asyncio.run(run())

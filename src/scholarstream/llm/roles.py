@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from pydantic import BaseModel
 from pydantic_ai.models import Model
 
 from scholarstream.db.scope import OwnerScope
@@ -31,11 +32,12 @@ class ResolvedModel:
     credential_source: str
 
 
-@dataclass(frozen=True)
-class RoleStatus:
+class RoleStatus(BaseModel):
+    """A role as this user sees it: its model and whether it can be called."""
+
     role: str
     purpose: str
-    model_string: str | None
+    model: str | None
     provider: str | None
     ready: bool
     problem: str | None
@@ -108,6 +110,13 @@ class ModelRegistry:
                 except (MissingCredentialsError, UnknownProviderError) as exc:
                     problem = exc.message
             statuses.append(
-                RoleStatus(role, purpose, model_string, provider, problem is None, problem)
+                RoleStatus(
+                    role=role,
+                    purpose=purpose,
+                    model=model_string,
+                    provider=provider,
+                    ready=problem is None,
+                    problem=problem,
+                )
             )
         return statuses

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
 
 from genai_prices import Usage, calc_price
+from pydantic import BaseModel
 from pydantic_ai.usage import RunUsage
 from sqlalchemy import func
 
@@ -63,8 +63,9 @@ async def record_usage(
     return row
 
 
-@dataclass(frozen=True)
-class UsageTotal:
+class UsageTotal(BaseModel):
+    """A user's model usage summed per model and feature."""
+
     model: str
     feature: str
     runs: int

@@ -14,6 +14,7 @@ from scholarstream import __version__
 from scholarstream.accounts import authenticate, start_session
 from scholarstream.api.deps import RuntimeDep, SessionDep, optional_user
 from scholarstream.api.routes.auth import set_session_cookie
+from scholarstream.db.scope import OwnerScope
 from scholarstream.db.tables import User
 from scholarstream.errors import AuthenticationError
 from scholarstream.llm import registered_providers
@@ -62,8 +63,6 @@ async def settings_page(
 ) -> Response:
     if user is None:
         return _login_redirect(request)
-    from scholarstream.db.scope import OwnerScope
-
     scope = OwnerScope(session, user.id)
     return render(
         request,

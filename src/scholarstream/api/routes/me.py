@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from decimal import Decimal
 
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from scholarstream.api.deps import CurrentUser, RuntimeDep, ScopeDep
 from scholarstream.db.tables import User
-from scholarstream.llm import usage_totals
+from scholarstream.llm import UsageTotal, usage_totals
 from scholarstream.runtime import Runtime
 
 router = APIRouter(prefix="/me", tags=["me"])
@@ -47,16 +46,6 @@ class ProviderKeyOut(BaseModel):
     created_at: datetime
 
 
-class UsageOut(BaseModel):
-    model: str
-    feature: str
-    runs: int
-    requests: int
-    input_tokens: int
-    output_tokens: int
-    cost_usd: Decimal | None
-
-
 @router.get("", response_model=UserOut)
 async def me(user: CurrentUser, runtime: RuntimeDep) -> UserOut:
     return UserOut.from_user(user, runtime)
@@ -80,6 +69,6 @@ async def delete_provider_key(provider: str, scope: ScopeDep, runtime: RuntimeDe
     await runtime.credentials.delete_user_key(scope, provider)
 
 
-@router.get("/usage", response_model=list[UsageOut])
-async def usage(scope: ScopeDep) -> list[UsageOut]:
-    return [UsageOut(**total.__dict__) for total in await usage_totals(scope)]
+@router.get("/usage", response_model=list[UsageTotal])
+async def usage(scope: ScopeDep) -> list[UsageTotal]:
+    return await usage_totals(scope)

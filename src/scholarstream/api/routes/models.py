@@ -6,18 +6,9 @@ from fastapi import APIRouter
 from pydantic import BaseModel
 
 from scholarstream.api.deps import RuntimeDep, ScopeDep
-from scholarstream.llm import registered_providers
+from scholarstream.llm import RoleStatus, registered_providers
 
 router = APIRouter(prefix="/models", tags=["models"])
-
-
-class RoleOut(BaseModel):
-    role: str
-    purpose: str
-    model: str | None
-    provider: str | None
-    ready: bool
-    problem: str | None
 
 
 class ProviderOut(BaseModel):
@@ -29,16 +20,12 @@ class ProviderOut(BaseModel):
 
 class ModelsOut(BaseModel):
     offline: bool
-    roles: list[RoleOut]
+    roles: list[RoleStatus]
     providers: list[ProviderOut]
 
 
 @router.get("", response_model=ModelsOut)
 async def list_models(scope: ScopeDep, runtime: RuntimeDep) -> ModelsOut:
-    roles = [
-        RoleOut(**s.__dict__ | {"model": s.model_string})
-        for s in await runtime.models.status(scope)
-    ]
     providers = [
         ProviderOut(
             name=p.name,
@@ -48,4 +35,8 @@ async def list_models(scope: ScopeDep, runtime: RuntimeDep) -> ModelsOut:
         )
         for p in registered_providers()
     ]
-    return ModelsOut(offline=runtime.models.offline, roles=roles, providers=providers)
+    return ModelsOut(
+        offline=runtime.models.offline,
+        roles=await runtime.models.status(scope),
+        providers=providers,
+    )
