@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from scholarstream.logs import configure_logging, redact, request_id_var
-from scholarstream.settings import LoggingSettings
+from scholarstream.settings import LoggingSettings, Settings
 
 
 @pytest.fixture
@@ -71,3 +71,25 @@ def test_secrets_never_reach_the_log(
 def test_redact_keeps_ordinary_text() -> None:
     text = "Searched PubMed for 'token ring networks' and found 12 papers"
     assert redact(text) == text
+
+
+def test_each_request_is_logged_with_its_id(
+    restore_logging: None, capsys: pytest.CaptureFixture[str], settings: Settings
+) -> None:
+    from fastapi.testclient import TestClient
+
+    from scholarstream.api import create_app
+    from scholarstream.db import upgrade
+    from scholarstream.runtime import build_runtime
+
+    upgrade(settings.app_database_url)
+    configure_logging(LoggingSettings(format="json"))
+    with TestClient(create_app(build_runtime(settings)), base_url="http://127.0.0.1") as client:
+        client.get("/health?api_key=typed-by-user", headers={"X-Request-ID": "trace-7"})
+    lines = [
+        json.loads(line) for line in capsys.readouterr().err.splitlines() if line.startswith("{")
+    ]
+    access = [r for r in lines if r["logger"] == "scholarstream.access"]
+    assert [r["request_id"] for r in access] == ["trace-7"]
+    assert access[0]["message"].startswith("GET /health 200 ")
+    assert "typed-by-user" not in access[0]["message"]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import re
+import time
 import uuid
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -10,6 +12,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from scholarstream.logs import request_id_var
 
 _VALID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+access_log = logging.getLogger("scholarstream.access")
 
 
 class RequestIdMiddleware:
@@ -23,9 +26,13 @@ class RequestIdMiddleware:
         incoming = dict(scope["headers"]).get(b"x-request-id", b"").decode("latin-1")
         request_id = incoming if _VALID.match(incoming) else uuid.uuid4().hex[:16]
         token = request_id_var.set(request_id)
+        started = time.perf_counter()
+        status = 500
 
         async def send_with_id(message: Message) -> None:
+            nonlocal status
             if message["type"] == "http.response.start":
+                status = message["status"]
                 message.setdefault("headers", [])
                 message["headers"] = [*message["headers"], (b"x-request-id", request_id.encode())]
             await send(message)
@@ -33,6 +40,14 @@ class RequestIdMiddleware:
         try:
             await self.app(scope, receive, send_with_id)
         finally:
+            # The path only: query strings may carry what users typed.
+            access_log.info(
+                "%s %s %d %.1fms",
+                scope["method"],
+                scope["path"],
+                status,
+                (time.perf_counter() - started) * 1000,
+            )
             request_id_var.reset(token)
 
 
