@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import re
 import time
@@ -9,6 +10,7 @@ import uuid
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from scholarstream.api.errors import ErrorBody, error_response
 from scholarstream.logs import request_id_var
 
 _VALID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
@@ -51,13 +53,18 @@ class RequestIdMiddleware:
             request_id_var.reset(token)
 
 
-LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
-
-
-def _host_name(host_header: str) -> str:
-    if host_header.startswith("["):  # [::1]:8000
-        return host_header[1:].split("]", 1)[0]
-    return host_header.rsplit(":", 1)[0] if host_header.count(":") == 1 else host_header
+def is_loopback_host(host: str) -> bool:
+    """'localhost', a loopback address, or either with a port ('[::1]:8000')."""
+    if host.startswith("["):
+        host = host[1:].split("]", 1)[0]
+    elif host.count(":") == 1:
+        host = host.rsplit(":", 1)[0]
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 class LoopbackHostMiddleware:
@@ -70,9 +77,7 @@ class LoopbackHostMiddleware:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             host = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
-            if _host_name(host) not in LOOPBACK_HOSTS:
-                from scholarstream.api.errors import ErrorBody, error_response
-
+            if not is_loopback_host(host):
                 body = ErrorBody(
                     code="invalid_host",
                     message=f"Host {host!r} is not served in single-user mode.",

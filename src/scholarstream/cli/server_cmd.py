@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import logging
 import signal
 from typing import Annotated
 
 import typer
 
+from scholarstream.api.middleware import is_loopback_host
 from scholarstream.cli.context import console, state
 from scholarstream.db import upgrade
 from scholarstream.errors import ConfigurationError
@@ -18,18 +18,9 @@ from scholarstream.settings import Settings
 log = logging.getLogger(__name__)
 
 
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def check_bind_allowed(settings: Settings, host: str) -> None:
     """Single-user mode has no login, so it must not be reachable from other machines."""
-    if not settings.server.multi_user and not _is_loopback(host):
+    if not settings.server.multi_user and not is_loopback_host(host):
         raise ConfigurationError(
             f"Refusing to listen on {host} in single-user mode: anyone who can reach it would "
             "have full access without logging in.",
