@@ -11,6 +11,10 @@
     │   ├── OfflineModeError         (503 offline_mode)            no model configured for the role
     │   ├── MissingCredentialsError  (400 missing_credentials)     no API key for the provider
     │   └── UnknownProviderError     (400 unknown_provider)        model string names no provider
+    ├── SourceError                  (502 source_error)            a literature source failed
+    │   ├── SourceUnavailableError   (503 source_unavailable)      down, rate-limited, timing out
+    │   ├── SourceCredentialsError   (502 source_credentials)      its API key is missing or refused
+    │   └── SourceQueryError         (422 bad_query)               it refused the query
     ├── DatabaseUnavailableError     (503 database_unavailable)    cannot connect to the database
     └── EngineError                  (503 engine_unavailable)      durable engine not running
 
@@ -93,6 +97,32 @@ class MissingCredentialsError(LLMError):
 class UnknownProviderError(LLMError):
     code = "unknown_provider"
     http_status = 400
+
+
+class SourceError(ScholarStreamError):
+    code = "source_error"
+    http_status = 502
+
+    def __init__(self, source: str, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.source = source
+
+
+class SourceUnavailableError(SourceError):
+    code = "source_unavailable"
+    http_status = 503
+    default_hint = "The source is down or rate-limiting us; try again in a few minutes."
+
+
+class SourceCredentialsError(SourceError):
+    code = "source_credentials"
+    http_status = 502
+
+
+class SourceQueryError(SourceError):
+    code = "bad_query"
+    http_status = 422
+    default_hint = "Check the query syntax: 'scholarstream sources list' describes each source's."
 
 
 class DatabaseUnavailableError(ScholarStreamError):

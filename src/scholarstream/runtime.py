@@ -6,12 +6,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import httpx
 from pydantic_ai.models import Model
 
+from scholarstream import __version__
 from scholarstream.db.session import Database
 from scholarstream.llm import CredentialStore, LLMGateway, ModelRegistry
 from scholarstream.secret_box import SecretBox, load_server_secret
 from scholarstream.settings import Settings
+from scholarstream.sources import SourceHttp, SourceHub
 
 
 @dataclass
@@ -21,14 +24,34 @@ class Runtime:
     credentials: CredentialStore
     models: ModelRegistry
     llm: LLMGateway
+    sources: SourceHub
 
     async def close(self) -> None:
+        await self.sources.http.client.aclose()
         await self.database.dispose()
 
 
+def _source_client(
+    settings: Settings, transport: httpx.AsyncBaseTransport | None
+) -> httpx.AsyncClient:
+    contact = settings.sources.contact_email
+    agent = f"ScholarStream/{__version__}" + (f" (mailto:{contact})" if contact else "")
+    return httpx.AsyncClient(
+        transport=transport,
+        timeout=httpx.Timeout(30.0, connect=10.0),
+        headers={"User-Agent": agent},
+        follow_redirects=True,
+    )
+
+
 def build_runtime(
-    settings: Settings, *, model_overrides: Mapping[str, Model] | None = None
+    settings: Settings,
+    *,
+    model_overrides: Mapping[str, Model] | None = None,
+    source_transport: httpx.AsyncBaseTransport | None = None,
 ) -> Runtime:
+    """``source_transport`` replaces the network for the literature sources (tests pass an
+    ``httpx.MockTransport``)."""
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     credentials = CredentialStore(settings, SecretBox(load_server_secret(settings)))
     models = ModelRegistry(settings, credentials, overrides=model_overrides)
@@ -38,4 +61,5 @@ def build_runtime(
         credentials=credentials,
         models=models,
         llm=LLMGateway(settings, models),
+        sources=SourceHub(settings.sources, SourceHttp(_source_client(settings, source_transport))),
     )

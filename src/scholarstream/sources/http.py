@@ -1,0 +1,186 @@
+"""The HTTP layer every live source goes through: per-source rate limits shared by all
+tasks of the process, and retries with exponential backoff and jitter on 429, 5xx and
+timeouts, honouring ``Retry-After``. Failures become typed ``SourceError``s."""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import logging
+import random
+import time
+from collections.abc import Awaitable, Callable, Collection, Mapping
+from dataclasses import dataclass
+
+import httpx
+
+from scholarstream.errors import (
+    SourceCredentialsError,
+    SourceQueryError,
+    SourceUnavailableError,
+)
+
+logger = logging.getLogger(__name__)
+
+Sleep = Callable[[float], Awaitable[None]]
+Params = Mapping[str, str | int | float | None]
+
+_RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    attempts: int = 4
+    base_delay: float = 0.5
+    max_delay: float = 20.0
+    # A Retry-After longer than this is not waited out: the source is reported unavailable.
+    max_retry_after: float = 60.0
+
+    def backoff(self, attempt: int, jitter: float) -> float:
+        """Delay before retry number ``attempt`` (0-based): half fixed, half random."""
+        ceiling: float = min(self.max_delay, self.base_delay * 2.0**attempt)
+        return ceiling / 2 + jitter * ceiling / 2
+
+
+class RateLimiter:
+    """Spaces calls at least ``1 / per_second`` apart, across every task that shares it."""
+
+    def __init__(
+        self,
+        per_second: float,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Sleep = asyncio.sleep,
+    ) -> None:
+        self.interval = 1.0 / per_second
+        self._clock = clock
+        self._sleep = sleep
+        self._next_slot = 0.0
+        self._lock = asyncio.Lock()
+
+    async def acquire(self) -> None:
+        async with self._lock:
+            now = self._clock()
+            wait = self._next_slot - now
+            if wait > 0:
+                await self._sleep(wait)
+            self._next_slot = max(now, self._next_slot) + self.interval
+
+
+def retry_after_seconds(response: httpx.Response, *, now: float | None = None) -> float | None:
+    """``Retry-After`` as seconds, from either its delta-seconds or its HTTP-date form."""
+    value = response.headers.get("Retry-After")
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    current = time.time() if now is None else now
+    return max(0.0, when.timestamp() - current)
+
+
+def _body_excerpt(response: httpx.Response) -> str:
+    text = " ".join(response.text.split())
+    return text[:300]
+
+
+class SourceHttp:
+    """Owns no client: it is handed one (``httpx.AsyncClient``), so tests pass a
+    ``MockTransport`` and the runtime closes the client."""
+
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        *,
+        retry: RetryPolicy | None = None,
+        sleep: Sleep = asyncio.sleep,
+        jitter: Callable[[], float] = random.random,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.client = client
+        self.retry = retry or RetryPolicy()
+        self._sleep = sleep
+        self._jitter = jitter
+        self._clock = clock
+        self._limiters: dict[str, RateLimiter] = {}
+
+    def limiter(self, source: str, per_second: float) -> RateLimiter:
+        """The process-wide limiter of ``source`` (created on first use)."""
+        limiter = self._limiters.get(source)
+        if limiter is None or limiter.interval != 1.0 / per_second:
+            limiter = RateLimiter(per_second, clock=self._clock, sleep=self._sleep)
+            self._limiters[source] = limiter
+        return limiter
+
+    async def get(
+        self,
+        source: str,
+        url: str,
+        *,
+        per_second: float,
+        params: Params | None = None,
+        headers: Mapping[str, str] | None = None,
+        accept_status: Collection[int] = (),
+        credentials_hint: str | None = None,
+    ) -> httpx.Response:
+        """GET with the source's rate limit and the retry policy.
+
+        Returns 2xx responses and any status in ``accept_status`` (e.g. 404 when fetching
+        by id); raises ``SourceCredentialsError`` on 401/403, ``SourceQueryError`` on other
+        4xx, ``SourceUnavailableError`` once retries are exhausted.
+        """
+        clean_params = {k: v for k, v in (params or {}).items() if v is not None}
+        limiter = self.limiter(source, per_second)
+        problem = "no attempt made"
+        for attempt in range(self.retry.attempts):
+            await limiter.acquire()
+            delay: float | None = None
+            try:
+                response = await self.client.get(url, params=clean_params, headers=headers)
+            except httpx.TimeoutException:
+                problem = "timed out"
+            except httpx.TransportError as exc:
+                problem = f"could not connect ({type(exc).__name__})"
+            else:
+                status = response.status_code
+                if response.is_success or status in accept_status:
+                    return response
+                if status in (401, 403):
+                    raise SourceCredentialsError(
+                        source,
+                        f"{source} refused our credentials (HTTP {status}).",
+                        hint=credentials_hint or "Check the source's API key in the settings.",
+                    )
+                if status not in _RETRYABLE_STATUS:
+                    raise SourceQueryError(
+                        source,
+                        f"{source} rejected the request (HTTP {status}): {_body_excerpt(response)}",
+                    )
+                problem = f"answered HTTP {status}"
+                delay = retry_after_seconds(response)
+                if delay is not None and delay > self.retry.max_retry_after:
+                    raise SourceUnavailableError(
+                        source,
+                        f"{source} {problem} and asks us to wait {delay:.0f} s.",
+                        hint=f"Try again in {delay / 60:.0f} minutes.",
+                    )
+            if attempt + 1 == self.retry.attempts:
+                break
+            backoff = self.retry.backoff(attempt, self._jitter())
+            wait = max(backoff, delay or 0.0)
+            logger.info(
+                "%s %s; retry %d/%d in %.1f s",
+                source,
+                problem,
+                attempt + 1,
+                self.retry.attempts - 1,
+                wait,
+            )
+            await self._sleep(wait)
+        raise SourceUnavailableError(
+            source, f"{source} {problem}, {self.retry.attempts} attempts made."
+        )

@@ -1,0 +1,105 @@
+"""The live sources of one process, and searching several of them at once."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+
+from pydantic import BaseModel, Field
+
+from scholarstream.errors import ScholarStreamError
+from scholarstream.papers import Record
+from scholarstream.settings import SourceSettings
+from scholarstream.sources.base import (
+    LiteratureSource,
+    SearchPage,
+    SearchQuery,
+    SourceContext,
+    SourceInfo,
+    build_source,
+    source_names,
+)
+from scholarstream.sources.http import SourceHttp
+
+
+class SourceStatus(BaseModel):
+    """How one source fared in a multi-source search; a failed source is never hidden."""
+
+    source: str
+    ok: bool
+    total: int | None = None
+    returned: int = 0
+    next_page_token: str | None = None
+    elapsed_ms: int
+    error_code: str | None = None
+    error: str | None = None
+    hint: str | None = None
+
+
+class MultiSearchResult(BaseModel):
+    records: list[Record] = Field(description="Records of every source that worked, in order.")
+    statuses: list[SourceStatus]
+
+    @property
+    def failed(self) -> list[SourceStatus]:
+        return [status for status in self.statuses if not status.ok]
+
+
+class SourceHub:
+    """Builds each registered source once, with the shared HTTP layer."""
+
+    def __init__(self, settings: SourceSettings, http: SourceHttp) -> None:
+        self.http = http
+        self._context = SourceContext(settings=settings, http=http)
+        self._sources: dict[str, LiteratureSource] = {}
+
+    def names(self) -> list[str]:
+        return source_names()
+
+    def get(self, name: str) -> LiteratureSource:
+        source = self._sources.get(name)
+        if source is None:
+            source = build_source(name, self._context)
+            self._sources[name] = source
+        return source
+
+    def infos(self) -> list[SourceInfo]:
+        return [self.get(name).info for name in self.names()]
+
+    async def search(self, names: Sequence[str], query: SearchQuery) -> MultiSearchResult:
+        sources = [(name, self.get(name)) for name in dict.fromkeys(names)]
+        outcomes = await asyncio.gather(*(_timed_search(n, s, query) for n, s in sources))
+        records: list[Record] = []
+        for page, _status in outcomes:
+            if page is not None:
+                records.extend(page.records)
+        return MultiSearchResult(records=records, statuses=[status for _, status in outcomes])
+
+
+async def _timed_search(
+    name: str, source: LiteratureSource, query: SearchQuery
+) -> tuple[SearchPage | None, SourceStatus]:
+    started = time.perf_counter()
+    try:
+        page = await source.search(query)
+    except ScholarStreamError as exc:
+        # A fan-out tolerates a failed source, and reports it.
+        elapsed = int((time.perf_counter() - started) * 1000)
+        return None, SourceStatus(
+            source=name,
+            ok=False,
+            elapsed_ms=elapsed,
+            error_code=exc.code,
+            error=exc.message,
+            hint=exc.hint,
+        )
+    elapsed = int((time.perf_counter() - started) * 1000)
+    return page, SourceStatus(
+        source=name,
+        ok=True,
+        total=page.total,
+        returned=len(page.records),
+        next_page_token=page.next_page_token,
+        elapsed_ms=elapsed,
+    )
