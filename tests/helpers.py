@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping
 
+import httpx
 from pydantic_ai.models import Model
 
 from scholarstream.accounts import create_user
@@ -14,8 +15,23 @@ from scholarstream.runtime import Runtime, build_runtime
 from scholarstream.settings import Settings
 
 
-def make_runtime(settings: Settings, models: Mapping[str, Model] | None = None) -> Runtime:
-    return build_runtime(settings, model_overrides=models)
+def make_runtime(
+    settings: Settings,
+    models: Mapping[str, Model] | None = None,
+    *,
+    source_transport: httpx.AsyncBaseTransport | None = None,
+) -> Runtime:
+    """A runtime whose literature sources go to ``source_transport``; by default to a
+    transport that fails every request, so a test can never reach a real source."""
+    return build_runtime(
+        settings,
+        model_overrides=models,
+        source_transport=source_transport or httpx.MockTransport(_no_network),
+    )
+
+
+def _no_network(request: httpx.Request) -> httpx.Response:
+    raise httpx.ConnectError(f"tests do not reach the network ({request.url.host})")
 
 
 async def new_user(runtime: Runtime, name: str | None = None) -> User:

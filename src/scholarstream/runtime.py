@@ -15,6 +15,7 @@ from scholarstream.llm import CredentialStore, LLMGateway, ModelRegistry
 from scholarstream.secret_box import SecretBox, load_server_secret
 from scholarstream.settings import Settings
 from scholarstream.sources import SourceHttp, SourceHub
+from scholarstream.sources.library import Library
 
 
 @dataclass
@@ -25,6 +26,7 @@ class Runtime:
     models: ModelRegistry
     llm: LLMGateway
     sources: SourceHub
+    library: Library
 
     async def close(self) -> None:
         await self.sources.http.client.aclose()
@@ -55,11 +57,13 @@ def build_runtime(
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     credentials = CredentialStore(settings, SecretBox(load_server_secret(settings)))
     models = ModelRegistry(settings, credentials, overrides=model_overrides)
+    database = Database(settings.app_database_url)
     return Runtime(
         settings=settings,
-        database=Database(settings.app_database_url),
+        database=database,
         credentials=credentials,
         models=models,
         llm=LLMGateway(settings, models),
         sources=SourceHub(settings.sources, SourceHttp(_source_client(settings, source_transport))),
+        library=Library(database),
     )

@@ -84,6 +84,9 @@ class SourceSettings(_Section):
     ncbi_api_key: SecretStr | None = None
     semantic_scholar_api_key: SecretStr | None = None
     serpapi_api_key: SecretStr | None = None
+    openalex_api_key: SecretStr | None = Field(
+        default=None, description="OpenAlex API key; without one its daily allowance is small."
+    )
     contact_email: str | None = Field(
         default=None, description="Sent to PubMed, OpenAlex and Crossref for their polite pools."
     )
@@ -180,6 +183,7 @@ class Settings(BaseSettings):
             self.sources.ncbi_api_key,
             self.sources.semantic_scholar_api_key,
             self.sources.serpapi_api_key,
+            self.sources.openalex_api_key,
             *(p.api_key for p in self.llm.providers.values()),
         ]
         values = [s.get_secret_value() for s in secrets if s is not None]

@@ -1,12 +1,15 @@
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 
+from scholarstream.accounts import create_user
 from scholarstream.api import create_app
 from scholarstream.db import upgrade
 from scholarstream.settings import Settings, load_settings
@@ -20,10 +23,16 @@ def make_client(data_dir: Path) -> Iterator[ClientFactory]:
     """Build a TestClient for the app on settings with the given overrides (SQLite)."""
     clients: list[TestClient] = []
 
-    def factory(settings: Settings | None = None, **overrides: Any) -> TestClient:
+    def factory(
+        settings: Settings | None = None,
+        *,
+        source_transport: httpx.AsyncBaseTransport | None = None,
+        **overrides: Any,
+    ) -> TestClient:
         settings = settings or load_settings(data_dir=data_dir, **overrides)
         upgrade(settings.app_database_url)
-        client = TestClient(create_app(make_runtime(settings)), base_url="http://127.0.0.1")
+        runtime = make_runtime(settings, source_transport=source_transport)
+        client = TestClient(create_app(runtime), base_url="http://127.0.0.1")
         client.__enter__()
         clients.append(client)
         return client
@@ -36,3 +45,33 @@ def make_client(data_dir: Path) -> Iterator[ClientFactory]:
 @pytest.fixture
 def client(make_client: ClientFactory) -> TestClient:
     return make_client()
+
+
+PASSWORD = "correct horse battery"
+
+
+def _create_users(settings: Settings, *names: str) -> None:
+    async def create() -> None:
+        runtime = make_runtime(settings)
+        try:
+            async with runtime.database.session() as session:
+                for name in names:
+                    await create_user(session, name, PASSWORD)
+        finally:
+            await runtime.close()
+
+    asyncio.run(create())
+
+
+@pytest.fixture
+def multi(data_dir: Path, make_client: ClientFactory) -> tuple[Settings, ClientFactory]:
+    settings = load_settings(data_dir=data_dir, server={"multi_user": True})
+    upgrade(settings.app_database_url)
+    _create_users(settings, "alice", "bob")
+    return settings, make_client
+
+
+def login(client: TestClient, name: str) -> None:
+    response = client.post("/api/v1/auth/login", json={"username": name, "password": PASSWORD})
+    assert response.status_code == 200, response.text
+    assert response.json()["username"] == name

@@ -1,48 +1,12 @@
 from __future__ import annotations
 
-import asyncio
-from pathlib import Path
-
-import pytest
 from fastapi.testclient import TestClient
 
-from scholarstream.accounts import create_user
-from scholarstream.db import upgrade
-from scholarstream.settings import Settings, load_settings
-from tests.api.conftest import ClientFactory
-from tests.helpers import make_runtime
-
-PASSWORD = "correct horse battery"
+from scholarstream.settings import Settings
+from tests.api.conftest import PASSWORD, ClientFactory, login
 
 
-def _create_users(settings: Settings, *names: str) -> None:
-    async def create() -> None:
-        runtime = make_runtime(settings)
-        try:
-            async with runtime.database.session() as session:
-                for name in names:
-                    await create_user(session, name, PASSWORD)
-        finally:
-            await runtime.close()
-
-    asyncio.run(create())
-
-
-@pytest.fixture
-def multi(data_dir: Path, make_client: ClientFactory) -> tuple[Settings, ClientFactory]:
-    settings = load_settings(data_dir=data_dir, server={"multi_user": True})
-    upgrade(settings.app_database_url)
-    _create_users(settings, "alice", "bob")
-    return settings, make_client
-
-
-def _login(client: TestClient, name: str) -> None:
-    response = client.post("/api/v1/auth/login", json={"username": name, "password": PASSWORD})
-    assert response.status_code == 200, response.text
-    assert response.json()["username"] == name
-
-
-def test_single_user_mode_needs_no_login(client: TestClient) -> None:
+def test_single_user_mode_needs_nologin(client: TestClient) -> None:
     me = client.get("/api/v1/me").json()
     assert (me["username"], me["mode"], me["is_admin"]) == ("local", "single-user", True)
     refused = client.post("/api/v1/auth/login", json={"username": "x", "password": "y"})
@@ -66,7 +30,7 @@ def test_multi_user_mode_requires_credentials(multi: tuple[Settings, ClientFacto
 def test_cookie_login_and_logout(multi: tuple[Settings, ClientFactory]) -> None:
     settings, make_client = multi
     client = make_client(settings)
-    _login(client, "alice")
+    login(client, "alice")
     cookie = client.cookies.get("scholarstream_session")
     assert cookie
     assert client.get("/api/v1/me").json()["username"] == "alice"
@@ -79,7 +43,7 @@ def test_cookie_login_and_logout(multi: tuple[Settings, ClientFactory]) -> None:
 def test_cookie_writes_from_another_site_are_refused(multi: tuple[Settings, ClientFactory]) -> None:
     settings, make_client = multi
     client = make_client(settings)
-    _login(client, "alice")
+    login(client, "alice")
     body = {"name": "x"}
     evil = client.post("/api/v1/tokens", json=body, headers={"Origin": "http://evil.example"})
     assert evil.status_code == 403
@@ -92,7 +56,7 @@ def test_cookie_writes_from_another_site_are_refused(multi: tuple[Settings, Clie
 def test_bearer_tokens_work_and_can_be_revoked(multi: tuple[Settings, ClientFactory]) -> None:
     settings, make_client = multi
     browser = make_client(settings)
-    _login(browser, "alice")
+    login(browser, "alice")
     created = browser.post(
         "/api/v1/tokens", json={"name": "script"}, headers={"Origin": "http://127.0.0.1"}
     ).json()
@@ -112,8 +76,8 @@ def test_bearer_tokens_work_and_can_be_revoked(multi: tuple[Settings, ClientFact
 def test_users_cannot_reach_each_others_data(multi: tuple[Settings, ClientFactory]) -> None:
     settings, make_client = multi
     alice, bob = make_client(settings), make_client(settings)
-    _login(alice, "alice")
-    _login(bob, "bob")
+    login(alice, "alice")
+    login(bob, "bob")
     origin = {"Origin": "http://127.0.0.1"}
     token_id = alice.post("/api/v1/tokens", json={"name": "a"}, headers=origin).json()["id"]
     assert (

@@ -51,8 +51,8 @@ def test_models_with_a_configured_role(data_dir: Path, monkeypatch: pytest.Monke
 
 def test_db_upgrade_and_current(data_dir: Path) -> None:
     assert "not migrated" in invoke(data_dir, "db", "current")
-    assert "revision 0001" in invoke(data_dir, "db", "upgrade")
-    assert invoke(data_dir, "db", "current").strip() == "0001"
+    assert "revision 0002" in invoke(data_dir, "db", "upgrade")
+    assert invoke(data_dir, "db", "current").strip() == "0002"
 
 
 def test_users_and_tokens(data_dir: Path) -> None:

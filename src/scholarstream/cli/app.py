@@ -9,7 +9,18 @@ from typing import Annotated, Any
 import typer
 
 from scholarstream import __version__
-from scholarstream.cli import config_cmd, db_cmd, models_cmd, server_cmd, tokens_cmd, users_cmd
+from scholarstream.cli import (
+    config_cmd,
+    db_cmd,
+    export_cmd,
+    import_cmd,
+    library_cmd,
+    models_cmd,
+    server_cmd,
+    sources_cmd,
+    tokens_cmd,
+    users_cmd,
+)
 from scholarstream.cli.context import CliState, err_console
 from scholarstream.errors import ConfigurationError, InvalidInputError, ScholarStreamError
 from scholarstream.logs import configure_logging
@@ -61,7 +72,18 @@ def root(
     ctx.obj = CliState(settings=settings)
 
 
-for module in (server_cmd, db_cmd, config_cmd, models_cmd, users_cmd, tokens_cmd):
+for module in (
+    server_cmd,
+    db_cmd,
+    config_cmd,
+    models_cmd,
+    users_cmd,
+    tokens_cmd,
+    import_cmd,
+    library_cmd,
+    export_cmd,
+    sources_cmd,
+):
     module.register(app)
 
 

@@ -13,33 +13,19 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from scholarstream.accounts import (
     LOCAL_USERNAME,
     create_api_token,
-    ensure_local_user,
-    get_user_by_username,
     list_api_tokens,
     revoke_api_token,
 )
-from scholarstream.cli.context import console, run_with_runtime
+from scholarstream.cli.context import UserOption, console, resolve_user, run_with_runtime
 from scholarstream.db.scope import OwnerScope
 from scholarstream.db.tables import ApiToken
 from scholarstream.runtime import Runtime
 
 tokens_app = typer.Typer(help="API tokens.", no_args_is_help=True)
 
-UserOption = Annotated[
-    str,
-    typer.Option(
-        "--user", help=f"Owner's username (default: {LOCAL_USERNAME}, the single-user mode user)."
-    ),
-]
-
 
 async def _scope(session: AsyncSession, username: str) -> OwnerScope:
-    user = (
-        await ensure_local_user(session)
-        if username == LOCAL_USERNAME
-        else await get_user_by_username(session, username)
-    )
-    return OwnerScope(session, user.id)
+    return OwnerScope(session, (await resolve_user(session, username)).id)
 
 
 @tokens_app.command("create")

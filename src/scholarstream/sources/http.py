@@ -160,7 +160,8 @@ class SourceHttp:
                         source,
                         f"{source} rejected the request (HTTP {status}): {_body_excerpt(response)}",
                     )
-                problem = f"answered HTTP {status}"
+                excerpt = _body_excerpt(response)[:120]
+                problem = f"answered HTTP {status}" + (f" ({excerpt})" if excerpt else "")
                 delay = retry_after_seconds(response)
                 if delay is not None and delay > self.retry.max_retry_after:
                     raise SourceUnavailableError(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, Field
 
@@ -67,8 +67,22 @@ class SourceHub:
     def infos(self) -> list[SourceInfo]:
         return [self.get(name).info for name in self.names()]
 
-    async def search(self, names: Sequence[str], query: SearchQuery) -> MultiSearchResult:
-        sources = [(name, self.get(name)) for name in dict.fromkeys(names)]
+    def resolve(
+        self, name: str, local: Mapping[str, LiteratureSource] | None = None
+    ) -> LiteratureSource:
+        """A live source by name, or one of ``local`` (per-user sources such as the library)."""
+        if local and name in local:
+            return local[name]
+        return self.get(name)
+
+    async def search(
+        self,
+        names: Sequence[str],
+        query: SearchQuery,
+        *,
+        local: Mapping[str, LiteratureSource] | None = None,
+    ) -> MultiSearchResult:
+        sources = [(name, self.resolve(name, local)) for name in dict.fromkeys(names)]
         outcomes = await asyncio.gather(*(_timed_search(n, s, query) for n, s in sources))
         records: list[Record] = []
         for page, _status in outcomes:

@@ -1,6 +1,7 @@
 """Every table of the product, imported here so Alembic and the tests see one metadata."""
 
 from scholarstream.db.tables.accounts import ApiToken, User, WebSession
+from scholarstream.db.tables.library import LibraryRecord
 from scholarstream.db.tables.llm import LLMUsage, ProviderKey
 
-__all__ = ["ApiToken", "LLMUsage", "ProviderKey", "User", "WebSession"]
+__all__ = ["ApiToken", "LLMUsage", "LibraryRecord", "ProviderKey", "User", "WebSession"]

@@ -1,5 +1,15 @@
-"""Bibliographic file formats. Importing this package registers every built-in format."""
+"""Bibliographic file formats. Importing this package registers every built-in format
+(content sniffing tries them in this order)."""
 
+from scholarstream.papers.formats import (  # noqa: F401  (imported to register)
+    bibtex,
+    csv_format,
+    endnote_xml,
+    json_format,
+    medline,
+    pubmed_xml,
+    ris,
+)
 from scholarstream.papers.formats.base import (
     FileFormat,
     ReadItem,
@@ -9,6 +19,7 @@ from scholarstream.papers.formats.base import (
     formats,
     get_format,
     import_format_names,
+    open_records,
     read_file,
     read_stream,
     register_format,
@@ -23,6 +34,7 @@ __all__ = [
     "formats",
     "get_format",
     "import_format_names",
+    "open_records",
     "read_file",
     "read_stream",
     "register_format",

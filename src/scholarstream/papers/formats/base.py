@@ -117,17 +117,25 @@ def _peekable(stream: BinaryIO | gzip.GzipFile) -> io.BufferedReader:
     return io.BufferedReader(cast("io.RawIOBase", stream))
 
 
-def read_stream(
+def open_records(
     stream: BinaryIO, filename: str, format_name: str | None = None
-) -> Iterator[ReadItem]:
-    """Read records from an open binary stream (gzip is detected and unpacked)."""
+) -> tuple[FileFormat, Iterator[ReadItem]]:
+    """The file's format (given, or detected from its content) and its records, streamed
+    from an open binary stream (gzip is detected and unpacked)."""
     buffered = _peekable(stream)
     if buffered.peek(2)[:2] == b"\x1f\x8b":
         buffered = _peekable(gzip.GzipFile(fileobj=buffered))
     head = buffered.peek(SNIFF_BYTES)[:SNIFF_BYTES]
     file_format = get_format(format_name) if format_name else detect_format(filename, head)
     assert file_format.read is not None
-    return file_format.read(buffered, filename)
+    return file_format, file_format.read(buffered, filename)
+
+
+def read_stream(
+    stream: BinaryIO, filename: str, format_name: str | None = None
+) -> Iterator[ReadItem]:
+    """Read records from an open binary stream (gzip is detected and unpacked)."""
+    return open_records(stream, filename, format_name)[1]
 
 
 def read_file(path: Path, format_name: str | None = None) -> Iterator[ReadItem]:

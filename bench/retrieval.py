@@ -1,0 +1,249 @@
+"""Retrieval quality and speed of the local library on a BEIR-layout data set.
+
+Imports ``corpus.jsonl`` into a fresh library (SQLite, one user), then runs every query of
+``qrels/<split>.tsv`` through ``Library.search`` and prints nDCG@10, Recall@100, indexing
+time and query latency p50/p95, next to two baselines run in the same process on the same
+data: plain bm25s (title + text) and SQLite FTS5 (porter stemming, bm25() ranking), the
+alternative the library's ranker was chosen against.
+
+    python bench/retrieval.py --data ../shared/data/retrieval/scifact --split train \
+        [--json bench/results/retrieval.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import re
+import sqlite3
+import statistics
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import bm25s
+import Stemmer
+
+from scholarstream.db import upgrade_async
+from scholarstream.papers import Paper
+from scholarstream.runtime import build_runtime
+from scholarstream.settings import load_settings
+from scholarstream.sources.library import LibraryQuery
+from scholarstream.sources.library.importer import import_items
+
+Ranking = list[str]
+
+
+@dataclass
+class Result:
+    system: str
+    ndcg_at_10: float
+    recall_at_100: float
+    index_seconds: float
+    p50_ms: float
+    p95_ms: float
+
+
+def read_jsonl(path: Path) -> Iterator[dict[str, str]]:
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                yield json.loads(line)
+
+
+def read_qrels(path: Path) -> dict[str, dict[str, int]]:
+    qrels: dict[str, dict[str, int]] = {}
+    with path.open(encoding="utf-8") as handle:
+        next(handle)  # header
+        for line in handle:
+            query_id, doc_id, score = line.rstrip("\n").split("\t")
+            qrels.setdefault(query_id, {})[doc_id] = int(score)
+    return qrels
+
+
+def ndcg_at_10(ranking: Ranking, relevant: dict[str, int]) -> float:
+    dcg = sum(
+        (2 ** relevant.get(doc, 0) - 1) / math.log2(rank + 2)
+        for rank, doc in enumerate(ranking[:10])
+    )
+    ideal = sorted(relevant.values(), reverse=True)[:10]
+    idcg = sum((2**grade - 1) / math.log2(rank + 2) for rank, grade in enumerate(ideal))
+    return dcg / idcg if idcg else 0.0
+
+
+def recall_at_100(ranking: Ranking, relevant: dict[str, int]) -> float:
+    wanted = {doc for doc, grade in relevant.items() if grade > 0}
+    return len(wanted & set(ranking[:100])) / len(wanted) if wanted else 0.0
+
+
+def evaluate(
+    system: str,
+    index_seconds: float,
+    rankings: dict[str, Ranking],
+    latencies: list[float],
+    qrels: dict[str, dict[str, int]],
+) -> Result:
+    ndcg = statistics.fmean(ndcg_at_10(rankings[q], rel) for q, rel in qrels.items())
+    recall = statistics.fmean(recall_at_100(rankings[q], rel) for q, rel in qrels.items())
+    cuts = statistics.quantiles([1000 * s for s in latencies], n=20)
+    return Result(
+        system, ndcg, recall, index_seconds, statistics.median(latencies) * 1000, cuts[18]
+    )
+
+
+def timed(
+    run: Callable[[str], Ranking], queries: dict[str, str]
+) -> tuple[dict[str, Ranking], list[float]]:
+    rankings: dict[str, Ranking] = {}
+    latencies: list[float] = []
+    for query_id, text in queries.items():
+        started = time.perf_counter()
+        rankings[query_id] = run(text)
+        latencies.append(time.perf_counter() - started)
+    return rankings, latencies
+
+
+async def library_system(
+    corpus: list[dict[str, str]], queries: dict[str, str]
+) -> tuple[float, dict[str, Ranking], list[float], float]:
+    """The product's library: import through the importer, search through Library.search."""
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = load_settings(data_dir=Path(tmp))
+        await upgrade_async(settings.app_database_url)
+        runtime = build_runtime(settings)
+        owner = uuid.uuid4()
+        from scholarstream.accounts import create_user
+
+        async with runtime.database.session() as session:
+            owner = (await create_user(session, "bench", "bench-password-123")).id
+        papers = (
+            Paper(
+                record_id=doc["_id"],
+                title=doc.get("title") or doc["text"][:200],
+                abstract=doc["text"],
+            )
+            for doc in corpus
+        )
+        started = time.perf_counter()
+        report = await import_items(
+            runtime.database, owner, papers, file="corpus.jsonl", format_name="json"
+        )
+        import_seconds = time.perf_counter() - started
+        assert report.imported == len(corpus), report
+        started = time.perf_counter()
+        await runtime.library.index(owner)
+        index_seconds = time.perf_counter() - started
+
+        rankings: dict[str, Ranking] = {}
+        latencies: list[float] = []
+        for query_id, text in queries.items():
+            began = time.perf_counter()
+            page = await runtime.library.search(owner, LibraryQuery(text=text, limit=100))
+            latencies.append(time.perf_counter() - began)
+            rankings[query_id] = [item.record.record_id or "" for item in page.items]
+        await runtime.close()
+    return index_seconds, rankings, latencies, import_seconds
+
+
+def bm25s_baseline(
+    corpus: list[dict[str, str]], queries: dict[str, str]
+) -> tuple[float, dict[str, Ranking], list[float]]:
+    stemmer = Stemmer.Stemmer("english")
+    ids = [doc["_id"] for doc in corpus]
+    started = time.perf_counter()
+    tokens = bm25s.tokenize(
+        [f"{doc.get('title', '')} {doc['text']}" for doc in corpus],
+        stopwords="en",
+        stemmer=stemmer,
+        show_progress=False,
+    )
+    retriever = bm25s.BM25()
+    retriever.index(tokens, show_progress=False)
+    index_seconds = time.perf_counter() - started
+
+    def run(text: str) -> Ranking:
+        query = bm25s.tokenize([text], stopwords="en", stemmer=stemmer, show_progress=False)
+        docs, _scores = retriever.retrieve(query, k=100, show_progress=False)
+        return [ids[i] for i in docs[0]]
+
+    rankings, latencies = timed(run, queries)
+    return index_seconds, rankings, latencies
+
+
+_WORD = re.compile(r"\w+")
+
+
+def fts5_baseline(
+    corpus: list[dict[str, str]], queries: dict[str, str]
+) -> tuple[float, dict[str, Ranking], list[float]]:
+    connection = sqlite3.connect(":memory:")
+    started = time.perf_counter()
+    connection.execute(
+        "CREATE VIRTUAL TABLE docs USING fts5(doc_id UNINDEXED, title, body, "
+        "tokenize='porter unicode61')"
+    )
+    connection.executemany(
+        "INSERT INTO docs VALUES (?, ?, ?)",
+        ((doc["_id"], doc.get("title", ""), doc["text"]) for doc in corpus),
+    )
+    connection.commit()
+    index_seconds = time.perf_counter() - started
+
+    def run(text: str) -> Ranking:
+        # OR of the quoted words: FTS5's default AND would return almost nothing.
+        match = " OR ".join(f'"{word}"' for word in _WORD.findall(text.lower()))
+        rows = connection.execute(
+            "SELECT doc_id FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT 100", (match,)
+        )
+        return [row[0] for row in rows]
+
+    rankings, latencies = timed(run, queries)
+    connection.close()
+    return index_seconds, rankings, latencies
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, required=True, help="BEIR-layout directory")
+    parser.add_argument("--split", default="test", help="qrels/<split>.tsv")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args()
+
+    corpus = list(read_jsonl(args.data / "corpus.jsonl"))
+    qrels = read_qrels(args.data / "qrels" / f"{args.split}.tsv")
+    all_queries = {q["_id"]: q["text"] for q in read_jsonl(args.data / "queries.jsonl")}
+    queries = {q: all_queries[q] for q in qrels}
+    print(f"{args.data.name} / {args.split}: {len(corpus)} documents, {len(queries)} queries")
+
+    index_s, rankings, latencies, import_s = asyncio.run(library_system(corpus, queries))
+    results = [evaluate("library (bm25s, in product)", index_s, rankings, latencies, qrels)]
+    results.append(evaluate("plain bm25s baseline", *bm25s_baseline(corpus, queries), qrels))
+    results.append(evaluate("SQLite FTS5 (porter, bm25())", *fts5_baseline(corpus, queries), qrels))
+
+    print(f"library import: {import_s:.2f} s ({len(corpus) / import_s:,.0f} records/s)")
+    print(f"{'system':32} {'nDCG@10':>8} {'R@100':>7} {'index s':>8} {'p50 ms':>7} {'p95 ms':>7}")
+    for r in results:
+        print(
+            f"{r.system:32} {r.ndcg_at_10:8.3f} {r.recall_at_100:7.3f} "
+            f"{r.index_seconds:8.2f} {r.p50_ms:7.2f} {r.p95_ms:7.2f}"
+        )
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        payload = {
+            "data": str(args.data),
+            "split": args.split,
+            "documents": len(corpus),
+            "queries": len(queries),
+            "library_import_seconds": import_s,
+            "results": [asdict(r) for r in results],
+        }
+        args.json.write_text(json.dumps(payload, indent=2))
+
+
+if __name__ == "__main__":
+    main()

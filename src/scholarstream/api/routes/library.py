@@ -1,0 +1,136 @@
+"""The current user's library: import files, search, read, delete, export."""
+
+from __future__ import annotations
+
+import tempfile
+import uuid
+from collections.abc import Iterator
+from typing import Annotated, TextIO
+
+from fastapi import APIRouter, File, Form, Query, UploadFile
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel
+
+from scholarstream.api.deps import CurrentUser, RuntimeDep
+from scholarstream.errors import InvalidInputError
+from scholarstream.papers.formats import export_format_names, get_format, import_format_names
+from scholarstream.sources.library import ImportReport, LibraryItem, LibraryPage, LibraryQuery
+
+router = APIRouter(prefix="/library", tags=["library"])
+
+_CHUNK = 64 * 1024
+
+
+class FormatsOut(BaseModel):
+    import_formats: list[str]
+    export_formats: list[str]
+
+
+@router.get("/formats", response_model=FormatsOut)
+async def list_formats() -> FormatsOut:
+    return FormatsOut(import_formats=import_format_names(), export_formats=export_format_names())
+
+
+@router.post("/imports", response_model=ImportReport, status_code=201)
+async def import_file(
+    runtime: RuntimeDep,
+    user: CurrentUser,
+    file: Annotated[UploadFile, File(description="PubMed XML, MEDLINE, RIS, BibTeX, ...")],
+    format: Annotated[
+        str | None, Form(description="Format name; detected from the content if omitted.")
+    ] = None,
+) -> ImportReport:
+    """Imports every valid record; malformed ones are listed in ``problems`` and skipped,
+    records already in the library are counted as ``duplicates``."""
+    filename = file.filename or "upload"
+    return await runtime.library.import_stream(
+        user.id, file.file, filename, format_name=format or None
+    )
+
+
+def _query(
+    q: str = "",
+    year_from: int | None = None,
+    year_to: int | None = None,
+    publication_type: str | None = None,
+    offset: int = 0,
+    limit: int = 20,
+) -> LibraryQuery:
+    try:
+        return LibraryQuery(
+            text=q,
+            year_from=year_from,
+            year_to=year_to,
+            publication_type=publication_type or None,
+            offset=offset,
+            limit=limit,
+        )
+    except ValueError as exc:
+        raise InvalidInputError(
+            f"Invalid library query: {exc}",
+            hint="Years are 4 digits with year_from <= year_to; limit is 1-500.",
+        ) from exc
+
+
+@router.get("/records", response_model=LibraryPage)
+async def search_records(
+    runtime: RuntimeDep,
+    user: CurrentUser,
+    q: Annotated[str, Query(description="Words to rank by (BM25); empty lists newest first.")] = "",
+    year_from: int | None = None,
+    year_to: int | None = None,
+    publication_type: str | None = None,
+    offset: Annotated[int, Query(ge=0)] = 0,
+    limit: Annotated[int, Query(ge=1, le=500)] = 20,
+) -> LibraryPage:
+    query = _query(q, year_from, year_to, publication_type, offset, limit)
+    return await runtime.library.search(user.id, query)
+
+
+@router.get("/records/{record_id}", response_model=LibraryItem)
+async def get_record(record_id: uuid.UUID, runtime: RuntimeDep, user: CurrentUser) -> LibraryItem:
+    return await runtime.library.get(user.id, record_id)
+
+
+@router.delete("/records/{record_id}", status_code=204)
+async def delete_record(record_id: uuid.UUID, runtime: RuntimeDep, user: CurrentUser) -> None:
+    await runtime.library.delete(user.id, record_id)
+
+
+def _stream_and_close(spool: TextIO) -> Iterator[bytes]:
+    with spool:
+        spool.seek(0)
+        binary = spool.buffer
+        while chunk := binary.read(_CHUNK):
+            yield chunk
+
+
+@router.get(
+    "/export",
+    response_class=StreamingResponse,
+    responses={200: {"description": "The records as a file in the chosen format."}},
+)
+async def export_records(
+    runtime: RuntimeDep,
+    user: CurrentUser,
+    format: Annotated[str, Query(description="ris, bibtex, csv or json")] = "ris",
+    year_from: int | None = None,
+    year_to: int | None = None,
+    publication_type: str | None = None,
+) -> StreamingResponse:
+    file_format = get_format(format, for_export=True)
+    query = _query("", year_from, year_to, publication_type, 0, 20)
+    # Spooled to a temporary file first: an error while exporting becomes a proper error
+    # response instead of a truncated download.
+    spool = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")  # noqa: SIM115
+    try:
+        await runtime.library.export(user.id, file_format.name, spool, query=query)
+    except BaseException:
+        spool.close()
+        raise
+    filename = f"scholarstream-library{file_format.export_extension}"
+    return StreamingResponse(
+        _stream_and_close(spool),
+        media_type=f"{file_format.media_type}; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )

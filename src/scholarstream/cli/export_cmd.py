@@ -1,0 +1,55 @@
+"""``export --format F [--out FILE]``: the library as a reference file."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from scholarstream.cli.context import UserOption, err_console, resolve_user, run_with_runtime
+from scholarstream.errors import InvalidInputError
+from scholarstream.papers.formats import get_format
+from scholarstream.runtime import Runtime
+from scholarstream.sources.library import LibraryQuery
+
+
+def export_library(
+    ctx: typer.Context,
+    format_name: Annotated[str, typer.Option("--format", help="ris, bibtex, csv or json.")],
+    out: Annotated[
+        Path | None, typer.Option("--out", help="File to write (default: standard output).")
+    ] = None,
+    year_from: Annotated[int | None, typer.Option("--year-from")] = None,
+    year_to: Annotated[int | None, typer.Option("--year-to")] = None,
+    publication_type: Annotated[str | None, typer.Option("--type")] = None,
+    user: UserOption = "local",
+) -> None:
+    """Export your library (optionally only some years or one publication type)."""
+    file_format = get_format(format_name, for_export=True)
+    query = LibraryQuery(year_from=year_from, year_to=year_to, publication_type=publication_type)
+    if out is not None and out.is_dir():
+        raise InvalidInputError(f"{out} is a directory.", hint="Give a file name to --out.")
+
+    async def export(runtime: Runtime) -> int:
+        async with runtime.database.session() as session:
+            owner = (await resolve_user(session, user)).id
+        if out is None:
+            return await runtime.library.export(owner, file_format.name, sys.stdout, query=query)
+        # Written beside the target and renamed at the end: a failed export never leaves a
+        # half-written file where a good one was.
+        partial = out.with_name(out.name + ".partial")
+        with partial.open("w", encoding="utf-8", newline="") as handle:
+            count = await runtime.library.export(owner, file_format.name, handle, query=query)
+        partial.replace(out)
+        return count
+
+    count = run_with_runtime(ctx, export)
+    err_console.print(
+        f"Exported {count} records as {file_format.label}" + (f" to {out}." if out else ".")
+    )
+
+
+def register(app: typer.Typer) -> None:
+    app.command("export")(export_library)

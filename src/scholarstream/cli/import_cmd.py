@@ -1,0 +1,123 @@
+"""``import FILE...``: bring reference files into the local library."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, BinaryIO
+
+import typer
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from scholarstream.cli.context import (
+    UserOption,
+    console,
+    err_console,
+    resolve_user,
+    run_with_runtime,
+)
+from scholarstream.errors import InvalidInputError, ScholarStreamError
+from scholarstream.papers.formats import import_format_names
+from scholarstream.runtime import Runtime
+from scholarstream.sources.library import ImportReport
+
+MAX_PROBLEMS_SHOWN = 20
+
+
+def import_files(
+    ctx: typer.Context,
+    files: Annotated[list[Path], typer.Argument(help="Files to import (.gz works too).")],
+    format_name: Annotated[
+        str | None,
+        typer.Option("--format", help="Format of every file; detected from content if omitted."),
+    ] = None,
+    user: UserOption = "local",
+) -> None:
+    """Import PubMed XML, MEDLINE/.nbib, RIS, BibTeX, EndNote XML, CSV or JSON files.
+
+    Malformed records are reported (file, record number, line) and skipped; records already
+    in the library are not added again.
+    """
+    missing = [str(f) for f in files if not f.is_file()]
+    if missing:
+        raise InvalidInputError(
+            f"Not a file: {', '.join(missing)}.", hint="Check the paths; nothing was imported."
+        )
+
+    async def run(runtime: Runtime) -> tuple[list[ImportReport], list[tuple[Path, str]]]:
+        async with runtime.database.session() as session:
+            owner = (await resolve_user(session, user)).id
+        reports: list[ImportReport] = []
+        failures: list[tuple[Path, str]] = []
+        with Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TextColumn("{task.percentage:>3.0f}%  {task.fields[records]} records"),
+            TimeElapsedColumn(),
+            console=err_console,
+            transient=True,
+        ) as progress:
+            for path in files:
+                task = progress.add_task(path.name, total=path.stat().st_size, records=0)
+                with path.open("rb") as stream:
+                    try:
+                        report = await runtime.library.import_stream(
+                            owner,
+                            stream,
+                            path.name,
+                            format_name=format_name,
+                            progress=_progress_of(progress, task, stream),
+                        )
+                    except ScholarStreamError as exc:
+                        # One unreadable file must not cost the others.
+                        failures.append((path, str(exc)))
+                        continue
+                    finally:
+                        progress.remove_task(task)
+                reports.append(report)
+        return reports, failures
+
+    reports, failures = run_with_runtime(ctx, run)
+    _print_summary(reports)
+    for path, problem in failures:
+        err_console.print(f"[bold red]Error:[/] {path}: {problem}", highlight=False)
+    if failures:
+        raise typer.Exit(1)
+
+
+def _progress_of(progress: Progress, task: TaskID, stream: BinaryIO) -> Callable[[int], None]:
+    """Advances the file's bar to the bytes read so far (the file's size is the total)."""
+
+    def advance(handled: int) -> None:
+        progress.update(task, completed=stream.tell(), records=handled)
+
+    return advance
+
+
+def _print_summary(reports: list[ImportReport]) -> None:
+    if not reports:
+        return
+    table = Table(title="Import")
+    for column in ("file", "format", "imported", "already in library", "skipped"):
+        table.add_column(column, justify="left" if column in ("file", "format") else "right")
+    for r in reports:
+        table.add_row(r.file, r.format, str(r.imported), str(r.duplicates), str(r.skipped))
+    console.print(table)
+    for r in reports:
+        for problem in r.problems[:MAX_PROBLEMS_SHOWN]:
+            where = f"record {problem.record_number}"
+            if problem.line is not None:
+                where += f", line {problem.line}"
+            err_console.print(f"[yellow]Skipped[/] {r.file} ({where}): {problem.message}")
+        hidden = r.skipped - min(len(r.problems), MAX_PROBLEMS_SHOWN)
+        if hidden > 0:
+            err_console.print(f"… and {hidden} more skipped in {r.file}.")
+
+
+def register(app: typer.Typer) -> None:
+    app.command(
+        "import",
+        help="Import reference files into your library "
+        f"(formats: {', '.join(import_format_names()) or 'see docs'}).",
+    )(import_files)

@@ -1,0 +1,105 @@
+"""``library search|show|delete``: the local library from the terminal."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from scholarstream.cli.context import UserOption, console, resolve_user, run_with_runtime
+from scholarstream.papers import Paper
+from scholarstream.runtime import Runtime
+from scholarstream.sources.library import LibraryItem, LibraryPage, LibraryQuery
+
+library_app = typer.Typer(help="Your local library of imported records.", no_args_is_help=True)
+
+
+def _authors(item: LibraryItem) -> str:
+    record = item.record
+    if not isinstance(record, Paper) or not record.authors:
+        return record.sponsor or "" if not isinstance(record, Paper) else ""
+    first = record.authors[0].family or record.authors[0].name
+    return first + (" et al." if len(record.authors) > 1 else "")
+
+
+@library_app.command("search")
+def library_search(
+    ctx: typer.Context,
+    text: Annotated[str, typer.Argument(help="Words to rank by; empty lists newest first.")] = "",
+    year_from: Annotated[int | None, typer.Option("--year-from")] = None,
+    year_to: Annotated[int | None, typer.Option("--year-to")] = None,
+    publication_type: Annotated[
+        str | None, typer.Option("--type", help="Publication type, e.g. 'Review'.")
+    ] = None,
+    limit: Annotated[int, typer.Option(min=1, max=500)] = 20,
+    offset: Annotated[int, typer.Option(min=0)] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the page as JSON.")] = False,
+    user: UserOption = "local",
+) -> None:
+    """Search title, abstract, keywords and MeSH terms (BM25 ranking)."""
+    query = LibraryQuery(
+        text=text,
+        year_from=year_from,
+        year_to=year_to,
+        publication_type=publication_type,
+        limit=limit,
+        offset=offset,
+    )
+
+    async def search(runtime: Runtime) -> LibraryPage:
+        async with runtime.database.session() as session:
+            owner = (await resolve_user(session, user)).id
+        return await runtime.library.search(owner, query)
+
+    page = run_with_runtime(ctx, search)
+    if as_json:
+        typer.echo(page.model_dump_json(indent=2))
+        return
+    table = Table(title=f"{page.total} records match" if text else f"{page.total} records")
+    for column in ("id", "year", "first author", "title", "score"):
+        table.add_column(column, overflow="fold")
+    for item in page.items:
+        table.add_row(
+            str(item.id),
+            str(item.record.year or ""),
+            _authors(item),
+            item.record.title,
+            f"{item.score:.2f}" if item.score is not None else "",
+        )
+    console.print(table)
+    shown_to = page.offset + len(page.items)
+    if shown_to < page.total:
+        console.print(f"Showing {page.offset + 1}-{shown_to}; next page: --offset {shown_to}")
+
+
+@library_app.command("show")
+def library_show(ctx: typer.Context, record_id: uuid.UUID, user: UserOption = "local") -> None:
+    """Print one record as JSON."""
+
+    async def show(runtime: Runtime) -> LibraryItem:
+        async with runtime.database.session() as session:
+            owner = (await resolve_user(session, user)).id
+        return await runtime.library.get(owner, record_id)
+
+    item = run_with_runtime(ctx, show)
+    typer.echo(json.dumps(item.model_dump(mode="json", exclude_none=True), indent=2))
+
+
+@library_app.command("delete")
+def library_delete(ctx: typer.Context, record_id: uuid.UUID, user: UserOption = "local") -> None:
+    """Remove one record from the library."""
+
+    async def delete(runtime: Runtime) -> None:
+        async with runtime.database.session() as session:
+            owner = (await resolve_user(session, user)).id
+        await runtime.library.delete(owner, record_id)
+
+    run_with_runtime(ctx, delete)
+    console.print(f"Deleted {record_id}.")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(library_app, name="library")

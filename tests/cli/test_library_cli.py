@@ -1,0 +1,86 @@
+"""``import``, ``library``, ``export`` and ``sources`` commands on real files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from scholarstream.cli import app
+from tests.conftest import SHARED_DATA
+
+EXPORTS = SHARED_DATA / "exports" / "asysd_testthat"
+runner = CliRunner()
+
+
+def run(data_dir: Path, *args: str | Path) -> tuple[int, str, str]:
+    result = runner.invoke(app, ["--data-dir", str(data_dir), *map(str, args)])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_import_search_show_export_round_trip(data_dir: Path, tmp_path: Path) -> None:
+    code, out, _ = run(data_dir, "import", EXPORTS / "scopus.ris", EXPORTS / "wos_test.ris")
+    assert code == 0, out
+    assert "scopus.ris" in out and "wos_test.ris" in out
+    assert " 9 " in out and " 50 " in out  # imported counts in the summary table
+
+    code, out, _ = run(data_dir, "import", EXPORTS / "scopus.ris")
+    assert code == 0
+    assert "already in library" in out
+
+    code, out, _ = run(data_dir, "library", "search", "taurine", "--json")
+    assert code == 0
+    page = json.loads(out)
+    assert page["total"] == 1
+    item = page["items"][0]
+    assert item["record"]["ids"]["doi"] == "10.3390/ani15010003"
+
+    code, out, _ = run(data_dir, "library", "show", item["id"])
+    assert code == 0 and json.loads(out)["record"]["authors"][0]["family"] == "Furlanello"
+
+    target = tmp_path / "library.bib"
+    code, _, err = run(data_dir, "export", "--format", "bibtex", "--out", target)
+    assert code == 0, err
+    assert "Exported 59 records" in err
+    assert target.read_text(encoding="utf-8").count("\n@") + 1 >= 59
+
+    code, out, _ = run(data_dir, "export", "--format", "json")
+    assert code == 0 and len(json.loads(out)) == 59
+
+
+def test_bad_input_says_what_to_do(data_dir: Path, tmp_path: Path) -> None:
+    code, _, err = run(data_dir, "import", tmp_path / "missing.ris")
+    assert code == 2 and "Not a file" in err
+
+    code, _, err = run(data_dir, "export", "--format", "docx")
+    assert code == 2 and "bibtex" in err
+
+    junk = tmp_path / "junk.bin"
+    junk.write_bytes(b"\x00\x01\x02")
+    code, out, err = run(data_dir, "import", junk, EXPORTS / "scopus.ris")
+    assert code == 1
+    assert "junk.bin" in err and "Cannot tell the format" in err
+    assert "scopus.ris" in out  # the good file was still imported
+
+    broken = tmp_path / "broken.ris"
+    broken.write_text("TY  - JOUR\nAU  - Doe, J\nER  - \n", encoding="utf-8")
+    code, out, err = run(data_dir, "import", broken)
+    assert code == 0
+    assert "record 1" in err
+
+
+def test_sources_list_and_library_search(data_dir: Path) -> None:
+    code, out, _ = run(data_dir, "sources", "list", "--json")
+    assert code == 0
+    infos = {info["name"]: info for info in json.loads(out)}
+    assert infos["google_scholar"]["configured"] is False
+    assert "SERPAPI" in (infos["google_scholar"]["api_key_setting"] or "")
+    assert infos["library"]["configured"] is True
+
+    run(data_dir, "import", EXPORTS / "scopus.ris")
+    code, out, _ = run(data_dir, "sources", "search", "library", "taurine", "--json")
+    assert code == 0 and json.loads(out)["total"] == 1
+
+    code, _, err = run(data_dir, "sources", "search", "nowhere", "x")
+    assert code == 2 and "pubmed" in err

