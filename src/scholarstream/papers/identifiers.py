@@ -21,6 +21,7 @@ _ARXIV_PREFIXES = re.compile(
 _NCT = re.compile(r"NCT\d{8}", re.IGNORECASE)
 _OPENALEX = re.compile(r"(?:https?://openalex\.org/)?(W\d+)$", re.IGNORECASE)
 _S2 = re.compile(r"^[0-9a-f]{40}$")
+_ORCID = re.compile(r"(\d{4})-?(\d{4})-?(\d{4})-?(\d{3}[\dX])", re.IGNORECASE)
 
 
 def normalize_doi(value: str | None) -> str | None:
@@ -40,9 +41,8 @@ def normalize_pmid(value: str | int | None) -> str | None:
     text = str(value).strip()
     if text.upper().startswith("PMID:"):
         text = text[5:].strip()
-    if not _PMID.match(text):
-        return None
-    return text.lstrip("0") or None
+    text = text.lstrip("0")
+    return text if _PMID.match(text) else None
 
 
 def normalize_pmcid(value: str | None) -> str | None:
@@ -83,6 +83,14 @@ def normalize_s2_id(value: str | None) -> str | None:
         return None
     text = value.strip().lower()
     return text if _S2.match(text) else None
+
+
+def normalize_orcid(value: str | None) -> str | None:
+    """``https://orcid.org/0000-0002-3082-3038`` -> ``0000-0002-3082-3038`` (the bare form)."""
+    if not value:
+        return None
+    match = _ORCID.search(value.strip())
+    return "-".join(match.groups()).upper() if match else None
 
 
 _SPACE = re.compile(r"\s+")

@@ -16,6 +16,7 @@ from scholarstream.papers.identifiers import (
     normalize_doi,
     normalize_nct_id,
     normalize_openalex_id,
+    normalize_orcid,
     normalize_pmcid,
     normalize_pmid,
     normalize_s2_id,
@@ -34,6 +35,11 @@ class Author(_Model):
     given: str | None = None
     orcid: str | None = None
     affiliations: list[str] = Field(default_factory=list)
+
+    @field_validator("orcid", mode="before")
+    @classmethod
+    def _orcid(cls, value: str | None) -> str | None:
+        return normalize_orcid(value)
 
     @classmethod
     def from_parts(cls, family: str | None, given: str | None, **extra: object) -> Author | None:
