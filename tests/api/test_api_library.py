@@ -17,14 +17,19 @@ Response = Any  # starlette's TestClient returns its own httpx flavour's Respons
 
 
 def upload(client: TestClient, name: str, content: bytes, **form: str) -> Response:
-    return client.post("/api/v1/library/imports", files={"file": (name, content)}, data=form)
+    return client.post(
+        "/api/v1/library/imports",
+        files={"file": (name, content)},
+        data=form,
+        headers={"Origin": "http://127.0.0.1"},  # what our own pages send
+    )
 
 
 def test_upload_search_show_delete(client: TestClient) -> None:
     response = upload(client, "scopus.ris", (EXPORTS / "scopus.ris").read_bytes())
     assert response.status_code == 201, response.text
     report = response.json()
-    assert (report["format"], report["imported"], report["skipped"]) == ("ris", 9, 0)
+    assert (report["format"], report["imported"], report["skipped"]) == ("ris", 10, 0)
 
     found = client.get("/api/v1/library/records", params={"q": "taurine dogs"}).json()
     assert found["total"] >= 1
@@ -38,7 +43,7 @@ def test_upload_search_show_delete(client: TestClient) -> None:
 
     assert client.delete(f"/api/v1/library/records/{top['id']}").status_code == 204
     assert client.get(f"/api/v1/library/records/{top['id']}").status_code == 404
-    assert client.get("/api/v1/library/records").json()["total"] == 8
+    assert client.get("/api/v1/library/records").json()["total"] == 9
 
 
 def test_upload_reports_bad_records_and_unknown_formats(client: TestClient) -> None:
@@ -83,14 +88,15 @@ def test_library_is_private_in_multi_user_mode(
     assert upload(alice, "x.ris", b"TY  - JOUR\nTI  - A").status_code == 401
     login(alice, "alice")
     login(bob, "bob")
-    upload(alice, "scopus.ris", (EXPORTS / "scopus.ris").read_bytes())
+    assert upload(alice, "scopus.ris", (EXPORTS / "scopus.ris").read_bytes()).status_code == 201
     alices = alice.get("/api/v1/library/records").json()
-    assert alices["total"] == 9
+    assert alices["total"] == 10
     assert bob.get("/api/v1/library/records").json()["total"] == 0
     assert bob.get("/api/v1/library/records", params={"q": "taurine"}).json()["total"] == 0
     record_id = alices["items"][0]["id"]
     assert bob.get(f"/api/v1/library/records/{record_id}").status_code == 404
-    assert bob.delete(f"/api/v1/library/records/{record_id}").status_code == 404
+    origin = {"Origin": "http://127.0.0.1"}
+    assert bob.delete(f"/api/v1/library/records/{record_id}", headers=origin).status_code == 404
     assert json.loads(bob.get("/api/v1/library/export?format=json").text) == []
 
 
@@ -125,4 +131,4 @@ def test_multi_source_search_reports_a_failed_source(make_client: ClientFactory)
     assert statuses["library"]["ok"] is True and statuses["library"]["returned"] == 1
     assert statuses["crossref"]["ok"] is False
     assert statuses["crossref"]["error_code"] == "source_credentials"
-    assert [r["title"][:20] for r in result["records"]] == ["Development and Vali"]
+    assert "Development and Vali" in [r["title"][:20] for r in result["records"]]

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from typer.testing import CliRunner
 
 from scholarstream.cli import app
+from scholarstream.errors import InvalidInputError
 from tests.conftest import SHARED_DATA
 
 EXPORTS = SHARED_DATA / "exports" / "asysd_testthat"
@@ -23,7 +26,7 @@ def test_import_search_show_export_round_trip(data_dir: Path, tmp_path: Path) ->
     code, out, _ = run(data_dir, "import", EXPORTS / "scopus.ris", EXPORTS / "wos_test.ris")
     assert code == 0, out
     assert "scopus.ris" in out and "wos_test.ris" in out
-    assert " 9 " in out and " 50 " in out  # imported counts in the summary table
+    assert " 10 " in out and " 50 " in out  # imported counts in the summary table
 
     code, out, _ = run(data_dir, "import", EXPORTS / "scopus.ris")
     assert code == 0
@@ -32,9 +35,8 @@ def test_import_search_show_export_round_trip(data_dir: Path, tmp_path: Path) ->
     code, out, _ = run(data_dir, "library", "search", "taurine", "--json")
     assert code == 0
     page = json.loads(out)
-    assert page["total"] == 1
-    item = page["items"][0]
-    assert item["record"]["ids"]["doi"] == "10.3390/ani15010003"
+    assert page["total"] == 3
+    (item,) = [i for i in page["items"] if i["record"]["ids"].get("doi") == "10.3390/ani15010003"]
 
     code, out, _ = run(data_dir, "library", "show", item["id"])
     assert code == 0 and json.loads(out)["record"]["authors"][0]["family"] == "Furlanello"
@@ -42,19 +44,24 @@ def test_import_search_show_export_round_trip(data_dir: Path, tmp_path: Path) ->
     target = tmp_path / "library.bib"
     code, _, err = run(data_dir, "export", "--format", "bibtex", "--out", target)
     assert code == 0, err
-    assert "Exported 59 records" in err
-    assert target.read_text(encoding="utf-8").count("\n@") + 1 >= 59
+    assert "Exported 60 records" in err
+    assert target.read_text(encoding="utf-8").count("\n@") + 1 >= 60
 
     code, out, _ = run(data_dir, "export", "--format", "json")
-    assert code == 0 and len(json.loads(out)) == 59
+    assert code == 0 and len(json.loads(out)) == 60
 
 
 def test_bad_input_says_what_to_do(data_dir: Path, tmp_path: Path) -> None:
-    code, _, err = run(data_dir, "import", tmp_path / "missing.ris")
-    assert code == 2 and "Not a file" in err
-
-    code, _, err = run(data_dir, "export", "--format", "docx")
-    assert code == 2 and "bibtex" in err
+    for args in (["import", str(tmp_path / "missing.ris")], ["export", "--format", "docx"]):
+        result = subprocess.run(
+            [sys.executable, "-m", "scholarstream", "--data-dir", str(data_dir), *args],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert result.returncode == 2, result.stderr
+        assert "Error:" in result.stderr and "What to do:" in result.stderr
+    assert "bibtex" in result.stderr  # the export error lists the formats there are
 
     junk = tmp_path / "junk.bin"
     junk.write_bytes(b"\x00\x01\x02")
@@ -82,5 +89,6 @@ def test_sources_list_and_library_search(data_dir: Path) -> None:
     code, out, _ = run(data_dir, "sources", "search", "library", "taurine", "--json")
     assert code == 0 and json.loads(out)["total"] == 1
 
-    code, _, err = run(data_dir, "sources", "search", "nowhere", "x")
-    assert code == 2 and "pubmed" in err
+    result = runner.invoke(app, ["--data-dir", str(data_dir), "sources", "search", "nowhere", "x"])
+    assert isinstance(result.exception, InvalidInputError)
+    assert "pubmed" in (result.exception.hint or "")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import (
@@ -23,6 +24,7 @@ from tests.web.live import (
     LiveServer,
     NewPage,
     PageProblems,
+    SourceStub,
     clean_settings,
     is_foreign,
     serve,
@@ -49,6 +51,36 @@ def multi_user_server(
     )
     with serve(settings, accounts=[account]) as live:
         yield live
+
+
+@pytest.fixture
+def fresh_server(tmp_path: Path) -> Iterator[LiveServer]:
+    """A single-user server of the test's own, for tests that change the user's data."""
+    with serve(clean_settings(tmp_path / "data")) as live:
+        yield live
+
+
+@pytest.fixture(scope="module")
+def _module_source_stub() -> SourceStub:
+    return SourceStub()
+
+
+@pytest.fixture(scope="module")
+def stubbed_server(
+    tmp_path_factory: pytest.TempPathFactory, _module_source_stub: SourceStub
+) -> Iterator[LiveServer]:
+    """A single-user server whose literature sources reach ``source_stub``, never the network."""
+    settings = clean_settings(tmp_path_factory.mktemp("stubbed-sources-data"))
+    with serve(settings, source_transport=_module_source_stub.transport()) as live:
+        yield live
+
+
+@pytest.fixture
+def source_stub(_module_source_stub: SourceStub) -> Iterator[SourceStub]:
+    """The stub of ``stubbed_server``, with no requests recorded and no answer set."""
+    _module_source_stub.reset()
+    yield _module_source_stub
+    _module_source_stub.reset()
 
 
 @pytest.fixture(scope="module")

@@ -90,6 +90,37 @@ class PageProblems:
         self.console_errors.clear()
 
 
+class SourceStub:
+    """Stands in for the hosts of the literature sources (through an ``httpx.MockTransport``
+    given to the server): records every request the server sends and answers with
+    ``handler``, which a test sets. Requests arrive on the server's thread."""
+
+    def __init__(self) -> None:
+        self.requests: list[httpx.Request] = []
+        self.handler: Callable[[httpx.Request], httpx.Response] | None = None
+        self._lock = threading.Lock()
+
+    def reset(self) -> None:
+        with self._lock:
+            self.requests.clear()
+            self.handler = None
+
+    def sent(self) -> list[httpx.Request]:
+        with self._lock:
+            return list(self.requests)
+
+    def transport(self) -> httpx.MockTransport:
+        return httpx.MockTransport(self._answer)
+
+    def _answer(self, request: httpx.Request) -> httpx.Response:
+        with self._lock:
+            self.requests.append(request)
+            handler = self.handler
+        if handler is None:
+            raise AssertionError(f"the test set no answer for {request.url}")
+        return handler(request)
+
+
 def is_foreign(url: str) -> bool:
     parts = urlsplit(url)
     return parts.scheme in ("http", "https", "ws", "wss") and parts.hostname not in LOCAL_HOSTS
@@ -125,12 +156,18 @@ def _off_loop(function: Callable[[], None]) -> None:
 
 
 @contextmanager
-def serve(settings: Settings, accounts: Sequence[Account] = ()) -> Iterator[LiveServer]:
-    """Migrate, create ``accounts``, and serve the app with uvicorn until the block ends."""
+def serve(
+    settings: Settings,
+    accounts: Sequence[Account] = (),
+    *,
+    source_transport: httpx.AsyncBaseTransport | None = None,
+) -> Iterator[LiveServer]:
+    """Migrate, create ``accounts``, and serve the app with uvicorn until the block ends.
+    ``source_transport`` answers the literature sources' requests instead of the network."""
     _off_loop(lambda: upgrade(settings.app_database_url))
     if accounts:
         _off_loop(lambda: asyncio.run(_create_accounts(settings, accounts)))
-    app = create_app(build_runtime(settings))
+    app = create_app(build_runtime(settings, source_transport=source_transport))
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))

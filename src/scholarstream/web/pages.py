@@ -18,12 +18,26 @@ from scholarstream.db.scope import OwnerScope
 from scholarstream.db.tables import User
 from scholarstream.errors import AuthenticationError
 from scholarstream.llm import registered_providers
-from scholarstream.web.nav import nav_items
+from scholarstream.papers.formats import formats
+from scholarstream.sources import clinicaltrials
+from scholarstream.web.nav import NavItem, nav_items, register_nav_item
 
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
 router = APIRouter(include_in_schema=False)
 
 MaybeUser = Annotated[User | None, Depends(optional_user)]
+
+register_nav_item(NavItem("library", "Library", "/library", order=10))
+register_nav_item(NavItem("trials", "Trials", "/trials", order=20))
+
+PHASE_LABELS = {
+    "EARLY_PHASE1": "Early phase 1",
+    "PHASE1": "Phase 1",
+    "PHASE2": "Phase 2",
+    "PHASE3": "Phase 3",
+    "PHASE4": "Phase 4",
+    "NA": "Not applicable",
+}
 
 
 def render(
@@ -72,6 +86,48 @@ async def settings_page(
         roles=await runtime.models.status(scope),
         providers=registered_providers(),
         user_keys={k.provider for k in await runtime.credentials.list_user_keys(scope)},
+    )
+
+
+@router.get("/library", response_class=HTMLResponse)
+async def library_page(request: Request, user: MaybeUser) -> Response:
+    if user is None:
+        return _login_redirect(request)
+    known = sorted(formats(), key=lambda f: f.label.lower())
+    return render(
+        request,
+        "library.html",
+        user,
+        "library",
+        import_formats=[(f.name, f.label) for f in known if f.read is not None],
+        # What the file picker offers first; "All files" stays available in it.
+        accept=",".join(
+            sorted({ext for f in known if f.read is not None for ext in f.extensions} | {".gz"})
+        ),
+        export_formats=[(f.name, f.label) for f in known if f.write is not None],
+    )
+
+
+def _code_label(code: str) -> str:
+    """``NOT_YET_RECRUITING`` -> ``Not yet recruiting``."""
+    return code.replace("_", " ").capitalize()
+
+
+@router.get("/trials", response_class=HTMLResponse)
+async def trials_page(request: Request, user: MaybeUser, runtime: RuntimeDep) -> Response:
+    if user is None:
+        return _login_redirect(request)
+    info = runtime.sources.get(clinicaltrials.NAME).info
+    return render(
+        request,
+        "trials.html",
+        user,
+        "trials",
+        source=info,
+        phases=[
+            (code, PHASE_LABELS.get(code, _code_label(code))) for code in clinicaltrials.PHASES
+        ],
+        statuses=[(code, _code_label(code)) for code in clinicaltrials.STATUSES],
     )
 
 
