@@ -1,11 +1,13 @@
 // The shell's behaviour: status card, provider-key form, logout. Feature pages add modules.
 
 async function api(path, options = {}) {
+  // A FormData body (file upload) needs the browser's own multipart type with its boundary.
+  const json = options.body instanceof FormData ? {} : { "Content-Type": "application/json" };
   const response = await fetch(path, {
     credentials: "same-origin",
     ...options,
-    // After the spread, so a caller's extra headers add to the JSON content type.
-    headers: { "Content-Type": "application/json", ...(options.headers || {}) },
+    // After the spread, so a caller's extra headers add to the content type.
+    headers: { ...json, ...(options.headers || {}) },
   });
   if (response.status === 204) return null;
   // A proxy or a crashed worker may answer with HTML: never let JSON parsing hide the status.

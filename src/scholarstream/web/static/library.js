@@ -10,7 +10,6 @@ import {
   renderProblem,
   renderRecordDetail,
   renderStatus,
-  responseError,
   venueLine,
 } from "/static/app/records.js";
 
@@ -284,14 +283,8 @@ importForm.addEventListener("submit", async (event) => {
   importStatus.setAttribute("aria-busy", "true");
   renderStatus(importStatus, `Importing ${file.name}…`, "loading");
   try {
-    // Not api(): a multipart body needs the browser's own Content-Type with its boundary.
-    const response = await fetch("/api/v1/library/imports", {
-      method: "POST",
-      body: data,
-      credentials: "same-origin",
-    });
-    if (!response.ok) throw await responseError(response);
-    importStatus.replaceChildren(importSummary(await response.json()));
+    const report = await api("/api/v1/library/imports", { method: "POST", body: data });
+    importStatus.replaceChildren(importSummary(report));
     importForm.reset();
     show(readState());
   } catch (error) {

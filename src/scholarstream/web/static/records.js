@@ -235,15 +235,6 @@ export function renderStatus(container, text, kind = "info") {
   container.replaceChildren(el("p", { class: `status ${kind}` }, text));
 }
 
-/** An error as thrown by app.js's api(), for a fetch that cannot go through api(). */
-export async function responseError(response) {
-  const body = await response.json().catch(() => null);
-  const message = body?.message ?? `The server answered ${response.status} ${response.statusText}.`;
-  const error = new Error(body?.hint ? `${message} ${body.hint}` : message);
-  error.body = body;
-  return error;
-}
-
 /** Does the URL hold a non-empty value for any of ``names``? */
 export function hasAny(params, names) {
   return names.some((name) => (params.get(name) || "").trim() !== "");
