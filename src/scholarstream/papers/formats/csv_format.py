@@ -1,0 +1,358 @@
+"""CSV (and tab- or semicolon-separated) tables of records, one row each.
+
+Every tool names its columns differently (Zotero "Publication Title", Covidence
+"Published Year", Rayyan "pubmed_id", the deduplication benchmarks "ID"), so columns are
+matched through an alias table: header names are compared lower case with spaces and
+punctuation removed. The writer's own header (``COLUMNS``) is in that table too, so an
+export reads back to the same values.
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from typing import BinaryIO, TextIO
+
+from scholarstream.errors import InvalidInputError
+from scholarstream.papers.formats._fields import (
+    Draft,
+    as_paper,
+    date_from_parts,
+    decoded_lines,
+    issn_text,
+    join_pages,
+    make_links,
+    parse_date,
+    people,
+    person_text,
+    sniff_text,
+    valid_year,
+)
+from scholarstream.papers.formats.base import (
+    FileFormat,
+    ReadItem,
+    RecordProblem,
+    register_format,
+)
+from scholarstream.papers.identifiers import normalize_pmid
+from scholarstream.papers.model import Paper, Trial
+
+COLUMNS: tuple[str, ...] = (
+    "record_id",
+    "title",
+    "authors",
+    "year",
+    "published",
+    "venue",
+    "volume",
+    "issue",
+    "pages",
+    "publisher",
+    "issn",
+    "language",
+    "doi",
+    "pmid",
+    "pmcid",
+    "arxiv_id",
+    "openalex_id",
+    "s2_id",
+    "nct_id",
+    "abstract",
+    "keywords",
+    "mesh_terms",
+    "publication_types",
+    "url",
+    "citation_count",
+)
+"""The header the writer uses, in order."""
+
+ALIASES: dict[str, tuple[str, ...]] = {
+    "record_id": ("recordid", "id", "key", "covidence#", "recordnumber", "recnumber"),
+    "title": ("title", "articletitle", "documenttitle", "primarytitle"),
+    "authors": ("authors", "author", "au"),
+    "year": ("year", "publicationyear", "publishedyear", "pubyear"),
+    "published": ("published", "publicationdate", "date", "pubdate", "publisheddate"),
+    "month": ("month", "publishedmonth"),
+    "day": ("day",),
+    "venue": (
+        "venue",
+        "journal",
+        "publicationtitle",
+        "sourcetitle",
+        "journaltitle",
+        "secondarytitle",
+        "booktitle",
+        "publicationname",
+    ),
+    "volume": ("volume",),
+    "issue": ("issue", "number"),
+    "pages": ("pages", "page", "pagination"),
+    "start_page": ("pagestart", "startpage", "beginningpage"),
+    "end_page": ("pageend", "endpage", "endingpage"),
+    "publisher": ("publisher",),
+    "issn": ("issn", "isbnissn", "issnisbn", "isbn", "eissn"),
+    "language": ("language", "languageoforiginaldocument"),
+    "doi": ("doi", "electronicresourcenumber"),
+    "pmid": ("pmid", "pubmedid"),
+    "accession": ("accessionnumber",),
+    "pmcid": ("pmcid",),
+    "arxiv_id": ("arxivid", "arxiv"),
+    "openalex_id": ("openalexid", "openalex"),
+    "s2_id": ("s2id", "semanticscholarid"),
+    "nct_id": ("nctid",),
+    "abstract": ("abstract", "abstractnote"),
+    "keywords": ("keywords", "manualtags", "automatictags", "authorkeywords", "indexkeywords"),
+    "mesh_terms": ("meshterms", "mesh", "meshheadings"),
+    "publication_types": ("publicationtypes", "publicationtype", "documenttype"),
+    "item_type": ("itemtype", "entrytype", "referencetype"),
+    "url": ("url", "urls", "link"),
+    "citation_count": ("citationcount", "citedby", "timescited"),
+    "extra": ("extra",),
+}
+"""Field -> header aliases (normalised, see ``_normalise``), the first present wins;
+``keywords`` takes every column it finds."""
+_MERGED_FIELDS = frozenset({"keywords"})
+
+ITEM_TYPES: dict[str, str | None] = {
+    "journalarticle": "Journal Article",
+    "article": "Journal Article",
+    "magazinearticle": "Magazine Article",
+    "newspaperarticle": "Newspaper Article",
+    "book": "Book",
+    "booksection": "Book Section",
+    "incollection": "Book Section",
+    "inbook": "Book Section",
+    "conferencepaper": "Conference Paper",
+    "inproceedings": "Conference Paper",
+    "proceedings": "Conference Proceedings",
+    "thesis": "Thesis",
+    "phdthesis": "Thesis",
+    "mastersthesis": "Thesis",
+    "report": "Report",
+    "techreport": "Report",
+    "webpage": "Web Page",
+    "preprint": "Preprint",
+    "dataset": "Dataset",
+    "manuscript": "Manuscript",
+    "patent": "Patent",
+    "computerprogram": "Computer Program",
+    "document": None,
+    "misc": None,
+    "generic": None,
+}
+"""Item-type codes (Zotero ``journalArticle``, BibTeX ``article``, EndNote ``Generic``)
+-> publication type; other values are kept as written."""
+
+_EXTRA_IDS = {
+    "pmid": re.compile(r"\bPMID:\s*(\d+)", re.IGNORECASE),
+    "pmcid": re.compile(r"\bPMCID:\s*(PMC\d+)", re.IGNORECASE),
+    "arxiv_id": re.compile(r"\barXiv:\s*(\S+)", re.IGNORECASE),
+}
+"""Zotero keeps identifiers it has no field for in "Extra" as ``PMID: 123`` lines."""
+_DELIMITERS = (",", "\t", ";")
+_HEADER_KEY = re.compile(r"[^a-z0-9#]")
+_LIST_SEPARATOR = re.compile(r"\s*;\s*")
+_TITLE_ALIASES = frozenset(ALIASES["title"])
+
+
+def _normalise(header: str) -> str:
+    return _HEADER_KEY.sub("", header.strip().lstrip("\ufeff").lower())
+
+
+def _delimiter(first_line: str) -> str:
+    counts = {delimiter: first_line.count(delimiter) for delimiter in _DELIMITERS}
+    return max(_DELIMITERS, key=lambda d: (counts[d], d == ","))
+
+
+def sniff_csv(head: bytes) -> bool:
+    """Conservative: the first line splits into columns and one of them is a title."""
+    first = sniff_text(head).split("\n", 1)[0].strip("\r")
+    delimiter = _delimiter(first)
+    if delimiter not in first:
+        return False
+    header = next(csv.reader([first], delimiter=delimiter), [])
+    return any(_normalise(name) in _TITLE_ALIASES for name in header)
+
+
+def _columns(header: Sequence[str]) -> dict[str, list[int]]:
+    """Field -> the indexes of the columns holding it, in alias priority."""
+    positions: dict[str, list[int]] = {}
+    for index, name in enumerate(header):
+        positions.setdefault(_normalise(name), []).append(index)
+    return {
+        field: [index for alias in aliases for index in positions.get(alias, [])]
+        for field, aliases in ALIASES.items()
+        if any(alias in positions for alias in aliases)
+    }
+
+
+class _Row:
+    def __init__(self, cells: Sequence[str], columns: dict[str, list[int]]) -> None:
+        self.cells = cells
+        self.columns = columns
+
+    def all(self, field: str) -> list[str]:
+        cells = self.cells
+        return [
+            cells[i].strip()
+            for i in self.columns.get(field, [])
+            if i < len(cells) and cells[i].strip()
+        ]
+
+    def get(self, field: str) -> str | None:
+        values = self.all(field)
+        return values[0] if values else None
+
+    def items(self, field: str) -> list[str]:
+        """A list column: ``;``-separated (every column for merged fields)."""
+        values = self.all(field) if field in _MERGED_FIELDS else self.all(field)[:1]
+        return [part for value in values for part in _LIST_SEPARATOR.split(value) if part]
+
+
+def read_csv(stream: BinaryIO, filename: str) -> Iterator[ReadItem]:
+    lines = decoded_lines(stream)
+    first = next(lines, None)
+    if first is None:
+        return
+    reader = csv.reader(itertools.chain([first], lines), delimiter=_delimiter(first))
+    header = next(reader, [])
+    columns = _columns(header)
+    if "title" not in columns:
+        shown = ", ".join(name.strip() for name in header[:12])
+        raise InvalidInputError(
+            f"{filename} has no title column (its columns: {shown}).",
+            hint="Name the column holding titles 'title' (or 'Title'), or export the file "
+            "in another format.",
+        )
+    number = 0
+    while True:
+        line = reader.line_num + 1
+        try:
+            cells = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            number += 1
+            yield RecordProblem(filename, number, f"the row cannot be read ({exc}); skipped", line)
+            continue
+        if not any(cell.strip() for cell in cells):
+            continue
+        number += 1
+        yield _draft(_Row(cells, columns)).build(
+            source="csv", file=filename, number=number, line=line
+        )
+
+
+def _types(row: _Row) -> list[str]:
+    coded = [ITEM_TYPES.get(_normalise(value), value) for value in row.items("item_type")]
+    return [kind for kind in coded if kind] + row.items("publication_types")
+
+
+def _extra(row: _Row, key: str) -> str | None:
+    match = _EXTRA_IDS[key].search(row.get("extra") or "")
+    return match.group(1) if match else None
+
+
+def _pmid(row: _Row) -> str | None:
+    """An accession number (Covidence) is a PMID only when it looks like one."""
+    pmid = row.get("pmid") or _extra(row, "pmid")
+    if pmid is None and (accession := normalize_pmid(row.get("accession"))):
+        pmid = accession if len(accession) <= 8 else None
+    return pmid
+
+
+def _draft(row: _Row) -> Draft:
+    year = valid_year(row.get("year"))
+    date_year, published = parse_date(row.get("published"), year)
+    if published is None:
+        published = date_from_parts(year or date_year, row.get("month"), row.get("day"))
+    count = row.get("citation_count")
+    return Draft(
+        record_id=row.get("record_id"),
+        title=row.get("title"),
+        abstract=row.get("abstract"),
+        authors=people(row.all("authors")[:1]),
+        venue=row.get("venue"),
+        volume=row.get("volume"),
+        issue=row.get("issue"),
+        pages=row.get("pages") or join_pages(row.get("start_page"), row.get("end_page")),
+        publisher=row.get("publisher"),
+        issn=issn_text(row.all("issn")),
+        language=row.get("language"),
+        year=year or date_year,
+        published=published,
+        publication_types=_types(row),
+        mesh_terms=row.items("mesh_terms"),
+        keywords=row.items("keywords"),
+        links=make_links(
+            (url.rstrip(";,"), "landing") for value in row.all("url")[:1] for url in value.split()
+        ),
+        doi=row.get("doi"),
+        pmid=_pmid(row),
+        pmcid=row.get("pmcid") or _extra(row, "pmcid"),
+        arxiv_id=row.get("arxiv_id") or _extra(row, "arxiv_id"),
+        openalex_id=row.get("openalex_id"),
+        s2_id=row.get("s2_id"),
+        nct_id=row.get("nct_id"),
+        citation_count=int(count) if count and count.isdigit() else None,
+    )
+
+
+def _cells(paper: Paper) -> list[str]:
+    ids = paper.ids
+    values: dict[str, str | None] = {
+        "record_id": paper.record_id,
+        "title": paper.title,
+        "authors": "; ".join(person_text(author) for author in paper.authors),
+        "year": str(paper.year) if paper.year else None,
+        "published": paper.published.isoformat() if paper.published else None,
+        "venue": paper.venue,
+        "volume": paper.volume,
+        "issue": paper.issue,
+        "pages": paper.pages,
+        "publisher": paper.publisher,
+        "issn": paper.issn,
+        "language": paper.language,
+        "doi": ids.doi,
+        "pmid": ids.pmid,
+        "pmcid": ids.pmcid,
+        "arxiv_id": ids.arxiv_id,
+        "openalex_id": ids.openalex_id,
+        "s2_id": ids.s2_id,
+        "nct_id": ids.nct_id,
+        "abstract": paper.abstract,
+        "keywords": "; ".join(paper.keywords),
+        "mesh_terms": "; ".join(paper.mesh_terms),
+        "publication_types": "; ".join(paper.publication_types),
+        "url": " ".join(link.url for link in paper.links),
+        "citation_count": str(paper.citation_count) if paper.citation_count is not None else None,
+    }
+    return [values[column] or "" for column in COLUMNS]
+
+
+def write_csv(records: Iterable[Paper | Trial], out: TextIO) -> int:
+    """UTF-8 with a byte-order mark, so spreadsheet programs read non-ASCII text right."""
+    writer = csv.writer(out, lineterminator="\n")
+    out.write("\ufeff")
+    writer.writerow(COLUMNS)
+    count = 0
+    for record in records:
+        writer.writerow(_cells(as_paper(record)))
+        count += 1
+    return count
+
+
+CSV = register_format(
+    FileFormat(
+        name="csv",
+        label="CSV",
+        extensions=(".csv", ".tsv"),
+        sniff=sniff_csv,
+        read=read_csv,
+        write=write_csv,
+        media_type="text/csv",
+        export_extension=".csv",
+    )
+)
