@@ -17,13 +17,11 @@ import html
 import logging
 import re
 from collections.abc import Sequence
-from typing import TypeVar
 from urllib.parse import quote
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field
 
-from scholarstream.errors import SourceUnavailableError
 from scholarstream.papers import Record
 from scholarstream.papers.identifiers import normalize_doi
 from scholarstream.papers.model import Author, Identifiers, Link, Paper, Provenance, Retraction
@@ -36,10 +34,9 @@ from scholarstream.sources.base import (
     check_filters,
     register_source,
 )
+from scholarstream.sources.responses import ResponseModel, read_json
 
 logger = logging.getLogger(__name__)
-
-_M = TypeVar("_M", bound=BaseModel)
 
 NAME = "crossref"
 WORKS_URL = "https://api.crossref.org/works"
@@ -97,20 +94,16 @@ QUERY_SYNTAX = (
 )
 
 
-class _Loose(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-
-class _DateParts(_Loose):
+class _DateParts(ResponseModel):
     # [[2021, 10, 8]], [[2021]], or [[null]] when the date is unknown.
     date_parts: list[list[int | None]] = Field(default_factory=list, alias="date-parts")
 
 
-class _Affiliation(_Loose):
+class _Affiliation(ResponseModel):
     name: str | None = None
 
 
-class _Author(_Loose):
+class _Author(ResponseModel):
     given: str | None = None
     family: str | None = None
     name: str | None = None
@@ -118,27 +111,27 @@ class _Author(_Loose):
     affiliation: list[_Affiliation] = Field(default_factory=list)
 
 
-class _Update(_Loose):
+class _Update(ResponseModel):
     DOI: str | None = None
     type: str | None = None
     label: str | None = None
     updated: _DateParts | None = None
 
 
-class _LinkEntry(_Loose):
+class _LinkEntry(ResponseModel):
     URL: str | None = None
     content_type: str | None = Field(default=None, alias="content-type")
 
 
-class _Primary(_Loose):
+class _Primary(ResponseModel):
     URL: str | None = None
 
 
-class _Resource(_Loose):
+class _Resource(ResponseModel):
     primary: _Primary | None = None
 
 
-class _Work(_Loose):
+class _Work(ResponseModel):
     DOI: str
     title: list[str] = Field(default_factory=list)
     abstract: str | None = None
@@ -162,17 +155,17 @@ class _Work(_Loose):
     resource: _Resource | None = None
 
 
-class _WorkList(_Loose):
+class _WorkList(ResponseModel):
     total_results: int | None = Field(default=None, alias="total-results")
     next_cursor: str | None = Field(default=None, alias="next-cursor")
     items: list[_Work] = Field(default_factory=list)
 
 
-class _ListResponse(_Loose):
+class _ListResponse(ResponseModel):
     message: _WorkList
 
 
-class _WorkResponse(_Loose):
+class _WorkResponse(ResponseModel):
     message: _Work
 
 
@@ -357,7 +350,7 @@ class CrossrefSource:
                 **{name: query.filters.get(name) for name in PARAMETER_FILTERS},
             },
         )
-        page = _read(_ListResponse, response).message
+        page = read_json(NAME, "Crossref", _ListResponse, response).message
         records: list[Record] = [p for w in page.items if (p := work_to_paper(w)) is not None]
         # Crossref hands out a next cursor even on the last page; a short page is the end.
         more = len(page.items) >= rows and page.next_cursor
@@ -377,22 +370,10 @@ class CrossrefSource:
             )
             if response.status_code == 404:
                 continue
-            paper = work_to_paper(_read(_WorkResponse, response).message)
+            paper = work_to_paper(read_json(NAME, "Crossref", _WorkResponse, response).message)
             if paper is not None:
                 records.append(paper)
         return records
-
-
-def _read(model: type[_M], response: httpx.Response) -> _M:
-    try:
-        return model.model_validate_json(response.content)
-    except ValidationError as exc:
-        raise SourceUnavailableError(
-            NAME,
-            f"Crossref answered with a body we could not read ({exc.error_count()} problems, "
-            f"first: {exc.errors()[0]['msg']}).",
-            hint="Try again later; if it persists the Crossref API may have changed.",
-        ) from exc
 
 
 @register_source(NAME)

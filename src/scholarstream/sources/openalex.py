@@ -13,9 +13,8 @@ import re
 from collections.abc import Iterable, Sequence
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field
 
-from scholarstream.errors import SourceUnavailableError
 from scholarstream.papers import Record
 from scholarstream.papers.identifiers import normalize_doi, normalize_openalex_id
 from scholarstream.papers.model import Author, Identifiers, Link, Paper, Provenance, Retraction
@@ -28,6 +27,7 @@ from scholarstream.sources.base import (
     check_filters,
     register_source,
 )
+from scholarstream.sources.responses import ResponseModel, read_json
 
 logger = logging.getLogger(__name__)
 
@@ -97,62 +97,56 @@ QUERY_SYNTAX = (
 )
 
 
-class _Loose(BaseModel):
-    """OpenAlex adds fields over time; only the ones read here are declared."""
-
-    model_config = ConfigDict(extra="ignore")
-
-
-class _Source(_Loose):
+class _Source(ResponseModel):
     display_name: str | None = None
     issn_l: str | None = None
     host_organization_name: str | None = None
 
 
-class _Location(_Loose):
+class _Location(ResponseModel):
     landing_page_url: str | None = None
     pdf_url: str | None = None
     source: _Source | None = None
 
 
-class _OpenAccess(_Loose):
+class _OpenAccess(ResponseModel):
     oa_url: str | None = None
 
 
-class _AuthorRef(_Loose):
+class _AuthorRef(ResponseModel):
     display_name: str | None = None
     orcid: str | None = None
 
 
-class _Named(_Loose):
+class _Named(ResponseModel):
     display_name: str | None = None
 
 
-class _Authorship(_Loose):
+class _Authorship(ResponseModel):
     author: _AuthorRef = Field(default_factory=_AuthorRef)
     institutions: list[_Named] = Field(default_factory=list)
     raw_affiliation_strings: list[str] = Field(default_factory=list)
 
 
-class _Ids(_Loose):
+class _Ids(ResponseModel):
     openalex: str | None = None
     doi: str | None = None
     pmid: str | None = None
     pmcid: str | None = None
 
 
-class _Biblio(_Loose):
+class _Biblio(ResponseModel):
     volume: str | None = None
     issue: str | None = None
     first_page: str | None = None
     last_page: str | None = None
 
 
-class _Mesh(_Loose):
+class _Mesh(ResponseModel):
     descriptor_name: str | None = None
 
 
-class _Work(_Loose):
+class _Work(ResponseModel):
     id: str
     doi: str | None = None
     title: str | None = None
@@ -175,12 +169,12 @@ class _Work(_Loose):
     abstract_inverted_index: dict[str, list[int]] | None = None
 
 
-class _Meta(_Loose):
+class _Meta(ResponseModel):
     count: int | None = None
     next_cursor: str | None = None
 
 
-class _WorksPage(_Loose):
+class _WorksPage(ResponseModel):
     meta: _Meta = Field(default_factory=_Meta)
     results: list[_Work] = Field(default_factory=list)
 
@@ -413,15 +407,7 @@ def _in_requested_order(papers: list[Paper], ids: Sequence[str]) -> list[Record]
 
 
 def _read_page(response: httpx.Response) -> _WorksPage:
-    try:
-        return _WorksPage.model_validate_json(response.content)
-    except ValidationError as exc:
-        raise SourceUnavailableError(
-            NAME,
-            f"OpenAlex answered with a body we could not read ({exc.error_count()} problems, "
-            f"first: {exc.errors()[0]['msg']}).",
-            hint="Try again later; if it persists the OpenAlex API may have changed.",
-        ) from exc
+    return read_json(NAME, "OpenAlex", _WorksPage, response)
 
 
 @register_source(NAME)

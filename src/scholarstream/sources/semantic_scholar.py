@@ -15,13 +15,12 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import Sequence
-from typing import TypeVar
 from urllib.parse import quote
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field
 
-from scholarstream.errors import SourceQueryError, SourceUnavailableError
+from scholarstream.errors import SourceQueryError
 from scholarstream.papers import Record
 from scholarstream.papers.model import Author, Identifiers, Link, Paper, Provenance
 from scholarstream.sources.base import (
@@ -33,10 +32,9 @@ from scholarstream.sources.base import (
     check_filters,
     register_source,
 )
+from scholarstream.sources.responses import ResponseModel, read_json
 
 logger = logging.getLogger(__name__)
-
-_M = TypeVar("_M", bound=BaseModel)
 
 NAME = "semantic_scholar"
 API = "https://api.semanticscholar.org/graph/v1"
@@ -97,32 +95,28 @@ QUERY_SYNTAX = (
 )
 
 
-class _Loose(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-
-class _ExternalIds(_Loose):
+class _ExternalIds(ResponseModel):
     DOI: str | None = None
     PubMed: str | None = None
     PubMedCentral: str | None = None
     ArXiv: str | None = None
 
 
-class _Journal(_Loose):
+class _Journal(ResponseModel):
     name: str | None = None
     volume: str | None = None
     pages: str | None = None
 
 
-class _Author(_Loose):
+class _Author(ResponseModel):
     name: str | None = None
 
 
-class _OpenAccessPdf(_Loose):
+class _OpenAccessPdf(ResponseModel):
     url: str | None = None
 
 
-class _Paper(_Loose):
+class _Paper(ResponseModel):
     paperId: str  # noqa: N815  (the API's field name)
     externalIds: _ExternalIds | None = None  # noqa: N815
     url: str | None = None
@@ -139,13 +133,13 @@ class _Paper(_Loose):
     openAccessPdf: _OpenAccessPdf | None = None  # noqa: N815
 
 
-class _RelevancePage(_Loose):
+class _RelevancePage(ResponseModel):
     total: int | None = None
     next: int | None = None
     data: list[_Paper] = Field(default_factory=list)
 
 
-class _BulkPage(_Loose):
+class _BulkPage(ResponseModel):
     total: int | None = None
     token: str | None = None
     data: list[_Paper] = Field(default_factory=list)
@@ -303,7 +297,7 @@ class SemanticScholarSource:
                 **self._filter_params(query),
             },
         )
-        page = _read(_RelevancePage, response)
+        page = read_json(NAME, "Semantic Scholar", _RelevancePage, response)
         records: list[Record] = [p for item in page.data if (p := paper_from_s2(item))]
         next_offset = page.next if page.data and page.next is not None else None
         if next_offset is not None and next_offset >= RELEVANCE_WINDOW:
@@ -327,7 +321,7 @@ class SemanticScholarSource:
                 **self._filter_params(query),
             },
         )
-        page = _read(_BulkPage, response)
+        page = read_json(NAME, "Semantic Scholar", _BulkPage, response)
         records: list[Record] = [p for item in page.data if (p := paper_from_s2(item))]
         return SearchPage(
             source=NAME,
@@ -350,22 +344,10 @@ class SemanticScholarSource:
             )
             if response.status_code == 404:
                 continue
-            paper = paper_from_s2(_read(_Paper, response))
+            paper = paper_from_s2(read_json(NAME, "Semantic Scholar", _Paper, response))
             if paper is not None:
                 records.append(paper)
         return records
-
-
-def _read(model: type[_M], response: httpx.Response) -> _M:
-    try:
-        return model.model_validate_json(response.content)
-    except ValidationError as exc:
-        raise SourceUnavailableError(
-            NAME,
-            f"Semantic Scholar answered with a body we could not read ({exc.error_count()} "
-            f"problems, first: {exc.errors()[0]['msg']}).",
-            hint="Try again later; if it persists the Semantic Scholar API may have changed.",
-        ) from exc
 
 
 @register_source(NAME)

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from scholarstream.errors import (
     SourceCredentialsError,
@@ -41,6 +41,7 @@ from scholarstream.sources.base import (
     check_filters,
     register_source,
 )
+from scholarstream.sources.responses import ResponseModel
 
 logger = logging.getLogger(__name__)
 
@@ -77,33 +78,29 @@ QUERY_SYNTAX = (
 )
 
 
-class _Loose(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-
-class _CitedBy(_Loose):
+class _CitedBy(ResponseModel):
     total: int | None = None
 
 
-class _InlineLinks(_Loose):
+class _InlineLinks(ResponseModel):
     cited_by: _CitedBy | None = None
 
 
-class _PublicationAuthor(_Loose):
+class _PublicationAuthor(ResponseModel):
     name: str | None = None
 
 
-class _PublicationInfo(_Loose):
+class _PublicationInfo(ResponseModel):
     summary: str | None = None
     authors: list[_PublicationAuthor] = Field(default_factory=list)
 
 
-class _Resource(_Loose):
+class _Resource(ResponseModel):
     link: str | None = None
     file_format: str | None = None
 
 
-class _Result(_Loose):
+class _Result(ResponseModel):
     title: str | None = None
     result_id: str | None = None
     type: str | None = None
@@ -114,11 +111,11 @@ class _Result(_Loose):
     inline_links: _InlineLinks | None = None
 
 
-class _SearchInformation(_Loose):
+class _SearchInformation(ResponseModel):
     total_results: int | None = None
 
 
-class _Response(_Loose):
+class _Response(ResponseModel):
     error: str | None = None
     search_information: _SearchInformation | None = None
     organic_results: list[_Result] = Field(default_factory=list)
