@@ -52,7 +52,12 @@ def test_import_search_show_export_round_trip(data_dir: Path, tmp_path: Path) ->
 
 
 def test_bad_input_says_what_to_do(data_dir: Path, tmp_path: Path) -> None:
-    for args in (["import", str(tmp_path / "missing.ris")], ["export", "--format", "docx"]):
+    expected = {
+        ("import", str(tmp_path / "missing.ris")): "Not a file",
+        ("export", "--format", "docx"): "bibtex",  # the formats there are
+        ("library", "search", "x", "--year-from", "2020", "--year-to", "2000"): "year_from",
+    }
+    for args, explanation in expected.items():
         result = subprocess.run(
             [sys.executable, "-m", "scholarstream", "--data-dir", str(data_dir), *args],
             capture_output=True,
@@ -61,7 +66,7 @@ def test_bad_input_says_what_to_do(data_dir: Path, tmp_path: Path) -> None:
         )
         assert result.returncode == 2, result.stderr
         assert "Error:" in result.stderr and "What to do:" in result.stderr
-    assert "bibtex" in result.stderr  # the export error lists the formats there are
+        assert explanation in result.stderr
 
     junk = tmp_path / "junk.bin"
     junk.write_bytes(b"\x00\x01\x02")

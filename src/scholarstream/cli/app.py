@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from pydantic import ValidationError
 
 from scholarstream import __version__
 from scholarstream.cli import (
@@ -95,3 +96,12 @@ def main() -> None:
         if exc.hint:
             err_console.print(f"[yellow]What to do:[/] {exc.hint}", highlight=False)
         sys.exit(2 if isinstance(exc, (ConfigurationError, InvalidInputError)) else 1)
+    except ValidationError as exc:
+        # Options that passed Typer's checks but not a model's (e.g. --year-from after
+        # --year-to): the same two lines as any bad input.
+        problems = "; ".join(
+            f"{'.'.join(map(str, e['loc'])) or 'input'}: {e['msg']}" for e in exc.errors()
+        )
+        err_console.print(f"[bold red]Error:[/] {problems}", highlight=False)
+        err_console.print("[yellow]What to do:[/] Correct the options and run the command again.")
+        sys.exit(2)
