@@ -59,8 +59,11 @@ def library_search(
         typer.echo(page.model_dump_json(indent=2))
         return
     table = Table(title=f"{page.total} records match" if text else f"{page.total} records")
-    for column in ("id", "year", "first author", "title", "score"):
-        table.add_column(column, overflow="fold")
+    table.add_column("id", no_wrap=True)
+    table.add_column("year")
+    table.add_column("first author", max_width=20)
+    table.add_column("title", overflow="fold", ratio=1)
+    table.add_column("score")
     for item in page.items:
         table.add_row(
             str(item.id),
