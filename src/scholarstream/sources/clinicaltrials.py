@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 from scholarstream.errors import SourceQueryError, SourceUnavailableError
@@ -39,6 +39,7 @@ from scholarstream.sources.base import (
     check_filters,
     register_source,
 )
+from scholarstream.sources.responses import ResponseModel
 
 logger = logging.getLogger(__name__)
 
@@ -94,8 +95,8 @@ _PARTIAL_DATE = re.compile(r"^(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?$")
 # --- the API's study shape (the parts read here) -------------------------------------
 
 
-class _Api(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+class _Api(ResponseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
 
 
 class _DateStruct(_Api):

@@ -35,6 +35,7 @@ from scholarstream.sources.base import (
     register_source,
 )
 from scholarstream.sources.http import Params
+from scholarstream.sources.responses import ResponseModel
 
 logger = logging.getLogger(__name__)
 
@@ -74,10 +75,10 @@ QUERY_SYNTAX = (
 )
 
 
-class _ESearchResult(BaseModel):
+class _ESearchResult(ResponseModel):
     """The ``esearchresult`` object of an esearch JSON answer (the fields used here)."""
 
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    model_config = ConfigDict(populate_by_name=True)
 
     count: int = 0
     retstart: int = 0
