@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 import logging
 import re
+import sys
 from collections.abc import Iterable
 from contextvars import ContextVar
 from datetime import UTC, datetime
+from typing import TextIO
 
 from scholarstream.settings import LoggingSettings
 
@@ -64,8 +66,22 @@ class JsonFormatter(logging.Formatter):
 PLAIN_FORMAT = "%(asctime)s %(levelname)-7s %(name)s [%(request_id)s] %(message)s"
 
 
+class _CurrentStderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to ``sys.stderr`` as it is when each record is written, not as it was when
+    logging was configured: a replaced stderr (a test runner's capture, a redirect) must
+    never leave the handler holding a closed stream."""
+
+    @property
+    def stream(self) -> TextIO:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value: TextIO) -> None:
+        """StreamHandler assigns its stream on creation; the current stderr is used instead."""
+
+
 def configure_logging(settings: LoggingSettings, *, secrets: Iterable[str] = ()) -> None:
-    handler = logging.StreamHandler()
+    handler = _CurrentStderrHandler()
     handler.addFilter(_ContextFilter(secrets))
     handler.setFormatter(
         JsonFormatter() if settings.format == "json" else logging.Formatter(PLAIN_FORMAT)
