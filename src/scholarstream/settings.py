@@ -92,6 +92,20 @@ class SourceSettings(_Section):
     )
 
 
+class SearchSettings(_Section):
+    default_sources: list[str] = Field(
+        default_factory=lambda: ["pubmed", "openalex", "semantic_scholar", "library"],
+        description="Sources a paper search uses unless the strategy names others.",
+    )
+    results_per_source: int = Field(default=50, ge=1, le=500)
+    max_iterations: int = Field(default=5, ge=1, le=20)
+    llm_adjudication: bool = Field(
+        default=False,
+        description="Ask the model about borderline duplicate pairs (costs one call per batch).",
+    )
+    scoring_batch_size: int = Field(default=10, ge=1, le=50)
+
+
 class LoggingSettings(_Section):
     level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     format: Literal["plain", "json"] = "plain"
@@ -135,6 +149,7 @@ class Settings(BaseSettings):
     server: ServerSettings = Field(default_factory=ServerSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     sources: SourceSettings = Field(default_factory=SourceSettings)
+    search: SearchSettings = Field(default_factory=SearchSettings)
     logging: LoggingSettings = Field(default_factory=LoggingSettings)
     engine: EngineSettings = Field(default_factory=EngineSettings)
 

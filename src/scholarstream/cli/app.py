@@ -13,10 +13,12 @@ from scholarstream import __version__
 from scholarstream.cli import (
     config_cmd,
     db_cmd,
+    dedup_cmd,
     export_cmd,
     import_cmd,
     library_cmd,
     models_cmd,
+    search_cmd,
     server_cmd,
     sources_cmd,
     tokens_cmd,
@@ -84,6 +86,8 @@ for module in (
     library_cmd,
     export_cmd,
     sources_cmd,
+    search_cmd,
+    dedup_cmd,
 ):
     module.register(app)
 

@@ -1,0 +1,1 @@
+"""Paper search with human checkpoints (seed 003)."""

@@ -1,0 +1,66 @@
+"""How search skills call a model: structured output through a pydantic-ai agent.
+
+Skills depend on ``SkillLLM`` only. In the product it is ``GatewaySkillLLM`` (the user's
+models and keys, usage recorded); tests and benchmarks use ``ModelSkillLLM`` with
+pydantic-ai's ``TestModel`` or ``FunctionModel``.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Protocol, TypeVar
+
+from pydantic_ai import Agent
+from pydantic_ai.exceptions import UnexpectedModelBehavior
+from pydantic_ai.models import Model
+
+from scholarstream.db.scope import OwnerScope
+from scholarstream.db.session import Database
+from scholarstream.errors import LLMError
+from scholarstream.llm import DEFAULT_ROLE, LLMGateway
+
+OutputT = TypeVar("OutputT")
+
+
+class SkillLLM(Protocol):
+    async def structured(
+        self, agent: Agent[None, OutputT], prompt: str, *, feature: str, role: str = DEFAULT_ROLE
+    ) -> OutputT:
+        """The agent's validated output; ``LLMError`` when the model fails or keeps
+        answering with output that does not validate."""
+        ...
+
+
+class GatewaySkillLLM:
+    def __init__(self, gateway: LLMGateway, database: Database, owner_id: uuid.UUID) -> None:
+        self.gateway = gateway
+        self.database = database
+        self.owner_id = owner_id
+
+    async def structured(
+        self, agent: Agent[None, OutputT], prompt: str, *, feature: str, role: str = DEFAULT_ROLE
+    ) -> OutputT:
+        async with self.database.session() as session:
+            result = await self.gateway.run(
+                agent, prompt, scope=OwnerScope(session, self.owner_id), feature=feature, role=role
+            )
+        return result.output
+
+
+class ModelSkillLLM:
+    """Runs the agent on one given model, without the usage ledger."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+
+    async def structured(
+        self, agent: Agent[None, OutputT], prompt: str, *, feature: str, role: str = DEFAULT_ROLE
+    ) -> OutputT:
+        try:
+            result = await agent.run(prompt, model=self.model)
+        except UnexpectedModelBehavior as exc:
+            raise LLMError(
+                f"The model gave an answer that could not be used: {exc.message}",
+                hint="Try again, or configure a stronger model for this role.",
+            ) from exc
+        return result.output
