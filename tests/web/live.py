@@ -12,7 +12,7 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -23,11 +23,14 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 import uvicorn
+from dbos import DBOS
 from playwright.sync_api import Page
+from pydantic_ai.models import Model
 
 from scholarstream.accounts import create_user
 from scholarstream.api import create_app
 from scholarstream.db import upgrade
+from scholarstream.engine import Engine
 from scholarstream.runtime import build_runtime
 from scholarstream.settings import Settings, load_settings
 from tests.conftest import LEAKY_ENV
@@ -161,13 +164,21 @@ def serve(
     accounts: Sequence[Account] = (),
     *,
     source_transport: httpx.AsyncBaseTransport | None = None,
+    engine: bool = False,
+    models: Mapping[str, Model] | None = None,
 ) -> Iterator[LiveServer]:
     """Migrate, create ``accounts``, and serve the app with uvicorn until the block ends.
-    ``source_transport`` answers the literature sources' requests instead of the network."""
+    ``source_transport`` answers the literature sources' requests instead of the network;
+    ``models`` replaces the configured models by role (e.g. a scripted ``FunctionModel``);
+    ``engine`` launches the durable engine (DBOS) with the app, as ``scholarstream serve``
+    does. DBOS is one instance per process: one engine-backed server at a time."""
     _off_loop(lambda: upgrade(settings.app_database_url))
     if accounts:
         _off_loop(lambda: asyncio.run(_create_accounts(settings, accounts)))
-    app = create_app(build_runtime(settings, source_transport=source_transport))
+    runtime = build_runtime(settings, model_overrides=models, source_transport=source_transport)
+    if engine:
+        DBOS.destroy(destroy_registry=False)
+    app = create_app(runtime, engine=Engine(runtime) if engine else None)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
@@ -184,6 +195,8 @@ def serve(
         server.should_exit = True
         thread.join(timeout=_SHUTDOWN_SECONDS)
         sock.close()
+        if engine:
+            DBOS.destroy(destroy_registry=False)
         assert not thread.is_alive(), f"uvicorn did not stop within {_SHUTDOWN_SECONDS} s"
 
 

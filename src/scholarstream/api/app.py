@@ -16,7 +16,16 @@ from scholarstream import __version__
 from scholarstream.accounts import ensure_local_user
 from scholarstream.api.errors import ERROR_RESPONSES, install_error_handlers
 from scholarstream.api.middleware import LoopbackHostMiddleware, RequestIdMiddleware
-from scholarstream.api.routes import auth, health, library, me, models, sources, tokens
+from scholarstream.api.routes import (
+    auth,
+    health,
+    library,
+    me,
+    models,
+    search,
+    sources,
+    tokens,
+)
 from scholarstream.engine import Engine
 from scholarstream.runtime import Runtime
 
@@ -26,7 +35,7 @@ SWAGGER_STATIC = "/static/swagger"
 
 def api_router() -> APIRouter:
     router = APIRouter(prefix=API_PREFIX, responses=ERROR_RESPONSES)
-    for module in (auth, me, tokens, models, library, sources):
+    for module in (auth, me, tokens, models, library, sources, search):
         router.include_router(module.router)
     return router
 

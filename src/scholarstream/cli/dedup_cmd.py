@@ -1,9 +1,209 @@
-"""``scholarstream dedup``: find duplicate records across bibliographic files."""
+"""``scholarstream dedup FILE... --out OUT.csv``: find duplicate records across
+bibliographic files.
+
+Every input record gets one row ``record_id,cluster_id``; records sharing a cluster id
+are copies of one work. Rows follow the input (files in the order given, records in file
+order). ``record_id`` is the record's own id in its file (RIS ID, BibTeX key, EndNote
+record number, CSV ID column, PMID); a record without one is named ``<file name>:<n>``,
+its position among the file's records. Nothing is written to the library.
+"""
 
 from __future__ import annotations
 
+import csv
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, TextIO
+
 import typer
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from scholarstream.cli.context import err_console
+from scholarstream.errors import InvalidInputError
+from scholarstream.papers import Record
+from scholarstream.papers.formats import (
+    RecordProblem,
+    get_format,
+    open_records,
+)
+from scholarstream.search.dedup import find_clusters
+
+MAX_PROBLEMS_SHOWN = 20
+HEADER = ("record_id", "cluster_id")
+
+
+@dataclass
+class FileRecords:
+    path: Path
+    format_label: str = ""
+    ids: list[str] = field(default_factory=list)
+    records: list[Record] = field(default_factory=list)
+    problems: list[RecordProblem] = field(default_factory=list)
+
+
+def dedup_files(
+    files: Annotated[
+        list[Path], typer.Argument(help="Reference files, any import format (.gz works too).")
+    ],
+    out: Annotated[
+        Path,
+        typer.Option("--out", help="CSV to write (record_id,cluster_id); '-' for standard output."),
+    ],
+    format_name: Annotated[
+        str | None,
+        typer.Option("--format", help="Format of every file; detected from content if omitted."),
+    ] = None,
+) -> None:
+    """Find duplicate records in and across reference files (PubMed XML, MEDLINE, RIS,
+    BibTeX, EndNote XML, CSV, JSON) and write which records are copies of one work.
+
+    Writes one row per input record, `record_id,cluster_id`; records with the same
+    cluster id are duplicates. A record without an id in its file is named
+    `<file name>:<n>`. Malformed records are reported and skipped.
+    """
+    _check_paths(files, out, format_name)
+    read = _read_all(files, format_name)
+    _print_files(read)
+    records = [record for part in read for record in part.records]
+    if not records:
+        skipped = sum(len(part.problems) for part in read)
+        raise InvalidInputError(
+            f"No records found in {', '.join(str(f) for f in files)}"
+            + (f" ({skipped} malformed skipped)." if skipped else "."),
+            hint="Check that the files are reference exports (RIS, BibTeX, PubMed XML, "
+            "MEDLINE, EndNote XML, CSV with a title column, JSON); pass --format if the "
+            "format is detected wrongly.",
+        )
+    with err_console.status(f"Finding duplicates among {len(records)} records…"):
+        clusters = find_clusters(records)
+    labels = cluster_labels(clusters, len(records))
+    ids = [record_id for part in read for record_id in part.ids]
+    with _output(out) as handle:
+        write_rows(handle, ids, labels)
+    skipped = sum(len(part.problems) for part in read)
+    target = "standard output" if str(out) == "-" else str(out)
+    err_console.print(
+        f"Records: {len(records)}  clusters: {len(clusters)}  "
+        f"duplicates: {len(records) - len(clusters)}  skipped: {skipped}  -> {target}",
+        highlight=False,
+    )
+
+
+def cluster_labels(clusters: Sequence[Sequence[int]], size: int) -> list[str]:
+    """``c000001``, ``c000002``, … per record, numbered by each cluster's first record."""
+    labels = [""] * size
+    for number, cluster in enumerate(clusters, start=1):
+        for index in cluster:
+            labels[index] = f"c{number:06d}"
+    return labels
+
+
+def write_rows(handle: TextIO, ids: Sequence[str], labels: Sequence[str]) -> None:
+    writer = csv.writer(handle, lineterminator="\n")
+    writer.writerow(HEADER)
+    writer.writerows(zip(ids, labels, strict=True))
+
+
+def _check_paths(files: Sequence[Path], out: Path, format_name: str | None) -> None:
+    if format_name is not None:
+        get_format(format_name)  # an unknown name fails before any reading
+    missing = [str(f) for f in files if not f.is_file()]
+    if missing:
+        raise InvalidInputError(
+            f"Not a file: {', '.join(missing)}.", hint="Check the paths; nothing was written."
+        )
+    if str(out) != "-":
+        if out.is_dir():
+            raise InvalidInputError(f"{out} is a directory.", hint="Give a file name to --out.")
+        if not out.parent.is_dir():
+            raise InvalidInputError(
+                f"The folder of {out} does not exist.",
+                hint="Create the folder first, or write somewhere else with --out.",
+            )
+
+
+def _read_all(files: Sequence[Path], format_name: str | None) -> list[FileRecords]:
+    read: list[FileRecords] = []
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.fields[records]} records"),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=True,
+    ) as progress:
+        for path in files:
+            task = progress.add_task(f"Reading {path.name}", total=path.stat().st_size, records=0)
+            part = FileRecords(path)
+            try:
+                stream = path.open("rb")
+            except OSError as exc:
+                raise InvalidInputError(
+                    f"Cannot open {path}: {exc.strerror or exc}.",
+                    hint="Check that the file is readable; nothing was written.",
+                ) from exc
+            with stream:
+                file_format, items = open_records(stream, path.name, format_name)
+                part.format_label = file_format.label
+                for item in items:
+                    if isinstance(item, RecordProblem):
+                        part.problems.append(item)
+                        continue
+                    part.records.append(item)
+                    part.ids.append(item.record_id or f"{path.name}:{len(part.records)}")
+                    if len(part.records) % 500 == 0:
+                        progress.update(task, completed=stream.tell(), records=len(part.records))
+            progress.remove_task(task)
+            read.append(part)
+    return read
+
+
+@contextmanager
+def _output(out: Path) -> Iterator[TextIO]:
+    """Standard output for ``-``; otherwise a ``.partial`` file beside the target, renamed
+    when complete, so a failure never leaves a half-written file where a good one was."""
+    if str(out) == "-":
+        yield sys.stdout
+        sys.stdout.flush()
+        return
+    partial = out.with_name(out.name + ".partial")
+    try:
+        with partial.open("w", encoding="utf-8", newline="") as handle:
+            yield handle
+        partial.replace(out)
+    except OSError as exc:
+        raise InvalidInputError(
+            f"Cannot write {out}: {exc.strerror or exc}.",
+            hint="Check that the folder is writable and the disk is not full.",
+        ) from exc
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+def _print_files(read: Sequence[FileRecords]) -> None:
+    """Records per file, and the malformed ones that were skipped (file, number, line)."""
+    for part in read:
+        skipped = f", {len(part.problems)} skipped" if part.problems else ""
+        err_console.print(
+            f"{part.path.name} ({part.format_label}): {len(part.records)} records{skipped}",
+            highlight=False,
+        )
+        for problem in part.problems[:MAX_PROBLEMS_SHOWN]:
+            where = f"record {problem.record_number}"
+            if problem.line is not None:
+                where += f", line {problem.line}"
+            err_console.print(
+                f"[yellow]Skipped[/] {part.path.name} ({where}): {problem.message}",
+                highlight=False,
+            )
+        hidden = len(part.problems) - MAX_PROBLEMS_SHOWN
+        if hidden > 0:
+            err_console.print(f"… and {hidden} more skipped in {part.path.name}.")
 
 
 def register(app: typer.Typer) -> None:
-    pass
+    app.command("dedup")(dedup_files)

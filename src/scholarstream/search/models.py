@@ -225,8 +225,11 @@ class PaperGroup(_Model):
     paper_ids: list[str]
 
 
+GroupDimension = Literal["theme", "year", "study_type", "source"]
+
+
 class Grouping(_Model):
-    dimension: Literal["theme", "year", "study_type", "source"]
+    dimension: GroupDimension
     groups: list[PaperGroup]
 
 

@@ -59,7 +59,7 @@ class WorkflowState(BaseModel):
         if outcome == "strategy_rejected":
             self.rejected_strategies.append(strategy)
         if feedback is not None:
-            self.latest_feedback = feedback
+            self.latest_feedback = _carry_terms(self.latest_feedback, feedback)
         self.current_iteration += 1
 
     def add_accumulated(self, papers: list[ScoredPaper]) -> None:
@@ -85,3 +85,18 @@ class WorkflowState(BaseModel):
                 )
                 del judged[paper.id]
         self.labelled = kept
+
+
+def _carry_terms(earlier: UserFeedback | None, latest: UserFeedback) -> UserFeedback:
+    """Terms the user added or excluded hold for the rest of the run, not one iteration;
+    an excluded term added again (or the reverse) follows the latest word."""
+    if earlier is None:
+        return latest
+    add = [t for t in earlier.add_terms if t not in latest.exclude_terms] + latest.add_terms
+    exclude = [t for t in earlier.exclude_terms if t not in latest.add_terms]
+    return latest.model_copy(
+        update={
+            "add_terms": list(dict.fromkeys(add)),
+            "exclude_terms": list(dict.fromkeys(exclude + latest.exclude_terms)),
+        }
+    )

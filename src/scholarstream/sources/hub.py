@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from pydantic import BaseModel, Field
 
 from scholarstream.errors import ScholarStreamError
-from scholarstream.papers import Record
+from scholarstream.papers import Provenance, Record
 from scholarstream.settings import SourceSettings
 from scholarstream.sources.base import (
     LiteratureSource,
@@ -82,21 +82,48 @@ class SourceHub:
         *,
         local: Mapping[str, LiteratureSource] | None = None,
     ) -> MultiSearchResult:
-        sources = [(name, self.resolve(name, local)) for name in dict.fromkeys(names)]
-        outcomes = await asyncio.gather(*(_timed_search(n, s, query) for n, s in sources))
+        """The same query against several sources at once."""
+        return await self.search_each([(name, query) for name in dict.fromkeys(names)], local=local)
+
+    async def search_each(
+        self,
+        searches: Sequence[tuple[str, SearchQuery]],
+        *,
+        local: Mapping[str, LiteratureSource] | None = None,
+        on_done: Callable[[SourceStatus], None] | None = None,
+    ) -> MultiSearchResult:
+        """Each source with its own query, concurrently; a source that fails (or is not
+        known) gets a failed status and the others go on. ``on_done`` hears of each source
+        as it finishes."""
+
+        async def run(name: str, query: SearchQuery) -> tuple[SearchPage | None, SourceStatus]:
+            outcome = await _timed_search(name, lambda: self.resolve(name, local), query)
+            if on_done is not None:
+                on_done(outcome[1])
+            return outcome
+
+        outcomes = await asyncio.gather(*(run(name, query) for name, query in searches))
         records: list[Record] = []
-        for page, _status in outcomes:
+        for page, status in outcomes:
             if page is not None:
-                records.extend(page.records)
+                records.extend(_found_by(status.source, record) for record in page.records)
         return MultiSearchResult(records=records, statuses=[status for _, status in outcomes])
 
 
+def _found_by(source: str, record: Record) -> Record:
+    """The record with ``source`` in its provenance: a library record keeps the file format
+    it was imported from, and gains the library it was found in."""
+    if any(p.source == source for p in record.provenance):
+        return record
+    return record.model_copy(update={"provenance": [*record.provenance, Provenance(source=source)]})
+
+
 async def _timed_search(
-    name: str, source: LiteratureSource, query: SearchQuery
+    name: str, source: Callable[[], LiteratureSource], query: SearchQuery
 ) -> tuple[SearchPage | None, SourceStatus]:
     started = time.perf_counter()
     try:
-        page = await source.search(query)
+        page = await source().search(query)
     except ScholarStreamError as exc:
         # A fan-out tolerates a failed source, and reports it.
         elapsed = int((time.perf_counter() - started) * 1000)

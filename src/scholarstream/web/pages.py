@@ -27,6 +27,7 @@ router = APIRouter(include_in_schema=False)
 
 MaybeUser = Annotated[User | None, Depends(optional_user)]
 
+register_nav_item(NavItem("search", "Search", "/search", order=5))
 register_nav_item(NavItem("library", "Library", "/library", order=10))
 register_nav_item(NavItem("trials", "Trials", "/trials", order=20))
 
@@ -86,6 +87,21 @@ async def settings_page(
         roles=await runtime.models.status(scope),
         providers=registered_providers(),
         user_keys={k.provider for k in await runtime.credentials.list_user_keys(scope)},
+    )
+
+
+@router.get("/search", response_class=HTMLResponse)
+async def search_page(request: Request, user: MaybeUser, runtime: RuntimeDep) -> Response:
+    if user is None:
+        return _login_redirect(request)
+    settings = runtime.settings.search
+    return render(
+        request,
+        "search.html",
+        user,
+        "search",
+        default_sources=settings.default_sources,
+        max_iterations=settings.max_iterations,
     )
 
 

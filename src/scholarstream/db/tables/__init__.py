@@ -3,5 +3,14 @@
 from scholarstream.db.tables.accounts import ApiToken, User, WebSession
 from scholarstream.db.tables.library import LibraryRecord
 from scholarstream.db.tables.llm import LLMUsage, ProviderKey
+from scholarstream.db.tables.search import SearchRunRow
 
-__all__ = ["ApiToken", "LLMUsage", "LibraryRecord", "ProviderKey", "User", "WebSession"]
+__all__ = [
+    "ApiToken",
+    "LLMUsage",
+    "LibraryRecord",
+    "ProviderKey",
+    "SearchRunRow",
+    "User",
+    "WebSession",
+]

@@ -1,0 +1,244 @@
+"""The search workflow's checkpoints in a terminal: the strategy to approve, edit in
+$EDITOR or reject; the results to mark, comment on, search again or accept."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.prompt import Prompt
+from rich.table import Table
+
+from scholarstream.errors import InvalidInputError
+from scholarstream.papers import Paper
+from scholarstream.search.checkpoints import (
+    Checkpoint,
+    Decision,
+    DecisionAction,
+    ResultPayload,
+    StrategyPayload,
+    revised_strategy,
+)
+from scholarstream.search.models import PaperCollection, ScoredPaper, UserFeedback
+
+Editor = Callable[[str], str | None]
+"""Gets text, returns the edited text (None: the user quit without saving)."""
+
+RESULT_HELP = (
+    "r N.. mark relevant · i N.. mark irrelevant · f TEXT feedback · broaden · narrow · "
+    "more · again (search again with your feedback) · accept (finish)"
+)
+
+
+def click_editor(text: str) -> str | None:
+    edited: str | None = click.edit(text, extension=".json", require_save=True)
+    return edited
+
+
+@dataclass
+class _Review:
+    """What the user said so far at one result checkpoint."""
+
+    relevant: list[str] = field(default_factory=list)
+    irrelevant: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    direction: str | None = None
+
+    def feedback(self) -> UserFeedback:
+        return UserFeedback.model_validate(
+            {
+                "marked_relevant": self.relevant,
+                "marked_irrelevant": self.irrelevant,
+                "free_text_feedback": " ".join(self.notes),
+                "direction": self.direction,
+            }
+        )
+
+    def mark(self, paper_id: str, relevant: bool) -> None:
+        for ids in (self.relevant, self.irrelevant):
+            if paper_id in ids:
+                ids.remove(paper_id)
+        (self.relevant if relevant else self.irrelevant).append(paper_id)
+
+
+class TerminalCheckpointHandler:
+    def __init__(
+        self, console: Console, *, editor: Editor = click_editor, page_size: int = 20
+    ) -> None:
+        self.console = console
+        self.editor = editor
+        self.page_size = page_size
+
+    async def handle(self, checkpoint: Checkpoint) -> Decision:
+        if isinstance(checkpoint.payload, StrategyPayload):
+            return self._strategy(checkpoint.payload)
+        assert isinstance(checkpoint.payload, ResultPayload)
+        return self._results(checkpoint.payload)
+
+    # --- checkpoint 1 -------------------------------------------------------------------
+
+    def _strategy(self, payload: StrategyPayload) -> Decision:
+        self.show_strategy(payload)
+        while True:
+            choice = Prompt.ask(
+                "Strategy: \\[a]pprove, \\[e]dit in $EDITOR, \\[r]eject",
+                choices=["a", "e", "r"],
+                default="a",
+                console=self.console,
+            )
+            if choice == "a":
+                return Decision(action=DecisionAction.APPROVE)
+            if choice == "r":
+                note = Prompt.ask("What should change?", default="", console=self.console)
+                return Decision(action=DecisionAction.REJECT, note=note or None)
+            decision = self._edit(payload)
+            if decision is not None:
+                return decision
+
+    def _edit(self, payload: StrategyPayload) -> Decision | None:
+        text = payload.strategy.model_dump_json(indent=2)
+        while True:
+            edited = self.editor(text)
+            if edited is None:
+                self.console.print("No changes saved; the strategy is unchanged.")
+                return None
+            try:
+                data = json.loads(edited)
+                decision = Decision(action=DecisionAction.EDIT, revised_data=data)
+                revised_strategy(decision)
+            except (json.JSONDecodeError, InvalidInputError) as exc:
+                message = exc.message if isinstance(exc, InvalidInputError) else str(exc)
+                self.console.print(f"[red]The edited strategy is not valid:[/] {escape(message)}")
+                if Prompt.ask("Edit again?", choices=["y", "n"], default="y") == "n":
+                    return None
+                text = edited
+                continue
+            return decision
+
+    def show_strategy(self, payload: StrategyPayload) -> None:
+        intent, strategy = payload.intent, payload.strategy
+        self.console.rule(f"Search strategy · iteration {payload.iteration + 1}")
+        self.console.print(f"[bold]Topic:[/] {escape(intent.topic)}")
+        for concept in intent.concepts:
+            synonyms = ", ".join(concept.synonyms)
+            self.console.print(
+                f"  • {escape(concept.term)}"
+                + (f" [dim]({escape(synonyms)})[/]" if synonyms else "")
+            )
+        if intent.pico and intent.pico.present():
+            pico = "; ".join(f"{k}: {v}" for k, v in intent.pico.present().items())
+            self.console.print(f"[bold]PICO:[/] {escape(pico)}")
+        if strategy.date_from or strategy.date_to:
+            self.console.print(
+                f"[bold]Dates:[/] {strategy.date_from or '…'} to {strategy.date_to or '…'}"
+            )
+        table = Table(show_lines=True)
+        table.add_column("Source", style="cyan", no_wrap=True)
+        table.add_column("Query")
+        table.add_column("Filters")
+        for query in strategy.queries:
+            filters = ", ".join(f"{k}={v}" for k, v in query.filters.items())
+            table.add_row(query.source, escape(query.query), escape(filters))
+        self.console.print(table)
+        if strategy.rationale:
+            self.console.print(f"[dim]{escape(strategy.rationale)}[/]")
+
+    # --- checkpoint 2 -------------------------------------------------------------------
+
+    def _results(self, payload: ResultPayload) -> Decision:
+        collection = payload.collection
+        numbered = list(collection.papers)
+        shown = min(self.page_size, len(numbered))
+        self.show_results(collection, numbered[:shown], payload.iteration)
+        review = _Review()
+        while True:
+            line = Prompt.ask("Results", default="accept", console=self.console).strip()
+            command, _, rest = line.partition(" ")
+            command = command.lower()
+            if command in ("accept", "a"):
+                feedback = review.feedback()
+                return Decision(
+                    action=DecisionAction.APPROVE,
+                    revised_data=None if feedback.is_empty else feedback.model_dump(),
+                )
+            if command in ("again", "g"):
+                feedback = review.feedback()
+                if feedback.is_empty:
+                    note = Prompt.ask("What should change?", default="", console=self.console)
+                    return Decision(action=DecisionAction.REJECT, note=note or None)
+                return Decision(action=DecisionAction.EDIT, revised_data=feedback.model_dump())
+            if command in ("r", "i"):
+                self._mark(review, numbered, shown, rest, relevant=command == "r")
+            elif command == "f" and rest.strip():
+                review.notes.append(rest.strip())
+            elif command in ("broaden", "narrow"):
+                review.direction = command
+                self.console.print(f"Next search will {command} the strategy.")
+            elif command == "more" and shown < len(numbered):
+                self._table(numbered[shown : shown + self.page_size], start=shown + 1)
+                shown = min(shown + self.page_size, len(numbered))
+            else:
+                self.console.print(f"[dim]{RESULT_HELP}[/]")
+
+    def _mark(
+        self, review: _Review, numbered: list[ScoredPaper], shown: int, rest: str, *, relevant: bool
+    ) -> None:
+        try:
+            numbers = [int(n) for n in shlex.split(rest.replace(",", " "))]
+        except ValueError:
+            self.console.print("[red]Give paper numbers, e.g. 'r 1 3 5'.[/]")
+            return
+        for number in numbers:
+            if not 1 <= number <= shown:
+                self.console.print(f"[red]There is no paper {number} on screen.[/]")
+                continue
+            paper = numbered[number - 1]
+            review.mark(paper.id, relevant)
+        marked = len(review.relevant), len(review.irrelevant)
+        self.console.print(f"Marked: {marked[0]} relevant, {marked[1]} irrelevant.")
+
+    def show_results(
+        self, collection: PaperCollection, papers: list[ScoredPaper], iteration: int
+    ) -> None:
+        stats = collection.stats
+        self.console.rule(f"Results · iteration {iteration + 1}")
+        self.console.print(
+            f"{stats.total} papers ({stats.found} found, {stats.duplicates_removed} duplicates "
+            f"merged)" + (f", {stats.year_min}-{stats.year_max}" if stats.year_min else "")
+        )
+        for status in collection.source_statuses:
+            if not status.ok:
+                self.console.print(
+                    f"[yellow]{status.source} failed:[/] {escape(status.error or '')} "
+                    f"[dim]{escape(status.hint or '')}[/]"
+                )
+        self._table(papers, start=1)
+        self.console.print(f"[dim]{RESULT_HELP}[/]")
+
+    def _table(self, papers: list[ScoredPaper], *, start: int) -> None:
+        table = Table(show_lines=False)
+        table.add_column("#", justify="right")
+        table.add_column("Score", justify="right")
+        table.add_column("Title")
+        table.add_column("Year", justify="right")
+        table.add_column("Sources")
+        table.add_column("Why", style="dim")
+        for number, paper in enumerate(papers, start=start):
+            record = paper.record
+            mark = {"relevant": " ✓", "irrelevant": " ✗"}.get(paper.label or "", "")
+            venue = record.venue if isinstance(record, Paper) and record.venue else ""
+            title = escape(record.title) + (f"\n[dim]{escape(venue)}[/]" if venue else "")
+            table.add_row(
+                f"{number}{mark}",
+                f"{paper.score:.2f}",
+                title,
+                str(record.year or ""),
+                ", ".join(paper.sources),
+                escape(paper.reason or ""),
+            )
+        self.console.print(table)

@@ -1,0 +1,353 @@
+"""Per-record comparison keys: each field in the form two copies of one work agree on.
+
+Databases write the same article differently: "Drugs & Aging" and "Drugs and Aging", "J
+Hypertens" and "Journal of Hypertension", "288-97" and "288-297", a MEDLINE title in
+``[brackets]`` with "[Chinese]" appended, authors as "Kang, Si Hyun" or "Kang, S. H.",
+pages that a spreadsheet turned into dates ("Oct-17"). ``record_keys`` computes every key
+once per record so the pairwise comparison (``matching``) only compares short strings.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from scholarstream.papers import Paper, Record
+
+# -- text ----------------------------------------------------------------------------------
+
+_GREEK = {
+    "\u03b1": "alpha",
+    "\u03b2": "beta",
+    "\u03b3": "gamma",
+    "\u03b4": "delta",
+    "\u03b5": "epsilon",
+    "\u03ba": "kappa",
+    "\u03bb": "lambda",
+    "\u03bc": "mu",
+    "\u03c9": "omega",
+    "\u03c4": "tau",
+}
+_GREEK_RE = re.compile("|".join(_GREEK))
+"""Greek letters by name ("interferon-\u03b3" and "interferon-gamma" are one word)."""
+_TAGS = re.compile(r"</?[a-z][^>]*>", re.IGNORECASE)
+_NON_ALNUM = re.compile(r"[^a-z0-9]+")
+
+
+def fold(text: str) -> str:
+    """Lower case ASCII words separated by single spaces: accents, Greek letters, markup and
+    punctuation do not tell two copies apart."""
+    text = text.lower()
+    if "<" in text:
+        text = _TAGS.sub(" ", text)
+    if not text.isascii():
+        text = _GREEK_RE.sub(lambda m: f" {_GREEK[m.group(0)]} ", text)
+        text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    return _NON_ALNUM.sub(" ", text).strip()
+
+
+# -- titles --------------------------------------------------------------------------------
+
+_TRAILING_NOTE = re.compile(
+    r"\s*(?:\[(?:[^\[\]]|\[[^\[\]]*\]?)*(?:\]|$)|\((?:author'?s'? transl|provisional abstract|"
+    r"structured abstract|abstract|review)\)|\.{2,})\s*\.?\s*$",
+    re.IGNORECASE,
+)
+"""One bracketed note databases append ("[Chinese]", "[45 refs]", "[Erratum appears in
+...]", a note cut off at "["), or a similar parenthesised note."""
+_WRAPPED = re.compile(r"^\s*\[([^\[\]]+)\]\s*\.?\s*$")
+
+_END = r"(?:[:.\-\u2013\u2014]\s*|\"\s*)"
+"""A notice word at the end counts only after punctuation ("...": Correction), not as the
+last word of a sentence ("... the immune response")."""
+_NOTICES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "erratum",
+        re.compile(
+            r"^(?:errat(?:um|a)\b|corrigend(?:um|a)\b|corrections?\b(?!\s+(?:of|for|in)\b)|"
+            r"notice of correction|publisher'?s note|authors?'? correction)"
+            rf"|{_END}(?:errat(?:um|a)|corrigendum|correction)$"
+        ),
+    ),
+    (
+        "retraction",
+        re.compile(
+            r"^(?:retraction\b(?!\s+(?:of|in)\s+(?!(?:the|an?|article|paper)\b))|retracted\b|"
+            r"notice of retraction|withdrawn\b|expression of concern)"
+            rf"|{_END}(?:retraction|retracted|withdrawn)$"
+        ),
+    ),
+    (
+        "reply",
+        re.compile(
+            r"^(?:repl(?:y|ies)\b|in reply\b|in response\b|rebuttal\b|"
+            r"(?:the )?authors?'? (?:reply|response)\b|response$|response:|"
+            r"response (?:to|from) (?:the |a )?(?:letters?|comments?|commentary|editor|"
+            r"correspondence|critique|criticism|drs?\b|authors?|reviewers?)\b)"
+            rf"|{_END}(?:(?:the )?authors?'? )?(?:reply|response|rebuttal)$"
+        ),
+    ),
+    (
+        "comment",
+        re.compile(
+            r"^(?:comments? (?:on|to)\b|commentary (?:on|to)\b|comments?:|commentary:|re:|"
+            r"letter to the editor|"
+            r"letter:|editorial comment|invited comment)"
+            rf"|{_END}(?:comment|commentary|a comment|editorial comment)$"
+        ),
+    ),
+)
+"""Notices about another article: they repeat its title, but are other works."""
+
+_ROMAN = {
+    "i": "1",
+    "ii": "2",
+    "iii": "3",
+    "iv": "4",
+    "v": "5",
+    "vi": "6",
+    "vii": "7",
+    "viii": "8",
+    "ix": "9",
+    "x": "10",
+}
+_NUMBER_WORDS = {
+    "one": "1",
+    "two": "2",
+    "three": "3",
+    "four": "4",
+    "five": "5",
+    "first": "1",
+    "second": "2",
+    "third": "3",
+    "fourth": "4",
+}
+_DIGITS = re.compile(r"\d+")
+_THOUSANDS = re.compile(r"(?<!\d)(\d{1,3}) (\d{3})(?!\d)")
+"""Digit groups ("10 000", "50,159" once folded) are one number."""
+_SEQUENCE_WORDS = frozenset(
+    {"part", "phase", "type", "stage", "grade", "series", "study", "trial", "section", "volume"}
+)
+"""After these words a roman numeral or number word is a number ("Part II", "phase two")."""
+
+
+def strip_notes(title: str) -> str:
+    """The title without appended notes and translation brackets."""
+    while True:
+        wrapped = _WRAPPED.match(title)
+        if wrapped:  # MEDLINE's translated titles: "[Title in English]."
+            return wrapped.group(1).strip(" .")
+        shorter = _TRAILING_NOTE.sub("", title, count=1)
+        if shorter == title or not any(c.isalnum() for c in shorter):
+            return title.strip(" .")
+        title = shorter
+
+
+def notice_kind(title: str) -> str | None:
+    """``erratum``, ``retraction``, ``reply`` or ``comment`` when the title (notes
+    stripped) announces a notice about another article, else ``None``."""
+    text = " ".join(title.lower().split()).strip(" .")
+    for kind, pattern in _NOTICES:
+        if pattern.search(text):
+            return kind
+    return None
+
+
+def title_numbers(folded_title: str) -> tuple[str, ...]:
+    """The numbers a title states, sorted ("Part II" and "part 2" both give ``("2",)``,
+    "CO2" and "CO 2" both ``("2",)``): titles that differ only in them are parts, phases or
+    updates of a series."""
+    words = folded_title.split()
+    joined = _THOUSANDS.sub(r"\1\2", folded_title)
+    numbers = [digits.lstrip("0") or "0" for digits in _DIGITS.findall(joined)]
+    for index, word in enumerate(words):
+        if index and words[index - 1] in _SEQUENCE_WORDS:
+            number = _ROMAN.get(word) or _NUMBER_WORDS.get(word)
+            if number:
+                numbers.append(number)
+        elif word in _ROMAN and word not in ("i", "v", "x"):
+            numbers.append(_ROMAN[word])
+    return tuple(sorted(numbers))
+
+
+# -- people --------------------------------------------------------------------------------
+
+_PARTICLES = frozenset(
+    {"van", "von", "der", "den", "de", "del", "della", "di", "da", "du", "la", "le", "dos", "ten"}
+)
+
+
+def _family_words(text: str) -> list[str]:
+    """Surname-like words: two letters or more and not a particle, so "De Joode, E. A." and
+    "Joode, E. A." agree, and initials ("K", "GF") do not count as names."""
+    return [w for w in fold(text).split() if len(w) > 1 and w not in _PARTICLES and w != "null"]
+
+
+_COLLECTIVE = re.compile(
+    r"\b(?:group|study|trial|consortium|collaborat\w*|investigators|committee|society|"
+    r"network|association|team|panel|organi[sz]ation|working party)\b",
+    re.IGNORECASE,
+)
+"""Collective authors ("ASCUS-LSIL Triage Study Group") cannot be compared with people: one
+database lists the group, another its writers."""
+
+
+def _author_words(record: Record) -> tuple[tuple[str, ...], str | None]:
+    """Every author's surname words in order, and the first author's (first word)."""
+    if not isinstance(record, Paper):
+        return (), None
+    words: list[str] = []
+    first: str | None = None
+    for author in record.authors:
+        if _COLLECTIVE.search(author.name):
+            continue
+        names = _family_words(author.family or author.name)
+        if not names and author.given:
+            names = _family_words(author.given)
+        if first is None and names:
+            first = names[0]
+        words.extend(names)
+    return tuple(words), first
+
+
+# -- venues --------------------------------------------------------------------------------
+
+_VENUE_STOP = frozenset({"the", "of", "and", "for", "in", "on", "de", "la", "et", "und", "fur"})
+_VENUE_CUT = re.compile(
+    r"(?:[.:;]\s*|\s+-\s+)(?:conference|meeting|congress|symposium)\b.*$|\(.*?\)",
+    re.IGNORECASE,
+)
+_VENUE_SUBTITLE = re.compile(r"\s*[:=\[].*$")
+
+
+def venue_words(venue: str | None) -> tuple[str, ...]:
+    """Significant venue words: "The Journal of Hypertension" -> ``("journal",
+    "hypertension")``; conference notes and parenthesised places dropped."""
+    if not venue:
+        return ()
+    text = _VENUE_CUT.sub(" ", venue.replace("&", " and "))
+    return tuple(w for w in fold(text).split() if w not in _VENUE_STOP)
+
+
+def venue_main_words(venue: str | None) -> tuple[str, ...]:
+    """The venue's name before a subtitle or translation ("CMAJ : Canadian Medical ..." ->
+    ``("cmaj",)``, "Zhongguo zhen jiu [Chinese acupuncture]" -> "zhongguo zhen jiu")."""
+    if not venue:
+        return ()
+    return venue_words(_VENUE_SUBTITLE.sub("", venue)) or venue_words(venue)
+
+
+# -- volumes and pages ---------------------------------------------------------------------
+
+_VOLUME = re.compile(r"^\s*(?:vol\.?\s*)?(\d+)(?![\d)])", re.IGNORECASE)
+_MONTH_NUMBERS = {
+    m: str(i)
+    for i, m in enumerate(
+        ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1
+    )
+}
+_EXCEL_MONTH = re.compile(r"\b(" + "|".join(_MONTH_NUMBERS) + r")[a-z]*\b", re.IGNORECASE)
+_PAGE_RANGE = re.compile(r"^\s*([a-z]{0,3})(\d+)\s*-\s*([a-z]{0,3})(\d+)", re.IGNORECASE)
+_FIRST_PAGE = re.compile(r"^\s*([a-z]{0,3})(\d+)", re.IGNORECASE)
+
+
+def volume_key(volume: str | None) -> str | None:
+    """The volume's number; "1)" (a supplement number cut off) and "NA" are no volume."""
+    match = _VOLUME.match(volume or "")
+    return match.group(1).lstrip("0") or None if match else None
+
+
+def page_keys(pages: str | None) -> tuple[str | None, str | None]:
+    """``(first, last)`` page: "288-97" -> ("288", "297"), "S71-S73" -> ("s71", "s73"),
+    "Oct-17" (a spreadsheet's date for "10-17") -> ("10", "17")."""
+    if not pages:
+        return None, None
+    text = _EXCEL_MONTH.sub(lambda m: _MONTH_NUMBERS[m.group(1).lower()[:3]], pages)
+    match = _PAGE_RANGE.match(text)
+    if match:
+        prefix, start, end_prefix, end = match.groups()
+        start, end = start.lstrip("0") or "0", end.lstrip("0") or "0"
+        if len(end) < len(start) and int(end) != 0:
+            end = start[: len(start) - len(end)] + end
+        first = (prefix + start).lower()
+        return first, ((end_prefix or prefix) + end).lower()
+    match = _FIRST_PAGE.match(text)
+    if match:
+        return (match.group(1) + (match.group(2).lstrip("0") or "0")).lower(), None
+    return None, None
+
+
+# -- the keys ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RecordKeys:
+    """What matching compares, computed once per record."""
+
+    kind: str
+    title: str
+    """Folded full title."""
+    core_title: str
+    """Folded title without appended notes ("[Chinese]", "[Review] [45 refs]")."""
+    numbers: tuple[str, ...]
+    notice: str | None
+    authors: tuple[str, ...]
+    first_author: str | None
+    year: int | None
+    venue: tuple[str, ...]
+    venue_main: tuple[str, ...]
+    volume: str | None
+    first_page: str | None
+    last_page: str | None
+    doi: str | None
+    pmid: str | None
+    pmcid: str | None
+    arxiv_id: str | None
+    openalex_id: str | None
+    s2_id: str | None
+    nct_id: str | None
+    identifiers: frozenset[tuple[str, str]]
+    """Every identifier above as ``(name, value)``, for a quick "any in common?"."""
+
+
+IDENTIFIER_FIELDS = ("doi", "pmid", "pmcid", "arxiv_id", "openalex_id", "s2_id", "nct_id")
+
+
+def record_keys(record: Record) -> RecordKeys:
+    """The keys of one record (papers and trial registrations alike)."""
+    core_raw = strip_notes(record.title)
+    core = fold(core_raw)
+    title = fold(record.title)
+    authors, first = _author_words(record)
+    if isinstance(record, Paper):
+        venue, volume, pages = record.venue, record.volume, record.pages
+    else:
+        venue = volume = pages = None
+    first_page, last_page = page_keys(pages)
+    ids = {name: value for name, value in record.ids.present().items() if name in IDENTIFIER_FIELDS}
+    if record.kind != "trial":
+        ids.pop("nct_id", None)  # papers cite the trial they report: not their own id
+    return RecordKeys(
+        kind=record.kind,
+        title=title,
+        core_title=core or title,
+        numbers=title_numbers(core or title),
+        notice=notice_kind(core_raw or record.title),
+        authors=authors,
+        first_author=first,
+        year=record.year,
+        venue=venue_words(venue),
+        venue_main=venue_main_words(venue),
+        volume=volume_key(volume),
+        first_page=first_page,
+        last_page=last_page,
+        doi=ids.get("doi"),
+        pmid=ids.get("pmid"),
+        pmcid=ids.get("pmcid"),
+        arxiv_id=ids.get("arxiv_id"),
+        openalex_id=ids.get("openalex_id"),
+        s2_id=ids.get("s2_id"),
+        nct_id=ids.get("nct_id"),
+        identifiers=frozenset(ids.items()),
+    )

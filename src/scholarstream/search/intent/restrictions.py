@@ -1,0 +1,140 @@
+"""What a question restricts besides its topic: study types ("randomized controlled
+trials", "meta-analyses"), languages ("in English", "German-language") and exclusions
+("not in children", "excluding animal studies"). The query builder reads free-text
+feedback ("only RCTs", "without X") with the same functions."""
+
+from __future__ import annotations
+
+import re
+
+# Canonical study-type names (what ParsedIntent.study_types holds) and how people write them.
+STUDY_TYPES: dict[str, re.Pattern[str]] = {
+    "randomized controlled trial": re.compile(
+        r"\b(?:randomi[sz]ed(?:\s+controlled)?\s+(?:clinical\s+)?trials?|RCTs?)\b", re.I
+    ),
+    "systematic review": re.compile(r"\bsystematic\s+(?:literature\s+)?reviews?\b", re.I),
+    "meta-analysis": re.compile(r"\bmeta-?\s?analy[sz]?[ie]s\b|\bmeta-analytic\b", re.I),
+    "cohort study": re.compile(
+        r"\b(?:prospective\s+|retrospective\s+)?cohort\s+stud(?:y|ies)\b", re.I
+    ),
+    "case-control study": re.compile(r"\bcase[-\s]control(?:\s+stud(?:y|ies))?\b", re.I),
+    "cross-sectional study": re.compile(r"\bcross[-\s]sectional(?:\s+stud(?:y|ies))?\b", re.I),
+    "observational study": re.compile(r"\bobservational\s+stud(?:y|ies)\b", re.I),
+    "clinical trial": re.compile(r"\bclinical\s+trials?\b", re.I),
+    "case report": re.compile(r"\bcase\s+reports?\b", re.I),
+    "practice guideline": re.compile(r"\b(?:clinical\s+)?(?:practice\s+)?guidelines\b", re.I),
+    "review": re.compile(r"\b(?:narrative\s+|literature\s+)?review\s+articles?\b", re.I),
+}
+
+# ISO 639-1 code by the language's English name.
+LANGUAGES: dict[str, str] = {
+    "english": "en",
+    "german": "de",
+    "french": "fr",
+    "spanish": "es",
+    "italian": "it",
+    "portuguese": "pt",
+    "dutch": "nl",
+    "chinese": "zh",
+    "japanese": "ja",
+    "korean": "ko",
+    "russian": "ru",
+    "polish": "pl",
+    "swedish": "sv",
+    "danish": "da",
+    "norwegian": "no",
+    "finnish": "fi",
+    "turkish": "tr",
+    "arabic": "ar",
+    "greek": "el",
+    "czech": "cs",
+    "hungarian": "hu",
+    "hebrew": "he",
+    "persian": "fa",
+}
+LANGUAGE_NAMES = {code: name for name, code in LANGUAGES.items()}
+
+_LANGUAGE = "(?:" + "|".join(LANGUAGES) + ")"
+_FIND_LANGUAGE = re.compile(rf"\b({_LANGUAGE})\b", re.I)
+# "English", "English or German", "English-language, French": one or several languages.
+_LANGUAGE_LIST = (
+    rf"{_LANGUAGE}(?:[-\s]language)?(?:\s*(?:,|or|and)\s*{_LANGUAGE}(?:[-\s]language)?)*"
+)
+_NOT_A_PEOPLE = r"(?!\s+(?:patients|adults|children|women|men|people|population|cohort))"
+_LANGUAGE_PHRASES = (
+    re.compile(
+        rf"\b(?:(?:written|published|articles?|papers?|only)\s+)?in\s+{_LANGUAGE_LIST}"
+        rf"(?:\s+only)?\b{_NOT_A_PEOPLE}",
+        re.I,
+    ),
+    re.compile(
+        rf"\b{_LANGUAGE}[-\s](?:language|only)\b(?:\s*(?:,|or|and)\s*{_LANGUAGE}"
+        rf"(?:[-\s]language)?\b{_NOT_A_PEOPLE})*",
+        re.I,
+    ),
+    re.compile(rf"\bonly\s+{_LANGUAGE_LIST}\b{_NOT_A_PEOPLE}", re.I),
+)
+
+_EXCLUSION = re.compile(
+    r"(?:\b(?:excluding|exclude|except(?:\s+for)?|but\s+not|and\s+not|other\s+than|"
+    r"not\s+including|(?<!or\s)without)\b|(?:^|[,;(])\s*not\b)\s+(?P<what>[^,.;?!()]+)",
+    re.I,
+)
+_LIST_SEPARATOR = re.compile(r"\s+(?:and|or|nor)\s+|/", re.I)
+_LEADING_FILLER = re.compile(r"^(?:in|on|about|the|any|those|studies\s+(?:in|on|of))\s+", re.I)
+_TRAILING_FILLER = re.compile(r"\s+(?:papers|articles|please)$", re.I)
+
+
+def _cut(text: str, match: re.Match[str]) -> str:
+    return " ".join((text[: match.start()] + " " + text[match.end() :]).split())
+
+
+def find_study_types(text: str) -> tuple[str, list[str]]:
+    """The text without its study-type phrases, and the canonical types named."""
+    found: list[str] = []
+    for name, pattern in STUDY_TYPES.items():
+        if pattern.search(text):
+            found.append(name)
+            text = " ".join(pattern.sub(" ", text).split())
+    return text, found
+
+
+def find_languages(text: str) -> tuple[str, list[str]]:
+    """The text without its language phrases, and their ISO 639-1 codes."""
+    codes: list[str] = []
+    for pattern in _LANGUAGE_PHRASES:
+        while (match := pattern.search(text)) is not None:
+            for name in _FIND_LANGUAGE.findall(match.group(0)):
+                if LANGUAGES[name.lower()] not in codes:
+                    codes.append(LANGUAGES[name.lower()])
+            text = _cut(text, match)
+    return text, codes
+
+
+def language_code(value: str) -> str | None:
+    """An ISO 639-1 code from a code or an English name ("English", "en", "EN")."""
+    value = value.strip().lower()
+    if value in LANGUAGE_NAMES:
+        return value
+    return LANGUAGES.get(value)
+
+
+def clean_phrase(text: str) -> str:
+    text = " ".join(text.split())
+    while True:
+        stripped = _TRAILING_FILLER.sub("", _LEADING_FILLER.sub("", text))
+        if stripped == text:
+            return text
+        text = stripped
+
+
+def find_exclusions(text: str) -> tuple[str, list[str]]:
+    """The text without "not X" / "excluding X" / "without X" phrases, and each X."""
+    excluded: list[str] = []
+    while (match := _EXCLUSION.search(text)) is not None:
+        for part in _LIST_SEPARATOR.split(match.group("what")):
+            what = clean_phrase(part)
+            if what and what.lower() not in (e.lower() for e in excluded):
+                excluded.append(what)
+        text = _cut(text, match)
+    return text, excluded

@@ -1,0 +1,32 @@
+"""The text of a record that scoring reads: what a screener reads on the record's page."""
+
+from __future__ import annotations
+
+from scholarstream.papers import Paper, Record, Trial
+
+
+def record_text(record: Record) -> str:
+    """Title, abstract, keywords and MeSH terms of a paper; title, official title, summary,
+    conditions, interventions, keywords and MeSH terms of a trial."""
+    if isinstance(record, Paper):
+        parts = [record.title, record.abstract or "", *record.keywords, *record.mesh_terms]
+    else:
+        parts = [
+            record.title,
+            record.official_title or "",
+            record.summary or "",
+            *record.conditions,
+            *(intervention.name for intervention in record.interventions),
+            *record.keywords,
+            *record.mesh_terms,
+        ]
+    return "\n".join(part for part in parts if part)
+
+
+def mention_phrase(record: Record) -> str:
+    """The start of a reason: what was read, with its verb ("Title and abstract mention")."""
+    if isinstance(record, Trial):
+        return "The trial record mentions"
+    if record.abstract:
+        return "Title and abstract mention"
+    return "The title mentions"
