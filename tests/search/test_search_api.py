@@ -186,3 +186,22 @@ def test_a_waiting_run_survives_a_server_restart(servers: Servers) -> None:
     assert decide(second, run_id, "0-result_review", "approve").status_code == 202
     done = wait_for(second, run_id, "completed")
     assert done["collection"]["papers"]
+
+
+def test_cancelling_a_waiting_run_ends_its_workflow(servers: Servers) -> None:
+    client: Client = servers.start()
+    run_id = start_run(client, sources=["arxiv"])
+    wait_for(client, run_id, "waiting", "0-strategy_confirmation")
+
+    cancelled = client.post(f"/api/v1/search/runs/{run_id}/cancel")
+    assert cancelled.status_code == 200 and cancelled.json()["status"] == "cancelled"
+    refused = decide(client, run_id, "0-strategy_confirmation", "approve")
+    assert refused.status_code == 409 and "cancelled" in refused.json()["message"]
+    assert client.post(f"/api/v1/search/runs/{run_id}/cancel").status_code == 409
+
+    # The wait is woken, not left to hold the workflow until shutdown.
+    deadline = time.monotonic() + WAIT_SEC
+    while (status := DBOS.get_workflow_status(f"search-{run_id}")) and status.status == "PENDING":
+        assert time.monotonic() < deadline, "the cancelled run's workflow is still waiting"
+        time.sleep(0.05)
+    assert client.get(f"/api/v1/search/runs/{run_id}").json()["status"] == "cancelled"

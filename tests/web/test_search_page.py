@@ -180,9 +180,11 @@ def world() -> LiteratureWorld:
 
 
 @pytest.fixture
-def offline_server(tmp_path: Path, world: LiteratureWorld) -> Iterator[LiveServer]:
-    """No model configured: the run uses the deterministic skills."""
+def offline_server(tmp_path: Path) -> Iterator[LiveServer]:
+    """No model configured: the run uses the deterministic skills. arXiv refuses every
+    request (401)."""
     settings = clean_settings(tmp_path / "data")
+    world = LiteratureWorld(failing=["arxiv"])
     with serve(settings, source_transport=world.transport(), engine=True) as live:
         yield live
 
@@ -231,6 +233,7 @@ def _paper(page: Page, index: int) -> Locator:
 
 
 def _run_id(page: Page) -> str:
+    expect(page).to_have_url(re.compile(r"[?&]run=[0-9a-f-]{36}"))
     match = re.search(r"[?&]run=([0-9a-f-]{36})", page.url)
     assert match, page.url
     return match.group(1)
@@ -269,17 +272,25 @@ def test_a_reload_at_the_result_review_continues_the_run(
     first_title = _paper(page, 0).locator("h4").inner_text()
     expect(_paper(page, 0).locator('[data-field="reason"]')).not_to_be_empty()
     expect(page.get_by_test_id("stats")).to_contain_text(f"{total} papers")
+    failed = page.get_by_test_id("failed-sources")
+    expect(failed).to_contain_text("1 source failed")
+    expect(failed.locator('[data-source="arxiv"]')).to_contain_text("arXiv: ")
+    assert all(text == "PubMed" for text in review.locator(".badge.source").all_inner_texts())
 
-    # Reload: the page resumes the same run from ?run=, at the same checkpoint.
+    # Reload: the page resumes the same run from ?run=, at the same checkpoint, with the
+    # marks given so far.
     _paper(page, 0).get_by_role("button", name="Relevant", exact=True).click()
+    _paper(page, 1).get_by_role("button", name="Not relevant", exact=True).click()
     page.reload()
     assert _run_id(page) == run_id
     expect(review).to_be_visible()
     expect(_papers(page)).to_have_count(total)
     relevant = _paper(page, 0).get_by_role("button", name="Relevant", exact=True)
-    expect(relevant).to_have_attribute("aria-pressed", "false")
-    relevant.click()
     expect(relevant).to_have_attribute("aria-pressed", "true")
+    unmark = _paper(page, 1).get_by_role("button", name="Not relevant", exact=True)
+    expect(unmark).to_have_attribute("aria-pressed", "true")
+    unmark.click()  # a second press takes the mark back
+    expect(unmark).to_have_attribute("aria-pressed", "false")
     expect(page.get_by_test_id("mark-count")).to_have_text(
         "You marked 1 relevant and 0 not relevant."
     )
@@ -301,14 +312,38 @@ def test_a_reload_at_the_result_review_continues_the_run(
         "Results accepted"
     )
 
-    # The run is in the list of recent searches, and reopens from it.
+    # A finished run is not polled any more.
+    polled: list[str] = []
+    page.on("request", lambda request: polled.append(request.url))
+    page.wait_for_timeout(1500)
+    assert polled == []
+
+    # A second run: reject its strategy with a note, then cancel it at the next one.
+    page.get_by_role("link", name="← New search").click()
+    second_question = "deep learning for text classification"
+    _start(page, second_question, ["arxiv"])
+    second_id = _run_id(page)
+    expect(page.get_by_test_id("strategy")).to_be_visible(timeout=RUN_WAIT_MS)
+    page.get_by_label("Or reject it, saying what is wrong (optional)").fill("only reviews")
+    page.get_by_role("button", name="Reject and rebuild").click()
+    expect(_status(page)).to_have_text(
+        "Waiting for you (round 2): confirm the search strategy.", timeout=RUN_WAIT_MS
+    )
+    page.get_by_role("button", name="Cancel this search").click()
+    expect(_status(page)).to_have_text("This search was cancelled.")
+    expect(page.get_by_test_id("strategy")).to_have_count(0)
+    expect(page.get_by_role("button", name="Cancel this search")).to_be_hidden()
+
+    # Both runs are in the list of recent searches, newest first, and reopen from it.
     page.get_by_role("link", name="← New search").click()
     recent = page.get_by_test_id("recent-runs").get_by_role("listitem")
-    expect(recent).to_have_count(1)
-    expect(recent).to_contain_text("completed")
+    expect(recent).to_have_count(2)
+    expect(recent.nth(0)).to_contain_text(second_question)
+    expect(recent.nth(0)).to_contain_text("cancelled")
+    expect(recent.nth(1)).to_contain_text("completed")
     recent.get_by_role("link", name=QUESTION).click()
     expect(page.get_by_test_id("final")).to_be_visible()
-    assert _run_id(page) == run_id
+    assert _run_id(page) == run_id != second_id
     problems.assert_none()
 
 
@@ -359,12 +394,16 @@ def test_a_full_run_with_a_scripted_model(
     edit.click()
     problem = strategy.locator('[data-role="decision-problem"]')
     expect(problem).to_contain_text("The edited strategy is not valid")
-    expect(problem).to_contain_text("a query cannot be blank")
+    expect(problem).to_contain_text(
+        re.compile(r"queries\.\d\.query: String should have at least 1 character")
+    )
     expect(problem.locator(".problem-hint")).to_contain_text(
         "Send revised_data as a search strategy"
     )
     problems.expect_failed_loads(422)
     expect(_query_box(page, "arxiv")).to_have_value("")
+    expect(_query_box(page, "arxiv")).to_have_attribute("aria-invalid", "true")
+    expect(_query_box(page, "arxiv")).to_be_focused()
     expect(_status(page)).to_have_text("Waiting for you (round 1): confirm the search strategy.")
 
     # The real edit: the arXiv query back as it was, PubMed's narrowed to reviews.

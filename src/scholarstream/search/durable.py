@@ -16,7 +16,7 @@ from typing import Any
 from dbos import DBOS, SetWorkflowID
 
 from scholarstream.engine import current_runtime
-from scholarstream.errors import ScholarStreamError
+from scholarstream.errors import ConflictError, ScholarStreamError
 from scholarstream.papers import Record
 from scholarstream.runtime import Runtime
 from scholarstream.search.assembly import check_sources
@@ -47,6 +47,8 @@ log = logging.getLogger(__name__)
 
 # A waiting run re-arms its wait this often; it waits for as long as it takes.
 _WAIT_SECONDS = 3600.0
+# Sent instead of a decision to wake a waiting run that was cancelled.
+_CANCEL = {"cancel": True}
 
 
 class _DurableIntentParser:
@@ -148,6 +150,8 @@ class DurableCheckpointHandler:
         message: Any = None
         while message is None:
             message = await DBOS.recv_async(topic=pending_id, timeout_seconds=_WAIT_SECONDS)
+        if message == _CANCEL:
+            raise ConflictError("The search run was cancelled.", hint="Start a new search.")
         return Decision.model_validate(message)
 
 
@@ -233,6 +237,10 @@ async def deliver_decision(
 
 async def cancel_search_run(runtime: Runtime, owner_id: uuid.UUID, run_id: uuid.UUID) -> SearchRun:
     store = SearchRunStore(runtime.database)
-    workflow_id = await store.cancel(owner_id, run_id)
-    await DBOS.cancel_workflow_async(workflow_id)
+    workflow_id, pending_id = await store.cancel(owner_id, run_id)
+    if pending_id is not None:
+        # A waiting run ends now rather than holding its wait until shutdown.
+        await DBOS.send_async(workflow_id, _CANCEL, topic=pending_id)
+    else:
+        await DBOS.cancel_workflow_async(workflow_id)
     return await store.get(owner_id, run_id)

@@ -181,15 +181,17 @@ class SearchRunStore:
             error=RunError(code=error.code, message=error.message, hint=error.hint).model_dump(),
         )
 
-    async def cancel(self, owner_id: uuid.UUID, run_id: uuid.UUID) -> str:
+    async def cancel(self, owner_id: uuid.UUID, run_id: uuid.UUID) -> tuple[str, str | None]:
+        """Marks the run cancelled; returns its workflow id and the checkpoint it waited at."""
         async with self.database.session() as session:
             row = await OwnerScope(session, owner_id).get(SearchRunRow, run_id, what="Search run")
             if row.status in FINISHED:
                 raise ConflictError(
                     f"The search run is already {row.status}.", hint="Nothing to cancel."
                 )
+            pending = PendingCheckpoint.model_validate(row.pending) if row.pending else None
             row.status, row.stage, row.pending = "cancelled", None, None
-            return row.workflow_id
+            return row.workflow_id, pending.id if pending else None
 
     async def status(self, run_id: uuid.UUID) -> str | None:
         async with self.database.session() as session:

@@ -7,15 +7,22 @@
 // reach the page as text nodes.
 
 import { api } from "/static/app/app.js";
+import { el, renderProblem, renderStatus } from "/static/app/records.js";
 import {
-  authorNames,
-  el,
-  externalLink,
-  renderProblem,
-  renderStatus,
-  safeUrl,
-  venueLine,
-} from "/static/app/records.js";
+  exportLinks,
+  failedSources,
+  heading,
+  history,
+  intentSummary,
+  paperList,
+  plural,
+  runUrl,
+  setPressed,
+  setSourceLabels,
+  sourceLabel,
+  statsLine,
+  toggleButton,
+} from "/static/app/search-views.js";
 
 const POLL_MS = 700;
 const RETRY_MS = 2000;
@@ -34,13 +41,6 @@ const STAGE_LABELS = {
   decided: "Taking your decision",
   waiting: "Waiting for you",
 };
-const OUTCOMES = {
-  strategy_rejected: "Strategy rejected",
-  iterated: "Searched again with your feedback",
-  approved: "Results accepted",
-};
-const DIMENSIONS = { theme: "Theme", year: "Year", study_type: "Study type", source: "Source" };
-const EXPORTS = [["ris", "RIS"], ["bibtex", "BibTeX"], ["csv", "CSV"]];
 
 const root = document.querySelector('[data-page="search"]');
 const startSection = root.querySelector('[data-testid="start"]');
@@ -61,39 +61,14 @@ const view = runSection.querySelector('[data-testid="run-view"]');
 const DEFAULT_SOURCES = (root.dataset.defaultSources || "").split(",").filter(Boolean);
 const MAX_ITERATIONS = Number.parseInt(root.dataset.maxIterations || "5", 10);
 
-let sourceInfo = new Map(); // name -> SourceInfo, for labels
 const sourcesLoaded = loadSources();
 const poll = { timer: null, generation: 0 };
 let current = null; // the run shown: {id, key} (key: which view is rendered)
 
 // --- helpers ---------------------------------------------------------------------------
 
-function sourceLabel(name) {
-  return sourceInfo.get(name)?.label ?? name;
-}
-
-function plural(n, one, many = `${one}s`) {
-  return `${n.toLocaleString("en")} ${n === 1 ? one : many}`;
-}
-
 function terms(text) {
   return String(text || "").split(/[,;\n]/).map((t) => t.trim()).filter(Boolean);
-}
-
-function toggleButton(label, { pressed = false, attrs = {} } = {}) {
-  return el("button", { type: "button", class: "toggle", "aria-pressed": String(pressed), ...attrs }, label);
-}
-
-function setPressed(button, pressed) {
-  button.setAttribute("aria-pressed", String(pressed));
-}
-
-function heading(text, id) {
-  return el("h3", { id, tabindex: "-1", class: "view-title" }, text);
-}
-
-function runUrl(runId) {
-  return `/api/v1/search/runs/${encodeURIComponent(runId)}`;
 }
 
 // --- the start form and the list of runs ------------------------------------------------
@@ -106,7 +81,7 @@ async function loadSources() {
     renderProblem(sourceField, error, "The sources could not be loaded.");
     return;
   }
-  sourceInfo = new Map(infos.map((info) => [info.name, info]));
+  setSourceLabels(infos);
   const choices = infos.map((info) => {
     const usable = info.configured && !info.problem;
     return el("label", { class: "check", title: info.description },
@@ -335,13 +310,13 @@ async function decide(run, pending, body, problemBox, buttons) {
       stopPolling();
       refresh(run.id);
     }
-    return false;
+    return { sent: false, error };
   }
   runProblem.replaceChildren();
   stopPolling();
   show(answer);
   if (!SETTLED.has(answer.status)) schedule(run.id);
-  return true;
+  return { sent: true, error: null };
 }
 
 cancelButton.addEventListener("click", async () => {
@@ -360,31 +335,6 @@ cancelButton.addEventListener("click", async () => {
 });
 
 // --- checkpoint 1: the strategy ----------------------------------------------------------
-
-function intentSummary(intent) {
-  const pairs = [["Topic", intent.topic, "topic"]];
-  if (intent.concepts?.length) {
-    pairs.push(["Concepts", el("ul", { class: "concepts" }, intent.concepts.map((concept) =>
-      el("li", {}, el("strong", {}, concept.term),
-        concept.synonyms.length ? el("span", { class: "muted" }, ` — also: ${concept.synonyms.join(", ")}`) : null))),
-    "concepts"]);
-  }
-  const pico = intent.pico ?? {};
-  const picoParts = [["Population", pico.population], ["Intervention", pico.intervention],
-    ["Comparison", pico.comparison], ["Outcome", pico.outcome]].filter(([, value]) => value);
-  if (picoParts.length) {
-    pairs.push(["PICO", el("dl", { class: "pico" },
-      picoParts.flatMap(([label, value]) => [el("dt", {}, label), el("dd", {}, value)])), "pico"]);
-  }
-  if (intent.date_from || intent.date_to) {
-    pairs.push(["Dates", `${intent.date_from ?? "any time"} to ${intent.date_to ?? "now"}`, "dates"]);
-  }
-  if (intent.study_types?.length) pairs.push(["Study types", intent.study_types.join(", "), "study_types"]);
-  if (intent.languages?.length) pairs.push(["Languages", intent.languages.join(", "), "languages"]);
-  if (intent.exclude_terms?.length) pairs.push(["Excluding", intent.exclude_terms.join(", "), "exclude"]);
-  return el("dl", { class: "facts intent", dataset: { testid: "intent" } },
-    pairs.flatMap(([label, value, field]) => [el("dt", {}, label), el("dd", { dataset: { field } }, value)]));
-}
 
 function normalized(strategy) {
   return JSON.stringify({
@@ -448,18 +398,26 @@ function renderStrategy(run, pending) {
     approve.disabled = dirty; // approving would drop the edits
     approve.title = dirty ? "You edited the strategy: search with your edits, or undo them." : "";
   };
+  const send = async (body) => {
+    for (const area of form.querySelectorAll("textarea[aria-invalid]")) area.removeAttribute("aria-invalid");
+    const { sent, error } = await decide(run, pending, body, problem, buttons);
+    if (sent) return;
+    update();
+    // The server names the refused query by its place ("queries.1.query: ..."): point at it.
+    const place = /queries\.(\d+)\.query/.exec(error?.body?.message ?? "");
+    const area = place ? form.elements[`query-${place[1]}`] : null;
+    if (area) {
+      area.setAttribute("aria-invalid", "true");
+      area.focus();
+    }
+  };
   form.addEventListener("input", update);
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    if (!changed()) return;
-    decide(run, pending, { action: "edit", revised_data: edited() }, problem, buttons)
-      .then((sent) => { if (!sent) update(); });
+    if (changed()) send({ action: "edit", revised_data: edited() });
   });
-  approve.addEventListener("click", () =>
-    decide(run, pending, { action: "approve" }, problem, buttons).then((sent) => { if (!sent) update(); }));
-  reject.addEventListener("click", () =>
-    decide(run, pending, { action: "reject", note: note.value.trim() || null }, problem, buttons)
-      .then((sent) => { if (!sent) update(); }));
+  approve.addEventListener("click", () => send({ action: "approve" }));
+  reject.addEventListener("click", () => send({ action: "reject", note: note.value.trim() || null }));
   undo.addEventListener("click", () => {
     original.queries.forEach((query, index) => { form.elements[`query-${index}`].value = query.query; });
     dateFrom.value = original.date_from ?? "";
@@ -480,125 +438,35 @@ function renderStrategy(run, pending) {
   return title;
 }
 
-// --- papers ------------------------------------------------------------------------------
-
-function paperUrl(record) {
-  if (record.ids?.doi) return `https://doi.org/${encodeURI(record.ids.doi)}`;
-  if (record.ids?.nct_id) return `https://clinicaltrials.gov/study/${encodeURIComponent(record.ids.nct_id)}`;
-  const links = record.links ?? [];
-  const landing = links.find((link) => link.kind === "landing" && safeUrl(link.url)) ??
-    links.find((link) => safeUrl(link.url));
-  return landing?.url ?? null;
-}
-
-function paperItem(paper, { marks = null, onMark = null } = {}) {
-  const record = paper.record;
-  const url = paperUrl(record);
-  const meta = [
-    authorNames(record.authors ?? [], 3),
-    record.kind === "trial" ? record.sponsor : venueLine(record),
-    record.year ?? record.start_date?.slice(0, 4),
-  ].filter(Boolean);
-  const item = el("li", { class: "record-item paper", dataset: { paperId: paper.id } },
-    el("h4", { class: "paper-title" }, url ? externalLink(url, record.title) : record.title),
-    meta.length ? el("p", { class: "meta" }, meta.join(" · ")) : null,
-    el("p", { class: "meta score-line" },
-      el("span", { class: "score", dataset: { field: "score" } }, `Score ${paper.score.toFixed(2)}`),
-      (paper.sources ?? []).map((source) => el("span", { class: "badge source", dataset: { source } },
-        sourceLabel(source))),
-      paper.label
-        ? el("span", { class: `badge label-${paper.label}`, dataset: { field: "label" } },
-          paper.label === "relevant" ? "Relevant" : "Not relevant")
-        : null),
-    paper.reason ? el("p", { class: "reason", dataset: { field: "reason" } }, paper.reason) : null);
-  if (marks && onMark) {
-    const relevant = toggleButton("Relevant", { pressed: marks.get(paper.id) === "relevant",
-      attrs: { dataset: { mark: "relevant" } } });
-    const irrelevant = toggleButton("Not relevant", { pressed: marks.get(paper.id) === "irrelevant",
-      attrs: { dataset: { mark: "irrelevant" } } });
-    const sync = () => {
-      setPressed(relevant, marks.get(paper.id) === "relevant");
-      setPressed(irrelevant, marks.get(paper.id) === "irrelevant");
-      item.dataset.mark = marks.get(paper.id) ?? "";
-    };
-    const mark = (value) => {
-      if (marks.get(paper.id) === value) marks.delete(paper.id);
-      else marks.set(paper.id, value);
-      sync();
-      onMark();
-    };
-    relevant.addEventListener("click", () => mark("relevant"));
-    irrelevant.addEventListener("click", () => mark("irrelevant"));
-    item.append(el("div", { class: "marks", role: "group", "aria-label": `Your judgement of ${record.title}` },
-      relevant, irrelevant));
-  }
-  return item;
-}
-
-function statsLine(collection) {
-  const stats = collection.stats;
-  const parts = [
-    plural(collection.papers.length, "paper"),
-    `${stats.found.toLocaleString("en")} found`,
-    `${plural(stats.duplicates_removed, "duplicate")} merged`,
-  ];
-  const bySource = Object.entries(stats.by_source ?? {});
-  if (bySource.length) parts.push(bySource.map(([name, n]) => `${sourceLabel(name)} ${n}`).join(", "));
-  return el("p", { class: "stats", dataset: { testid: "stats" } }, parts.join(" · "));
-}
-
-function failedSources(collection) {
-  const failed = (collection.source_statuses ?? []).filter((status) => !status.ok);
-  if (failed.length === 0) return null;
-  return el("div", { class: "problem", role: "alert", dataset: { testid: "failed-sources" } },
-    el("p", { class: "problem-message" }, `${plural(failed.length, "source")} failed; the results lack theirs:`),
-    el("ul", {}, failed.map((status) => el("li", { dataset: { source: status.source } },
-      el("strong", {}, sourceLabel(status.source)), `: ${status.error ?? "failed"}`,
-      status.hint ? el("span", { class: "problem-hint" }, ` ${status.hint}`) : null))));
-}
-
-/** A compact filter over the collection's groupings; hides the items of other groups. */
-function facetFilter(collection, list, count) {
-  const groupings = (collection.groupings ?? []).filter((g) => g.groups.length > 0);
-  if (groupings.length === 0) return null;
-  const select = el("select", { name: "facet" },
-    el("option", { value: "" }, `All papers (${collection.papers.length})`),
-    groupings.map((grouping) => el("optgroup", { label: DIMENSIONS[grouping.dimension] ?? grouping.dimension },
-      grouping.groups.map((group) => el("option", { value: `${grouping.dimension}:${group.key}` },
-        `${group.label} (${group.paper_ids.length})`)))));
-  select.addEventListener("change", () => {
-    let ids = null;
-    if (select.value) {
-      const at = select.value.indexOf(":");
-      const dimension = select.value.slice(0, at);
-      const key = select.value.slice(at + 1);
-      const group = groupings.find((g) => g.dimension === dimension)?.groups.find((g) => g.key === key);
-      ids = new Set(group?.paper_ids ?? []);
-    }
-    let shown = 0;
-    for (const item of list.children) {
-      item.hidden = ids !== null && !ids.has(item.dataset.paperId);
-      if (!item.hidden) shown += 1;
-    }
-    count.textContent = ids === null ? "" : `Showing ${shown} of ${list.children.length}`;
-  });
-  return el("div", { class: "facets", dataset: { testid: "facets" } },
-    el("label", {}, "Show ", select), count);
-}
-
-function paperList(collection, options) {
-  const list = el("ol", { class: "record-list papers", dataset: { testid: "papers" } },
-    collection.papers.map((paper) => paperItem(paper, options)));
-  const count = el("span", { class: "muted", "aria-live": "polite" });
-  return { list, facets: facetFilter(collection, list, count) };
-}
-
 // --- checkpoint 2: the results ----------------------------------------------------------
+
+function loadMarks(key, collection) {
+  const known = new Set(collection.papers.map((paper) => paper.id));
+  try {
+    const saved = JSON.parse(window.sessionStorage.getItem(key) ?? "[]");
+    return Array.isArray(saved)
+      ? saved.filter(([id, value]) => known.has(id) && (value === "relevant" || value === "irrelevant"))
+      : [];
+  } catch {
+    return []; // storage disabled, or not ours: start without marks
+  }
+}
+
+function saveMarks(key, marks) {
+  try {
+    if (marks.size) window.sessionStorage.setItem(key, JSON.stringify([...marks]));
+    else window.sessionStorage.removeItem(key);
+  } catch {
+    // Storage disabled or full: the marks only last as long as the page.
+  }
+}
 
 function renderReview(run, pending) {
   const { collection, accumulated_papers: kept } = pending.checkpoint.payload;
   const title = heading("Review the results", "review-h");
-  const marks = new Map();
+  // The marks survive a reload of the page (this tab only), until the checkpoint is answered.
+  const draftKey = `scholarstream.search.marks:${run.id}:${pending.id}`;
+  const marks = new Map(loadMarks(draftKey, collection));
   let direction = null;
 
   const markCount = el("p", { class: "muted", dataset: { testid: "mark-count" }, "aria-live": "polite" });
@@ -608,6 +476,7 @@ function renderReview(run, pending) {
     markCount.textContent = marks.size
       ? `You marked ${relevant} relevant and ${irrelevant} not relevant.`
       : "Mark papers as relevant or not: the next search learns from them.";
+    saveMarks(draftKey, marks);
   };
   updateCount();
   const { list, facets } = paperList(collection, { marks, onMark: updateCount });
@@ -632,6 +501,10 @@ function renderReview(run, pending) {
   const buttons = [again, accept];
   const lastRound = run.iteration + 1 >= (run.options?.max_iterations ?? MAX_ITERATIONS);
 
+  const send = async (body) => {
+    const { sent } = await decide(run, pending, body, problem, buttons);
+    if (sent) saveMarks(draftKey, new Map());
+  };
   const marked = (value) => [...marks].filter(([, v]) => v === value).map(([id]) => id);
   again.addEventListener("click", () => {
     const answer = {
@@ -644,10 +517,9 @@ function renderReview(run, pending) {
     };
     const structured = marks.size > 0 || direction !== null ||
       answer.add_terms.length > 0 || answer.exclude_terms.length > 0;
-    if (structured) decide(run, pending, { action: "edit", revised_data: answer }, problem, buttons);
-    else if (answer.free_text_feedback) {
-      decide(run, pending, { action: "reject", note: answer.free_text_feedback }, problem, buttons);
-    } else {
+    if (structured) send({ action: "edit", revised_data: answer });
+    else if (answer.free_text_feedback) send({ action: "reject", note: answer.free_text_feedback });
+    else {
       renderStatus(problem,
         "Say what to change first: mark papers, write feedback, or choose Broaden or Narrow.", "warning");
     }
@@ -657,7 +529,7 @@ function renderReview(run, pending) {
       ? { action: "approve",
         revised_data: { marked_relevant: marked("relevant"), marked_irrelevant: marked("irrelevant") } }
       : { action: "approve" };
-    decide(run, pending, body, problem, buttons);
+    send(body);
   });
 
   view.replaceChildren(el("section", { class: "panel checkpoint", dataset: { testid: "review" } },
@@ -692,49 +564,6 @@ function renderReview(run, pending) {
 }
 
 // --- the end -----------------------------------------------------------------------------
-
-function exportLinks(run) {
-  const papers = run.collection.papers;
-  const relevant = papers.filter((paper) => paper.label === "relevant").length;
-  const line = (only, lead, testid) => el("p", { class: "export", dataset: { testid } },
-    el("span", {}, lead),
-    EXPORTS.map(([format, label]) => el("a", {
-      href: `${runUrl(run.id)}/export?${new URLSearchParams({ format, only })}`,
-      download: "",
-      dataset: { export: format, only },
-      "aria-label": `${label}, ${only === "all" ? "all papers" : "only relevant papers"}`,
-    }, label)));
-  return el("div", { class: "exports", dataset: { testid: "exports" } },
-    el("h4", {}, "Export"),
-    line("all", `All ${plural(papers.length, "paper")}:`, "export-all"),
-    relevant
-      ? line("relevant", `Only the ${plural(relevant, "paper")} you marked relevant:`, "export-relevant")
-      : el("p", { class: "muted" }, "Mark papers relevant in a review to export only those."));
-}
-
-function feedbackSummary(feedback) {
-  if (!feedback) return null;
-  const parts = [];
-  if (feedback.marked_relevant.length) parts.push(`${feedback.marked_relevant.length} marked relevant`);
-  if (feedback.marked_irrelevant.length) parts.push(`${feedback.marked_irrelevant.length} marked not relevant`);
-  if (feedback.direction) parts.push(feedback.direction);
-  if (feedback.add_terms.length) parts.push(`also: ${feedback.add_terms.join(", ")}`);
-  if (feedback.exclude_terms.length) parts.push(`excluding: ${feedback.exclude_terms.join(", ")}`);
-  if (feedback.free_text_feedback) parts.push(`“${feedback.free_text_feedback}”`);
-  return parts.length ? el("p", { class: "meta" }, `Your feedback: ${parts.join("; ")}`) : null;
-}
-
-function history(run) {
-  if (!run.iterations?.length) return null;
-  return el("section", { class: "history", dataset: { testid: "history" } },
-    el("h4", {}, "How the search went"),
-    el("ol", {}, run.iterations.map((record) => el("li", { dataset: { outcome: record.outcome } },
-      el("p", {}, el("strong", {}, OUTCOMES[record.outcome] ?? record.outcome),
-        record.outcome === "strategy_rejected" ? "" : ` · ${plural(record.result_count, "paper")}`),
-      el("ul", { class: "plain queries" }, record.strategy.queries.map((query) =>
-        el("li", {}, `${sourceLabel(query.source)}: `, el("code", {}, query.query)))),
-      feedbackSummary(record.feedback)))));
-}
 
 function renderCompleted(run) {
   const title = heading("Final results", "final-h");
