@@ -85,7 +85,7 @@ async def test_lexical_ranks_the_paper_matching_every_concept_first() -> None:
         "Title and abstract mention all 3 concepts: sumatriptan, migraine, adolescents."
     )
     assert repeated.reason == "Title and abstract mention 1 of 3 concepts: migraine."
-    assert off.reason == "Title and abstract mention none of the 3 concepts."
+    assert off.reason == "Title and abstract do not mention any of the 3 concepts."
     assert top.score > repeated.score > off.score
     assert off.score == 0.0
 

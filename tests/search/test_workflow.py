@@ -26,6 +26,7 @@ from scholarstream.search import (
     SearchWorkflow,
     StrategyPayload,
     UserFeedback,
+    WorkflowState,
 )
 from scholarstream.settings import Settings
 from tests.helpers import make_runtime
@@ -417,3 +418,17 @@ def test_strategy_fingerprint_ignores_rationale_but_not_queries() -> None:
     same = base.model_copy(update={"rationale": "y"})
     other = SearchStrategy.model_validate({"queries": [{"source": "pubmed", "query": "a OR b"}]})
     assert base.fingerprint() == same.fingerprint() != other.fingerprint()
+
+
+def test_added_and_excluded_terms_hold_for_the_rest_of_the_run() -> None:
+    strategy = SearchStrategy.model_validate({"queries": [{"source": "pubmed", "query": "a"}]})
+    state = WorkflowState()
+    state.record_iteration(strategy, 3, UserFeedback(exclude_terms=["rats"], add_terms=["BERT"]))
+    state.record_iteration(strategy, 3, UserFeedback(free_text_feedback="narrower please"))
+    assert state.latest_feedback is not None
+    assert state.latest_feedback.exclude_terms == ["rats"]
+    assert state.latest_feedback.add_terms == ["BERT"]
+    assert state.latest_feedback.free_text_feedback == "narrower please"
+    state.record_iteration(strategy, 3, UserFeedback(add_terms=["rats"]))
+    assert state.latest_feedback.exclude_terms == []
+    assert state.latest_feedback.add_terms == ["BERT", "rats"]

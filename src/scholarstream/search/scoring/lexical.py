@@ -97,16 +97,22 @@ def _names(concepts: Sequence[_Concept]) -> str:
 
 
 def _coverage_reason(
-    record: Record, matched: Sequence[_Concept], total: int, noun: str, lexical: float
+    record: Record,
+    matched: Sequence[_Concept],
+    concepts: Sequence[_Concept],
+    noun: str,
+    lexical: float,
 ) -> str:
     subject = mention_phrase(record)
+    total = len(concepts)
     if total == 0:
         return f"{subject} {'some' if lexical > 0 else 'none'} of the words of the topic."
     plural = f"{noun}s" if total > 1 else noun
     if not matched:
-        if lexical > 0:
-            return f"{subject} none of the {total} {plural}, only some words of the topic."
-        return f"{subject} none of the {total} {plural}."
+        absent = mention_phrase(record, negated=True)
+        named = f"the {noun}: {concepts[0].label}" if total == 1 else f"any of the {total} {plural}"
+        some = ", only some words of the topic" if lexical > 0 else ""
+        return f"{absent} {named}{some}."
     if len(matched) == total:
         counted = {1: f"the {noun}", 2: f"both {plural}"}.get(total, f"all {total} {plural}")
     else:
@@ -134,7 +140,7 @@ def lexical_relevance(records: Sequence[Record], intent: ParsedIntent) -> list[R
             score += (1 - COVERAGE_SHARE) * float(lexical)
         else:
             score = float(lexical)
-        reason = _coverage_reason(record, matched, len(concepts), noun, float(lexical))
+        reason = _coverage_reason(record, matched, concepts, noun, float(lexical))
         named = [term for term, p in excluded if p in text]
         if named:
             score *= EXCLUDED_PENALTY

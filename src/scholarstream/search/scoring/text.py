@@ -23,10 +23,15 @@ def record_text(record: Record) -> str:
     return "\n".join(part for part in parts if part)
 
 
-def mention_phrase(record: Record) -> str:
-    """The start of a reason: what was read, with its verb ("Title and abstract mention")."""
+def mention_phrase(record: Record, *, negated: bool = False) -> str:
+    """The start of a reason: what was read, with its verb ("Title and abstract mention",
+    "The title does not mention")."""
     if isinstance(record, Trial):
-        return "The trial record mentions"
-    if record.abstract:
-        return "Title and abstract mention"
-    return "The title mentions"
+        subject, plural = "The trial record", False
+    elif record.abstract:
+        subject, plural = "Title and abstract", True
+    else:
+        subject, plural = "The title", False
+    if negated:
+        return f"{subject} {'do' if plural else 'does'} not mention"
+    return f"{subject} {'mention' if plural else 'mentions'}"
