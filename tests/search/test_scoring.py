@@ -134,6 +134,15 @@ async def test_no_records_no_papers() -> None:
     assert await LexicalRelevanceScorer().score([], INTENT) == []
 
 
+async def test_texts_of_stop_words_only_score_zero() -> None:
+    intent = ParsedIntent(question="the", topic="the")
+
+    scored = await LexicalRelevanceScorer().score([Paper(title="The"), Paper(title="Of")], intent)
+
+    assert [p.score for p in scored] == [0.0, 0.0]
+    assert scored[0].reason == "The title mentions none of the words of the topic."
+
+
 # --- relevance feedback --------------------------------------------------------------------
 
 

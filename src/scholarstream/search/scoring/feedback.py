@@ -16,12 +16,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 from scipy import sparse
-from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.svm import LinearSVC
+
+if TYPE_CHECKING:
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.svm import LinearSVC
 
 from scholarstream.errors import InvalidInputError
 
@@ -38,7 +41,7 @@ class FeedbackSettings:
     max_df: float = 0.95  # a term in nearly every text says nothing about relevance
     char_min_df: int = 2  # a character n-gram of one text only is noise
     c: float = 0.11  # SVM regularisation: strong, for a handful of labels
-    # Relevant papers weigh as much as ``balance`` times their count in irrelevant ones.
+    # All relevant papers together weigh ``balance`` times as much as all irrelevant ones.
     balance: float = 9.8
     # Probability = sigmoid(scale * evidence); evidence 1 = as far from "no evidence" as
     # the judged papers' mean is (see ``_View.fit``). Ranking reads evidence only.
@@ -47,6 +50,9 @@ class FeedbackSettings:
 
 
 def _words(settings: FeedbackSettings, small: bool) -> TfidfVectorizer:
+    # scikit-learn is imported on first use: it costs about a second at server start.
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
     return TfidfVectorizer(
         ngram_range=settings.word_ngrams,
         sublinear_tf=True,
@@ -55,6 +61,8 @@ def _words(settings: FeedbackSettings, small: bool) -> TfidfVectorizer:
 
 
 def _characters(settings: FeedbackSettings, small: bool) -> TfidfVectorizer:
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
     return TfidfVectorizer(
         analyzer="char_wb",
         ngram_range=settings.char_ngrams,
@@ -81,6 +89,8 @@ class _View:
     def fit(
         self, indices: IntArray, y: IntArray, weights: FloatArray, settings: FeedbackSettings
     ) -> None:
+        from sklearn.svm import LinearSVC
+
         classifier = LinearSVC(C=settings.c, random_state=settings.random_state)
         classifier.fit(self.features[indices], y, sample_weight=weights)
         self.classifier = classifier

@@ -81,9 +81,11 @@ def _query_weights(intent: ParsedIntent) -> dict[str, float]:
 
 
 def _bm25(docs: bm25s.tokenization.Tokenized, weights: dict[str, float]) -> npt.NDArray[np.float64]:
+    total = np.zeros(len(docs.ids), dtype=np.float64)
+    if not weights or not docs.vocab:  # nothing to search for, or nothing but stop words
+        return total
     retriever = bm25s.BM25()
     retriever.index(docs, show_progress=False)
-    total = np.zeros(len(docs.ids), dtype=np.float64)
     for token, weight in weights.items():
         if token in retriever.vocab_dict:
             total += weight * retriever.get_scores([token])
