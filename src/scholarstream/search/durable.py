@@ -184,14 +184,13 @@ async def search_run_workflow(run_id: str, owner_id: str) -> None:
     try:
         collection = await workflow.run(run.question, run_id=run_id)
     except ScholarStreamError as exc:
-        await DBOS.run_step_async({"name": "search.failed"}, _fail, store, run_uuid, exc)
+        await DBOS.run_step_async({"name": "search.failed"}, store.fail, run_uuid, exc)
         return
     except Exception:
         log.exception("search run %s failed", run_id)
         await DBOS.run_step_async(
             {"name": "search.failed"},
-            _fail,
-            store,
+            store.fail,
             run_uuid,
             ScholarStreamError("The search failed unexpectedly.", hint="Start it again."),
         )
@@ -201,10 +200,6 @@ async def search_run_workflow(run_id: str, owner_id: str) -> None:
         await store.complete(run_uuid, collection, workflow.state)
 
     await DBOS.run_step_async({"name": "search.complete"}, finish)
-
-
-async def _fail(store: SearchRunStore, run_id: uuid.UUID, error: ScholarStreamError) -> None:
-    await store.fail(run_id, error)
 
 
 async def start_search_run(
@@ -230,7 +225,7 @@ async def deliver_decision(
     try:
         await DBOS.send_async(workflow_id, decision.model_dump(mode="json"), topic=pending.id)
     except BaseException:
-        await store.restore_pending(owner_id, run_id, pending)
+        await store.restore_pending(run_id, pending)
         raise
     return await store.get(owner_id, run_id)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import update
 
 from scholarstream.db.scope import OwnerScope
 from scholarstream.db.session import Database
@@ -130,9 +130,7 @@ class SearchRunStore:
             row.stage = "decided"
             return row.workflow_id, pending
 
-    async def restore_pending(
-        self, owner_id: uuid.UUID, run_id: uuid.UUID, pending: PendingCheckpoint
-    ) -> None:
+    async def restore_pending(self, run_id: uuid.UUID, pending: PendingCheckpoint) -> None:
         """Puts a checkpoint back when its decision could not be delivered."""
         await self._update(run_id, status="waiting", stage="waiting", pending=_dump(pending))
 
@@ -153,9 +151,6 @@ class SearchRunStore:
             values["collection"] = checkpoint.payload.collection.model_dump(mode="json")
         await self._update(run_id, **values)
         return pending.id
-
-    async def set_running(self, run_id: uuid.UUID) -> None:
-        await self._update(run_id, status="running", stage="decided", pending=None)
 
     async def complete(
         self, run_id: uuid.UUID, collection: PaperCollection, state: WorkflowState
@@ -192,12 +187,6 @@ class SearchRunStore:
             pending = PendingCheckpoint.model_validate(row.pending) if row.pending else None
             row.status, row.stage, row.pending = "cancelled", None, None
             return row.workflow_id, pending.id if pending else None
-
-    async def status(self, run_id: uuid.UUID) -> str | None:
-        async with self.database.session() as session:
-            return await session.scalar(
-                select(SearchRunRow.status).where(SearchRunRow.id == run_id)
-            )
 
     async def _update(self, run_id: uuid.UUID, **values: Any) -> None:
         # A cancelled run stays cancelled whatever its workflow was still doing.
