@@ -111,6 +111,29 @@ class SearchSettings(_Section):
     )
 
 
+class ChatSettings(_Section):
+    max_tool_rounds: int = Field(
+        default=6, ge=1, le=50, description="Tool calls one answer may make before it must answer."
+    )
+    max_context_bytes: int = Field(
+        default=200_000, ge=1_000, description="Largest page context a message may carry (JSON)."
+    )
+    max_message_chars: int = Field(default=8_000, ge=1)
+    history_messages: int = Field(
+        default=40, ge=0, description="Earlier messages given to the model when a chat continues."
+    )
+    reconnect_grace_seconds: float = Field(
+        default=20.0,
+        ge=0.0,
+        description="How long an answer goes on with no client listening before it is "
+        "cancelled; a client that reconnects within it gets the rest.",
+    )
+    retain_finished_seconds: float = Field(
+        default=300.0, ge=0.0, description="How long a finished answer's events stay replayable."
+    )
+    ai_column_concurrency: int = Field(default=4, ge=1, le=32)
+
+
 class LoggingSettings(_Section):
     level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     format: Literal["plain", "json"] = "plain"
@@ -155,6 +178,7 @@ class Settings(BaseSettings):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     sources: SourceSettings = Field(default_factory=SourceSettings)
     search: SearchSettings = Field(default_factory=SearchSettings)
+    chat: ChatSettings = Field(default_factory=ChatSettings)
     logging: LoggingSettings = Field(default_factory=LoggingSettings)
     engine: EngineSettings = Field(default_factory=EngineSettings)
 

@@ -1,0 +1,27 @@
+"""Tools the chat model can call: definitions, registry, execution."""
+
+from scholarstream.chat.tools.execution import ToolArgumentsError, check_arguments, execute_tool
+from scholarstream.chat.tools.registry import (
+    ToolConfig,
+    ToolContext,
+    ToolExecutor,
+    ToolProgress,
+    ToolResult,
+    get_tool,
+    register_tool,
+    tools,
+)
+
+__all__ = [
+    "ToolArgumentsError",
+    "ToolConfig",
+    "ToolContext",
+    "ToolExecutor",
+    "ToolProgress",
+    "ToolResult",
+    "check_arguments",
+    "execute_tool",
+    "get_tool",
+    "register_tool",
+    "tools",
+]

@@ -1,0 +1,91 @@
+"""Tool definitions (seed 002, "Tool System"): the single source of truth for what the model
+can call. A definition knows nothing of pages; ``is_global`` tools are offered everywhere,
+the others only where a page, tab or subtab config names them."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import jsonschema
+from pydantic import BaseModel, Field
+
+from scholarstream.chat.context import ChatContext
+from scholarstream.chat.payloads import CustomPayload
+
+if TYPE_CHECKING:
+    from scholarstream.runtime import Runtime
+
+
+class ToolProgress(BaseModel):
+    """A progress report a long tool streams while it works."""
+
+    stage: str
+    message: str = ""
+    progress: float | None = Field(default=None, ge=0.0, le=1.0)
+
+
+class ToolResult(BaseModel):
+    """``text`` goes to the model; ``payload`` goes to the UI."""
+
+    text: str
+    payload: CustomPayload | None = None
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """What an executor works with: the process's shared objects, whose data it may touch,
+    and what the user is looking at."""
+
+    runtime: Runtime
+    owner_id: uuid.UUID
+    chat: ChatContext
+    conversation_id: uuid.UUID | None = None
+
+
+ToolStream = AsyncIterator[ToolProgress | ToolResult]
+ToolExecutor = Callable[[dict[str, Any], ToolContext], Awaitable[ToolResult] | ToolStream]
+"""Either a coroutine returning a ``ToolResult``, or an async generator that yields
+``ToolProgress`` reports and finally one ``ToolResult``."""
+
+
+@dataclass(frozen=True)
+class ToolConfig:
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    executor: ToolExecutor
+    category: str = "general"
+    payload_type: str | None = None
+    is_global: bool = True
+    # Offline mode turns ``/<command> ARGS`` into a call of this tool; None: not offered.
+    command: str | None = None
+    command_argument: str | None = field(
+        default=None, metadata={"doc": "The input field the command's text fills."}
+    )
+
+    def __post_init__(self) -> None:
+        jsonschema.Draft202012Validator.check_schema(self.input_schema)
+
+
+_TOOLS: dict[str, ToolConfig] = {}
+
+
+def register_tool(tool: ToolConfig) -> ToolConfig:
+    if tool.name in _TOOLS:
+        raise ValueError(f"tool {tool.name!r} is registered twice")
+    _TOOLS[tool.name] = tool
+    return tool
+
+
+def get_tool(name: str) -> ToolConfig:
+    try:
+        return _TOOLS[name]
+    except KeyError:
+        raise KeyError(f"no tool {name!r}; registered: {sorted(_TOOLS)}") from None
+
+
+def tools() -> list[ToolConfig]:
+    return sorted(_TOOLS.values(), key=lambda t: t.name)
