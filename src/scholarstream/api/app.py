@@ -17,7 +17,9 @@ from scholarstream.accounts import ensure_local_user
 from scholarstream.api.errors import ERROR_RESPONSES, install_error_handlers
 from scholarstream.api.middleware import LoopbackHostMiddleware, RequestIdMiddleware
 from scholarstream.api.routes import (
+    ai_columns,
     auth,
+    chat,
     health,
     library,
     me,
@@ -26,6 +28,8 @@ from scholarstream.api.routes import (
     sources,
     tokens,
 )
+from scholarstream.chat.assistant import Assistant
+from scholarstream.chat.turns import TurnHub
 from scholarstream.engine import Engine
 from scholarstream.runtime import Runtime
 
@@ -35,7 +39,7 @@ SWAGGER_STATIC = "/static/swagger"
 
 def api_router() -> APIRouter:
     router = APIRouter(prefix=API_PREFIX, responses=ERROR_RESPONSES)
-    for module in (auth, me, tokens, models, library, sources, search):
+    for module in (auth, me, tokens, models, library, sources, search, ai_columns, chat):
         router.include_router(module.router)
     return router
 
@@ -52,6 +56,7 @@ def create_app(runtime: Runtime, *, engine: Engine | None = None) -> FastAPI:
         try:
             yield
         finally:
+            await app.state.assistant.hub.close()
             if engine is not None:
                 await engine.shutdown()
             await runtime.close()
@@ -66,6 +71,14 @@ def create_app(runtime: Runtime, *, engine: Engine | None = None) -> FastAPI:
     )
     app.state.runtime = runtime
     app.state.engine = engine
+    chat = runtime.settings.chat
+    app.state.assistant = Assistant(
+        runtime,
+        TurnHub(
+            grace_seconds=chat.reconnect_grace_seconds,
+            retain_seconds=chat.retain_finished_seconds,
+        ),
+    )
     if not runtime.settings.server.multi_user:
         app.add_middleware(LoopbackHostMiddleware)
     app.add_middleware(RequestIdMiddleware)

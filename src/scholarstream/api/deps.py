@@ -32,7 +32,9 @@ async def db_session(runtime: RuntimeDep) -> AsyncIterator[AsyncSession]:
         yield session
 
 
-SessionDep = Annotated[AsyncSession, Depends(db_session)]
+# Ends (commits) when the endpoint returns, before the response is sent: a streamed
+# response must not hold a pooled connection for as long as it streams.
+SessionDep = Annotated[AsyncSession, Depends(db_session, scope="function")]
 
 
 def bearer_token(request: Request) -> str | None:

@@ -1,6 +1,7 @@
 """Context-aware chat (seed 002): page context, tool and payload registries, page/tab/subtab
 configs, the agent loop, the SSE protocol, suggestions and conversation persistence."""
 
+from scholarstream.chat import builtin_actions as _builtin_actions  # noqa: F401
 from scholarstream.chat import catalog as _catalog  # noqa: F401  (registers the built-ins)
 from scholarstream.chat.context import ChatContext, ItemSummary
 from scholarstream.chat.events import ChatEvent, encode_event

@@ -7,6 +7,7 @@ import uuid
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
+from sse_starlette import ServerSentEvent
 
 from scholarstream.chat.payloads import CustomPayload
 from scholarstream.chat.response import ChatResponsePayload
@@ -90,6 +91,6 @@ def parse_event_id(value: str) -> tuple[str, int] | None:
     return turn_id, int(sequence)
 
 
-def encode_event(event: ChatEvent, event_id_value: str) -> str:
-    """The one SSE encoding: ``id:`` then ``data:`` (one JSON line) then a blank line."""
-    return f"id: {event_id_value}\ndata: {event.model_dump_json()}\n\n"
+def encode_event(event: ChatEvent, event_id_value: str) -> ServerSentEvent:
+    """The one SSE encoding: the event's id, and its JSON (``type`` included) as ``data``."""
+    return ServerSentEvent(id=event_id_value, data=event.model_dump_json())

@@ -1,7 +1,7 @@
 """The LLM layer: providers, roles, credentials, usage, and the gateway that runs agents."""
 
 from scholarstream.llm.credentials import CredentialStore, StoredKeyInfo
-from scholarstream.llm.gateway import LLMGateway
+from scholarstream.llm.gateway import LLMGateway, model_error
 from scholarstream.llm.providers import (
     Credential,
     ProviderSpec,
@@ -33,6 +33,7 @@ __all__ = [
     "UsageTotal",
     "estimate_cost",
     "get_provider",
+    "model_error",
     "record_usage",
     "register_provider",
     "registered_providers",

@@ -73,20 +73,25 @@ class LLMGateway:
                 model_settings=settings,
                 message_history=message_history,
             )
-        except ModelHTTPError as exc:
-            raise LLMError(
-                f"{resolved.model_string} answered HTTP {exc.status_code}.",
-                hint=_hint_for_status(exc.status_code),
-            ) from exc
-        except UnexpectedModelBehavior as exc:
-            raise LLMError(
-                f"{resolved.model_string} gave an answer that could not be used: {exc.message}",
-                hint="Try again, or configure a stronger model for this role.",
-            ) from exc
+        except (ModelHTTPError, UnexpectedModelBehavior) as exc:
+            raise model_error(exc, resolved) from exc
         await record_usage(
             scope, self.settings, feature=feature, resolved=resolved, usage=result.usage
         )
         return result
+
+
+def model_error(exc: ModelHTTPError | UnexpectedModelBehavior, resolved: ResolvedModel) -> LLMError:
+    """A provider's failure as the product's ``LLMError``, with what to do about it."""
+    if isinstance(exc, ModelHTTPError):
+        return LLMError(
+            f"{resolved.model_string} answered HTTP {exc.status_code}.",
+            hint=_hint_for_status(exc.status_code),
+        )
+    return LLMError(
+        f"{resolved.model_string} gave an answer that could not be used: {exc.message}",
+        hint="Try again, or configure a stronger model for this role.",
+    )
 
 
 def _hint_for_status(status: int) -> str:

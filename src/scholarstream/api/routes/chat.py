@@ -1,0 +1,232 @@
+"""Chat: send a message and stream the answer (SSE), resume a dropped stream, stop an
+answer, the conversations, server actions, and what a page's chat offers."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Header, Query, Request, Response
+from pydantic import BaseModel, Field, JsonValue
+from sse_starlette import EventSourceResponse, ServerSentEvent
+
+from scholarstream.api.deps import CurrentUser, RuntimeDep
+from scholarstream.chat.actions import ActionResult, get_server_action
+from scholarstream.chat.assistant import Assistant, ChatMessageIn
+from scholarstream.chat.commands import available_commands
+from scholarstream.chat.context import ChatContext
+from scholarstream.chat.conversations import (
+    ConversationRename,
+    ConversationSummary,
+    ConversationView,
+    MessageView,
+)
+from scholarstream.chat.events import (
+    ChatEvent,
+    CompleteEvent,
+    ErrorEvent,
+    encode_event,
+    event_id,
+    parse_event_id,
+)
+from scholarstream.chat.pages.registry import resolve
+from scholarstream.chat.tools.registry import ToolContext
+from scholarstream.chat.turns import Turn
+from scholarstream.errors import NotFoundError
+
+router = APIRouter(prefix="/chat", tags=["chat"])
+
+KEEPALIVE_SECONDS = 15
+_SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+_SSE_DOC: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "Server-sent events: status, text_delta, tool_start, tool_progress, "
+        "tool_complete, then complete or error. Each event's id is '<turn_id>:<n>'.",
+        "content": {"text/event-stream": {}},
+    }
+}
+
+
+def get_assistant(request: Request) -> Assistant:
+    assistant: Assistant = request.app.state.assistant
+    return assistant
+
+
+AssistantDep = Annotated[Assistant, Depends(get_assistant)]
+
+
+def _stream(assistant: Assistant, turn: Turn, after: int) -> EventSourceResponse:
+    async def events() -> AsyncIterator[ServerSentEvent]:
+        async for sequence, event in assistant.hub.listen(turn, after):
+            yield encode_event(event, event_id(turn.id, sequence))
+
+    return EventSourceResponse(events(), ping=KEEPALIVE_SECONDS, headers=_SSE_HEADERS)
+
+
+@router.post("/messages", response_class=EventSourceResponse, responses=_SSE_DOC)
+async def send_message(
+    body: ChatMessageIn, user: CurrentUser, assistant: AssistantDep
+) -> EventSourceResponse:
+    """Stores the message and streams the answer. The first event (``status``) carries the
+    conversation id and the turn id."""
+    turn = await assistant.start(user.id, body)
+    return _stream(assistant, turn, 0)
+
+
+def _final_event(answer: MessageView) -> ChatEvent:
+    if answer.status == "complete" and answer.response is not None:
+        return CompleteEvent(payload=answer.response)
+    if answer.status == "running":
+        return ErrorEvent(
+            code="turn_unavailable",
+            message="This answer is not running in this server process any more.",
+            hint="Reload the conversation; if the server restarted, ask again.",
+        )
+    error = answer.error
+    return ErrorEvent(
+        code=error.code if error else answer.status,
+        message=error.message if error else "The answer did not complete.",
+        hint=error.hint if error else None,
+    )
+
+
+@router.get("/turns/{turn_id}/events", response_class=EventSourceResponse, responses=_SSE_DOC)
+async def turn_events(
+    turn_id: str,
+    user: CurrentUser,
+    assistant: AssistantDep,
+    last_event_id: Annotated[str | None, Header(description="'<turn_id>:<n>'")] = None,
+) -> EventSourceResponse:
+    """The rest of a turn's events after ``Last-Event-ID``; for a finished turn no longer
+    in memory, its stored outcome."""
+    after = 0
+    parsed = parse_event_id(last_event_id) if last_event_id else None
+    if parsed is not None and parsed[0] == turn_id:
+        after = parsed[1]
+    turn = assistant.hub.get(turn_id, user.id)
+    if turn is not None:
+        return _stream(assistant, turn, after)
+    answer = await assistant.store.answer_of_turn(user.id, turn_id)
+    if answer is None:
+        raise NotFoundError(f"Turn {turn_id} was not found.", hint="Reload the conversation.")
+
+    async def stored() -> AsyncIterator[ServerSentEvent]:
+        yield encode_event(_final_event(answer), f"{turn_id}:final")
+
+    return EventSourceResponse(stored(), headers=_SSE_HEADERS)
+
+
+@router.post("/turns/{turn_id}/cancel", status_code=204)
+async def cancel_turn(turn_id: str, user: CurrentUser, assistant: AssistantDep) -> Response:
+    """Stops an answer; what it said so far is kept. Stopping a finished answer does nothing."""
+    turn = assistant.hub.get(turn_id, user.id)
+    if turn is not None:
+        await assistant.hub.cancel(turn)
+    elif await assistant.store.answer_of_turn(user.id, turn_id) is None:
+        raise NotFoundError(f"Turn {turn_id} was not found.")
+    return Response(status_code=204)
+
+
+@router.get("/conversations")
+async def list_conversations(
+    user: CurrentUser, assistant: AssistantDep
+) -> list[ConversationSummary]:
+    return await assistant.store.list(user.id)
+
+
+@router.get("/conversations/{conversation_id}")
+async def get_conversation(
+    conversation_id: uuid.UUID, user: CurrentUser, assistant: AssistantDep
+) -> ConversationView:
+    return await assistant.store.get(user.id, conversation_id)
+
+
+@router.patch("/conversations/{conversation_id}")
+async def rename_conversation(
+    conversation_id: uuid.UUID, body: ConversationRename, user: CurrentUser, assistant: AssistantDep
+) -> ConversationView:
+    return await assistant.store.rename(user.id, conversation_id, body.title)
+
+
+@router.delete("/conversations/{conversation_id}", status_code=204)
+async def delete_conversation(
+    conversation_id: uuid.UUID, user: CurrentUser, assistant: AssistantDep
+) -> Response:
+    await assistant.store.delete(user.id, conversation_id)
+    return Response(status_code=204)
+
+
+class ActionIn(BaseModel):
+    params: dict[str, JsonValue] = Field(default_factory=dict)
+    context: ChatContext
+
+
+@router.post("/actions/{action}")
+async def run_action(
+    action: str, body: ActionIn, user: CurrentUser, runtime: RuntimeDep
+) -> ActionResult:
+    """Runs a suggested action whose handler is ``server``."""
+    handler = get_server_action(action).handler
+    return await handler(dict(body.params), ToolContext(runtime, user.id, body.context))
+
+
+class ToolInfo(BaseModel):
+    name: str
+    description: str
+    command: str | None
+
+
+class PayloadInfo(BaseModel):
+    name: str
+    description: str
+    source: str
+    accept_behaviour: str | None
+
+
+class CommandInfo(BaseModel):
+    command: str
+    usage: str
+    tool: str
+    description: str
+
+
+class ChatConfig(BaseModel):
+    page: str
+    offline: bool
+    tools: list[ToolInfo]
+    payloads: list[PayloadInfo]
+    commands: list[CommandInfo]
+
+
+@router.get("/config")
+async def chat_config(
+    user: CurrentUser,
+    runtime: RuntimeDep,
+    page: str,
+    tab: Annotated[str | None, Query()] = None,
+    subtab: Annotated[str | None, Query()] = None,
+) -> ChatConfig:
+    """What the chat offers on a page (tab, subtab): tools, payloads, commands."""
+    resolution = resolve(ChatContext(current_page=page, active_tab=tab, active_subtab=subtab))
+    return ChatConfig(
+        page=page,
+        offline=runtime.models.offline,
+        tools=[
+            ToolInfo(name=t.name, description=t.description, command=t.command)
+            for t in resolution.tools
+        ],
+        payloads=[
+            PayloadInfo(
+                name=p.name,
+                description=p.description,
+                source=p.source,
+                accept_behaviour=p.accept_behaviour,
+            )
+            for p in resolution.payloads
+        ],
+        commands=[
+            CommandInfo(command=c.name, usage=c.usage, tool=c.tool.name, description=c.summary)
+            for c in available_commands(resolution)
+        ],
+    )

@@ -1,0 +1,281 @@
+"""The chat's orchestration: check a message, store it, and answer it as a turn (a command,
+the offline notice, or a model run), publishing the seed's events as it goes and storing
+the finished (or stopped, or failed) answer."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+
+from pydantic import BaseModel, Field, field_validator
+from pydantic_ai import ModelRetry
+
+from scholarstream.chat.actions import server_actions
+from scholarstream.chat.agent_loop import ToolRunner, TurnTranscript, run_agent_turn
+from scholarstream.chat.commands import (
+    HELP,
+    command_chips,
+    help_text,
+    is_command,
+    parse_command,
+)
+from scholarstream.chat.context import ChatContext
+from scholarstream.chat.conversations import ConversationStore, MessageError, StartedTurn
+from scholarstream.chat.events import CompleteEvent, ErrorEvent, StatusEvent, TextDeltaEvent
+from scholarstream.chat.markers import SUGGESTION_MARKERS, parse_answer
+from scholarstream.chat.pages.registry import Resolution, resolve
+from scholarstream.chat.prompt import build_system_prompt
+from scholarstream.chat.response import ChatResponsePayload
+from scholarstream.chat.stream_instructions import stream_instructions
+from scholarstream.chat.tools.registry import ToolContext
+from scholarstream.chat.turns import Turn, TurnHub
+from scholarstream.db.scope import OwnerScope
+from scholarstream.errors import InvalidInputError, ScholarStreamError
+from scholarstream.llm import DEFAULT_ROLE, record_usage
+from scholarstream.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+
+class ChatMessageIn(BaseModel):
+    message: str = Field(description="What the user typed (or the value of a clicked chip).")
+    context: ChatContext
+    conversation_id: uuid.UUID | None = None
+
+    @field_validator("message")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("the message is empty: type a question or a /command")
+        return value.strip()
+
+
+class Assistant:
+    def __init__(self, runtime: Runtime, hub: TurnHub) -> None:
+        self.runtime = runtime
+        self.hub = hub
+        settings = runtime.settings.chat
+        self.settings = settings
+        self.store = ConversationStore(runtime.database, history_messages=settings.history_messages)
+
+    def check(self, request: ChatMessageIn) -> Resolution:
+        """Refuses what cannot be answered, before anything is stored."""
+        if len(request.message) > self.settings.max_message_chars:
+            raise InvalidInputError(
+                f"The message has {len(request.message)} characters; the limit is "
+                f"{self.settings.max_message_chars}.",
+                hint="Shorten it, or put long text in the library and refer to it.",
+            )
+        size = len(request.context.model_dump_json().encode())
+        if size > self.settings.max_context_bytes:
+            raise InvalidInputError(
+                f"The page context is {size} bytes; the limit is "
+                f"{self.settings.max_context_bytes}.",
+                hint="Send item summaries (id, title, key fields), not full records; the "
+                "retrieve_items tool fetches full records when needed.",
+            )
+        return resolve(request.context)
+
+    async def start(self, owner_id: uuid.UUID, request: ChatMessageIn) -> Turn:
+        resolution = self.check(request)
+        turn_id = self.hub.new_turn_id()
+        started = await self.store.start_turn(
+            owner_id,
+            conversation_id=request.conversation_id,
+            message=request.message,
+            context=request.context.model_dump(mode="json", exclude_none=True),
+            turn_id=turn_id,
+        )
+        turn = Turn(turn_id, owner_id, started.conversation_id)
+        turn.publish(
+            StatusEvent(
+                message="Thinking…", conversation_id=started.conversation_id, turn_id=turn_id
+            )
+        )
+        self.hub.start(turn, lambda t: self._answer(t, request, resolution, started))
+        return turn
+
+    async def _answer(
+        self, turn: Turn, request: ChatMessageIn, resolution: Resolution, started: StartedTurn
+    ) -> None:
+        transcript = TurnTranscript()
+        context = ToolContext(self.runtime, turn.owner_id, request.context, turn.conversation_id)
+        try:
+            if is_command(request.message):
+                await self._run_command(turn, request.message, resolution, context, transcript)
+            elif self.runtime.models.offline:
+                transcript.text = help_text(resolution, offline=True)
+                turn.publish(TextDeltaEvent(text=transcript.text))
+            else:
+                await self._run_model(turn, request, resolution, context, started, transcript)
+            response = self._response(turn, resolution, transcript, started)
+            await self.store.finish_turn(
+                turn.owner_id,
+                started.assistant_message_id,
+                status="complete",
+                content=response.message,
+                response=response,
+                model_messages=transcript.new_messages,
+            )
+            turn.publish(CompleteEvent(payload=response))
+        except asyncio.CancelledError:
+            await asyncio.shield(self._stopped(turn, resolution, transcript, started))
+            raise
+        except ScholarStreamError as exc:
+            await self._failed(turn, started, transcript, exc.code, exc.message, exc.hint)
+        except Exception:
+            log.exception("chat turn %s failed", turn.id)
+            await self._failed(
+                turn,
+                started,
+                transcript,
+                "internal_error",
+                "The assistant failed unexpectedly.",
+                "Try again; if it keeps failing, the server log has the details.",
+            )
+
+    async def _run_command(
+        self,
+        turn: Turn,
+        message: str,
+        resolution: Resolution,
+        context: ToolContext,
+        transcript: TurnTranscript,
+    ) -> None:
+        call = parse_command(message, resolution)
+        name = message.split()[0]
+        offline = self.runtime.models.offline
+        if call is None:
+            unknown = None if name[1:].lower() == HELP else name
+            transcript.text = help_text(resolution, offline=offline, unknown=unknown)
+        else:
+            runner = ToolRunner(context, turn.publish, transcript, max_calls=1)
+            try:
+                transcript.text = await runner.run(call.command.tool, call.arguments)
+            except ModelRetry as exc:  # bad arguments; with no model to retry, tell the user
+                transcript.text = f"{exc.message} Usage: {call.command.usage}"
+        turn.publish(TextDeltaEvent(text=transcript.text))
+
+    async def _run_model(
+        self,
+        turn: Turn,
+        request: ChatMessageIn,
+        resolution: Resolution,
+        context: ToolContext,
+        started: StartedTurn,
+        transcript: TurnTranscript,
+    ) -> None:
+        async with self.runtime.database.session() as session:
+            resolved = await self.runtime.models.resolve(
+                DEFAULT_ROLE, OwnerScope(session, turn.owner_id)
+            )
+        instructions = await stream_instructions(
+            self.runtime, turn.owner_id, request.context.stream_id
+        )
+        system_prompt = build_system_prompt(
+            resolution,
+            request.context,
+            server_actions=[(a.name, a.description) for a in server_actions()],
+            stream_instructions=instructions,
+        )
+        markers = [p.parse_marker for p in resolution.llm_payloads() if p.parse_marker]
+        await run_agent_turn(
+            resolved=resolved,
+            system_prompt=system_prompt,
+            message=request.message,
+            history=started.model_history(),
+            tools=resolution.tools,
+            tool_context=context,
+            markers=[*markers, *SUGGESTION_MARKERS],
+            emit=turn.publish,
+            transcript=transcript,
+            max_tool_calls=self.settings.max_tool_rounds,
+            timeout_seconds=self.runtime.settings.llm.timeout_seconds,
+        )
+        if transcript.usage is not None:
+            async with self.runtime.database.session() as session:
+                await record_usage(
+                    OwnerScope(session, turn.owner_id),
+                    self.runtime.settings,
+                    feature="chat",
+                    resolved=resolved,
+                    usage=transcript.usage,
+                )
+
+    def _response(
+        self,
+        turn: Turn,
+        resolution: Resolution,
+        transcript: TurnTranscript,
+        started: StartedTurn,
+    ) -> ChatResponsePayload:
+        parsed = parse_answer(
+            transcript.text,
+            resolution.llm_payloads(),
+            client_actions={a.action for a in resolution.client_actions},
+            server_actions={a.name for a in server_actions()},
+        )
+        for warning in parsed.warnings:
+            log.warning("chat turn %s: %s", turn.id, warning)
+        payloads = [*transcript.tool_payloads, *parsed.payloads]
+        custom = parsed.payloads[0] if parsed.payloads else (payloads[-1] if payloads else None)
+        offline_chips = self.runtime.models.offline and not parsed.suggested_values
+        return ChatResponsePayload(
+            message=parsed.text,
+            custom_payload=custom,
+            payloads=payloads,
+            suggested_values=command_chips(resolution)
+            if offline_chips
+            else parsed.suggested_values,
+            suggested_actions=parsed.suggested_actions,
+            tool_history=transcript.tool_history,
+            conversation_id=turn.conversation_id,
+            message_id=started.assistant_message_id,
+            warnings=[*transcript.warnings, *parsed.warnings],
+        )
+
+    async def _stopped(
+        self,
+        turn: Turn,
+        resolution: Resolution,
+        transcript: TurnTranscript,
+        started: StartedTurn,
+    ) -> None:
+        response = self._response(turn, resolution, transcript, started)
+        await self.store.finish_turn(
+            turn.owner_id,
+            started.assistant_message_id,
+            status="cancelled",
+            content=response.message,
+            response=response,
+            error=MessageError(code="cancelled", message="Stopped before the answer was complete."),
+        )
+        if not turn.done:
+            turn.publish(
+                ErrorEvent(
+                    code="cancelled",
+                    message="Stopped. The answer so far is kept in the conversation.",
+                    conversation_id=turn.conversation_id,
+                )
+            )
+
+    async def _failed(
+        self,
+        turn: Turn,
+        started: StartedTurn,
+        transcript: TurnTranscript,
+        code: str,
+        message: str,
+        hint: str | None,
+    ) -> None:
+        await self.store.finish_turn(
+            turn.owner_id,
+            started.assistant_message_id,
+            status="error",
+            content=transcript.text,
+            error=MessageError(code=code, message=message, hint=hint),
+        )
+        turn.publish(
+            ErrorEvent(code=code, message=message, hint=hint, conversation_id=turn.conversation_id)
+        )

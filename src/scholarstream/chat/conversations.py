@@ -1,0 +1,286 @@
+"""Conversations and their messages, per user: list, read, rename, delete, and the two
+writes of a turn (its start, with the user's message and a running answer row, and its
+end, completing that row). The model's history for a continued conversation is read back
+from what the turns stored."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelMessagesTypeAdapter,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    UserPromptPart,
+)
+from sqlalchemy import func, select
+
+from scholarstream.chat.response import ChatResponsePayload
+from scholarstream.db.base import utcnow
+from scholarstream.db.scope import OwnerScope
+from scholarstream.db.session import Database
+from scholarstream.db.tables import ChatConversation, ChatMessage
+
+MessageStatus = Literal["running", "complete", "error", "cancelled"]
+TITLE_CHARS = 80
+
+
+class MessageError(BaseModel):
+    code: str
+    message: str
+    hint: str | None = None
+
+
+class MessageView(BaseModel):
+    id: uuid.UUID
+    role: Literal["user", "assistant"]
+    content: str
+    status: MessageStatus
+    turn_id: str | None
+    response: ChatResponsePayload | None
+    error: MessageError | None
+    created_at: datetime
+
+
+class ConversationSummary(BaseModel):
+    id: uuid.UUID
+    title: str
+    page: str
+    created_at: datetime
+    updated_at: datetime
+    message_count: int
+
+
+class ConversationView(BaseModel):
+    id: uuid.UUID
+    title: str
+    page: str
+    created_at: datetime
+    updated_at: datetime
+    messages: list[MessageView]
+
+
+class ConversationRename(BaseModel):
+    title: str = Field(min_length=1, max_length=200)
+
+
+class StartedTurn(BaseModel):
+    conversation_id: uuid.UUID
+    assistant_message_id: uuid.UUID
+    history: list[Any] = Field(description="pydantic-ai messages of the earlier turns")
+
+    def model_history(self) -> list[ModelMessage]:
+        return list(self.history)
+
+
+def _title_from(message: str) -> str:
+    line = " ".join(message.split())
+    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
+
+
+def _message_view(row: ChatMessage) -> MessageView:
+    return MessageView(
+        id=row.id,
+        role="user" if row.role == "user" else "assistant",
+        content=row.content,
+        status=row.status,
+        turn_id=row.turn_id,
+        response=ChatResponsePayload.model_validate(row.response) if row.response else None,
+        error=MessageError.model_validate(row.error) if row.error else None,
+        created_at=row.created_at,
+    )
+
+
+def _history(rows: list[ChatMessage]) -> list[ModelMessage]:
+    """What the model saw and said in earlier turns. A turn that ended without the model's
+    own messages (offline commands, errors, a stop) is replayed as plain text, so the model
+    still knows it happened."""
+    history: list[ModelMessage] = []
+    prompt: str | None = None
+    for row in rows:
+        if row.role == "user":
+            prompt = row.content
+            continue
+        if row.model_messages:
+            history.extend(ModelMessagesTypeAdapter.validate_python(row.model_messages))
+        elif prompt is not None and row.content:
+            history.append(ModelRequest(parts=[UserPromptPart(content=prompt)]))
+            history.append(ModelResponse(parts=[TextPart(content=row.content)]))
+        prompt = None
+    return history
+
+
+class ConversationStore:
+    def __init__(self, database: Database, *, history_messages: int = 40) -> None:
+        self.database = database
+        self.history_messages = history_messages
+
+    async def start_turn(
+        self,
+        owner_id: uuid.UUID,
+        *,
+        conversation_id: uuid.UUID | None,
+        message: str,
+        context: dict[str, Any],
+        turn_id: str,
+    ) -> StartedTurn:
+        """Stores the user's message and a running answer; unknown conversation: 404."""
+        async with self.database.session() as session:
+            scope = OwnerScope(session, owner_id)
+            if conversation_id is None:
+                conversation = scope.add(
+                    ChatConversation(
+                        id=uuid.uuid4(),
+                        title=_title_from(message),
+                        page=str(context.get("current_page", "")),
+                    )
+                )
+                rows: list[ChatMessage] = []
+            else:
+                conversation = await scope.get(
+                    ChatConversation, conversation_id, what="Conversation"
+                )
+                rows = list(
+                    (
+                        await session.scalars(
+                            scope.select(ChatMessage)
+                            .where(ChatMessage.conversation_id == conversation.id)
+                            .order_by(ChatMessage.position)
+                        )
+                    ).all()
+                )
+                conversation.updated_at = utcnow()
+            position = rows[-1].position + 1 if rows else 0
+            scope.add(
+                ChatMessage(
+                    conversation_id=conversation.id,
+                    position=position,
+                    role="user",
+                    status="complete",
+                    content=message,
+                    turn_id=turn_id,
+                    context=context,
+                )
+            )
+            answer = scope.add(
+                ChatMessage(
+                    id=uuid.uuid4(),
+                    conversation_id=conversation.id,
+                    position=position + 1,
+                    role="assistant",
+                    status="running",
+                    content="",
+                    turn_id=turn_id,
+                )
+            )
+            recent = rows[-self.history_messages :] if self.history_messages else []
+            # Never start the history on an answer whose question was cut off.
+            while recent and recent[0].role != "user":
+                recent.pop(0)
+            return StartedTurn(
+                conversation_id=conversation.id,
+                assistant_message_id=answer.id,
+                history=_history(recent),
+            )
+
+    async def finish_turn(
+        self,
+        owner_id: uuid.UUID,
+        message_id: uuid.UUID,
+        *,
+        status: MessageStatus,
+        content: str,
+        response: ChatResponsePayload | None = None,
+        model_messages: list[ModelMessage] | None = None,
+        error: MessageError | None = None,
+    ) -> None:
+        async with self.database.session() as session:
+            row = await OwnerScope(session, owner_id).get(ChatMessage, message_id)
+            row.status = status
+            row.content = content
+            row.response = response.model_dump(mode="json") if response else None
+            row.model_messages = (
+                ModelMessagesTypeAdapter.dump_python(model_messages, mode="json")
+                if model_messages
+                else None
+            )
+            row.error = error.model_dump() if error else None
+
+    async def list(self, owner_id: uuid.UUID) -> list[ConversationSummary]:
+        async with self.database.session() as session:
+            scope = OwnerScope(session, owner_id)
+            counts = (
+                select(ChatMessage.conversation_id, func.count().label("n"))
+                .where(ChatMessage.owner_id == owner_id)
+                .group_by(ChatMessage.conversation_id)
+                .subquery()
+            )
+            query = (
+                scope.select(ChatConversation)
+                .add_columns(func.coalesce(counts.c.n, 0))
+                .outerjoin(counts, counts.c.conversation_id == ChatConversation.id)
+                .order_by(ChatConversation.updated_at.desc())
+            )
+            return [
+                ConversationSummary(
+                    id=row.id,
+                    title=row.title,
+                    page=row.page,
+                    created_at=row.created_at,
+                    updated_at=row.updated_at,
+                    message_count=count,
+                )
+                for row, count in (await session.execute(query)).all()
+            ]
+
+    async def get(self, owner_id: uuid.UUID, conversation_id: uuid.UUID) -> ConversationView:
+        async with self.database.session() as session:
+            scope = OwnerScope(session, owner_id)
+            conversation = await scope.get(ChatConversation, conversation_id, what="Conversation")
+            rows = (
+                await session.scalars(
+                    scope.select(ChatMessage)
+                    .where(ChatMessage.conversation_id == conversation.id)
+                    .order_by(ChatMessage.position)
+                )
+            ).all()
+            return ConversationView(
+                id=conversation.id,
+                title=conversation.title,
+                page=conversation.page,
+                created_at=conversation.created_at,
+                updated_at=conversation.updated_at,
+                messages=[_message_view(row) for row in rows],
+            )
+
+    async def rename(
+        self, owner_id: uuid.UUID, conversation_id: uuid.UUID, title: str
+    ) -> ConversationView:
+        async with self.database.session() as session:
+            conversation = await OwnerScope(session, owner_id).get(
+                ChatConversation, conversation_id, what="Conversation"
+            )
+            conversation.title = title.strip() or conversation.title
+        return await self.get(owner_id, conversation_id)
+
+    async def delete(self, owner_id: uuid.UUID, conversation_id: uuid.UUID) -> None:
+        async with self.database.session() as session:
+            scope = OwnerScope(session, owner_id)
+            await scope.delete(
+                await scope.get(ChatConversation, conversation_id, what="Conversation")
+            )
+
+    async def answer_of_turn(self, owner_id: uuid.UUID, turn_id: str) -> MessageView | None:
+        """The stored answer of a turn (to replay a finished answer to a reconnecting client)."""
+        async with self.database.session() as session:
+            row = await session.scalar(
+                OwnerScope(session, owner_id)
+                .select(ChatMessage)
+                .where(ChatMessage.turn_id == turn_id, ChatMessage.role == "assistant")
+            )
+            return _message_view(row) if row is not None else None

@@ -1,0 +1,107 @@
+"""Answers in flight. A turn runs as its own task, apart from the HTTP connection that
+asked for it, and keeps every event it published; any number of listeners follow it from
+any point (``Last-Event-ID``). A turn nobody listens to is cancelled after a grace period,
+so a closed tab stops paying for tokens while a dropped connection can still reconnect."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Coroutine
+from typing import Any
+
+from scholarstream.chat.events import TERMINAL_TYPES, ChatEvent
+
+
+class Turn:
+    def __init__(self, turn_id: str, owner_id: uuid.UUID, conversation_id: uuid.UUID) -> None:
+        self.id = turn_id
+        self.owner_id = owner_id
+        self.conversation_id = conversation_id
+        self.events: list[ChatEvent] = []
+        self.done = False
+        self.finished_at: float | None = None
+        self.listeners = 0
+        self.task: asyncio.Task[None] | None = None
+        self._changed = asyncio.Event()
+
+    def publish(self, event: ChatEvent) -> int:
+        """Stores the event and wakes the listeners; its sequence number (from 1)."""
+        if self.done:
+            raise RuntimeError(f"turn {self.id} has finished; nothing more can be published")
+        self.events.append(event)
+        if event.type in TERMINAL_TYPES:
+            self.done = True
+            self.finished_at = time.monotonic()
+        self._changed.set()
+        return len(self.events)
+
+    async def follow(self, after: int = 0) -> AsyncIterator[tuple[int, ChatEvent]]:
+        """Events after sequence number ``after``, live, until the terminal event."""
+        sent = after
+        while True:
+            while sent < len(self.events):
+                sent += 1
+                yield sent, self.events[sent - 1]
+            if self.done:
+                return
+            self._changed.clear()
+            if sent < len(self.events):
+                continue
+            await self._changed.wait()
+
+
+class TurnHub:
+    def __init__(self, *, grace_seconds: float, retain_seconds: float) -> None:
+        self.grace_seconds = grace_seconds
+        self.retain_seconds = retain_seconds
+        self._turns: dict[str, Turn] = {}
+
+    @staticmethod
+    def new_turn_id() -> str:
+        return uuid.uuid4().hex
+
+    def start(self, turn: Turn, work: Callable[[Turn], Coroutine[Any, Any, None]]) -> None:
+        self._forget_old()
+        self._turns[turn.id] = turn
+        turn.task = asyncio.create_task(work(turn), name=f"chat-turn-{turn.id}")
+
+    def get(self, turn_id: str, owner_id: uuid.UUID) -> Turn | None:
+        turn = self._turns.get(turn_id)
+        return turn if turn is not None and turn.owner_id == owner_id else None
+
+    async def listen(self, turn: Turn, after: int = 0) -> AsyncIterator[tuple[int, ChatEvent]]:
+        """``follow``, counted as a listener: when the last one goes while the turn still
+        runs, the grace period starts."""
+        turn.listeners += 1
+        try:
+            async for item in turn.follow(after):
+                yield item
+        finally:
+            turn.listeners -= 1
+            if turn.listeners == 0 and not turn.done:
+                asyncio.get_running_loop().call_later(self.grace_seconds, self._abandon, turn)
+
+    def _abandon(self, turn: Turn) -> None:
+        if turn.listeners == 0 and not turn.done and turn.task is not None:
+            turn.task.cancel()
+
+    async def cancel(self, turn: Turn) -> None:
+        if turn.task is not None and not turn.task.done():
+            turn.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await turn.task
+
+    def _forget_old(self) -> None:
+        now = time.monotonic()
+        for turn_id, turn in list(self._turns.items()):
+            if turn.finished_at is not None and now - turn.finished_at > self.retain_seconds:
+                del self._turns[turn_id]
+
+    async def close(self) -> None:
+        """Shutdown: stop every running turn (each saves what it has)."""
+        for turn in list(self._turns.values()):
+            await self.cancel(turn)
+        self._turns.clear()
