@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 from pydantic_ai.messages import ModelRequest, UserPromptPart
+
 from tests.chat.world import MARKER, PAGE, Event, Script, call, context, read_events
 from tests.web.live import LiveServer, clean_settings, serve
 
@@ -56,9 +57,11 @@ def test_a_turn_streams_tool_progress_text_and_a_complete_payload(tmp_path: Path
         events = send(client, "Split alpha beta gamma", context=context(search_form={"q": "x"}))
         types = [e.type for e in events]
         assert types[0] == "status" and types[-1] == "complete"
-        assert [
-            t for t in types if t.startswith("tool_")
-        ] == ["tool_start", "tool_progress", "tool_complete"]
+        assert [t for t in types if t.startswith("tool_")] == [
+            "tool_start",
+            "tool_progress",
+            "tool_complete",
+        ]
         turn_id = events[0].data["turn_id"]
         assert [e.id for e in events] == [f"{turn_id}:{n}" for n in range(1, len(events) + 1)]
         start = next(e for e in events if e.type == "tool_start")
@@ -351,3 +354,18 @@ def test_offline_mode_runs_commands_and_says_free_text_needs_a_model(tmp_path: P
         assert {"command": "split", "usage": "/split TEXT", "tool": "chat_test_split"}.items() <= (
             next(c for c in config["commands"] if c["command"] == "split").items()
         )
+
+
+def test_server_actions_run_on_the_server(tmp_path: Path) -> None:
+    with chat_server(tmp_path, None) as (_, client):
+        done = client.post(
+            "/api/v1/chat/actions/run_search",
+            json={"params": {"query": "EGFR", "sources": ["library"]}, "context": context()},
+        )
+        assert done.status_code == 200, done.text
+        result = done.json()
+        assert result["payload"]["type"] == "literature_search_results"
+        assert "library" in result["message"]
+        unknown = client.post("/api/v1/chat/actions/format_disk", json={"context": context()})
+        assert unknown.status_code == 404
+        assert "run_search" in unknown.json()["hint"]

@@ -7,7 +7,6 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
-from tests.chat.world import MARKER, PAGE
 
 from scholarstream.chat import ChatContext, resolve
 from scholarstream.chat.prompt import build_system_prompt
@@ -16,6 +15,7 @@ from scholarstream.chat.stream_instructions import (
     stream_instructions,
 )
 from scholarstream.runtime import Runtime
+from tests.chat.world import MARKER, PAGE
 
 
 @pytest.fixture

@@ -49,8 +49,13 @@ def parse_command(message: str, resolution: Resolution) -> CommandCall | None:
     if command is None:
         return None
     argument = command.tool.command_argument
-    arguments: dict[str, Any] = {argument: rest.strip()} if argument and rest.strip() else {}
-    return CommandCall(command, arguments)
+    text = rest.strip()
+    if argument is None or not text:
+        return CommandCall(command, {})
+    schema = command.tool.input_schema.get("properties", {}).get(argument, {})
+    # "/items a b, c" fills a list argument with each id.
+    value: Any = text.replace(",", " ").split() if schema.get("type") == "array" else text
+    return CommandCall(command, {argument: value})
 
 
 def help_text(resolution: Resolution, *, offline: bool, unknown: str | None = None) -> str:

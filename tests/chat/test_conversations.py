@@ -1,0 +1,107 @@
+"""Conversation storage on each database: a turn's two writes, the model's history,
+and one user never seeing another's conversations."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
+
+from scholarstream.chat.conversations import ConversationStore, MessageError
+from scholarstream.chat.response import ChatResponsePayload
+from scholarstream.errors import NotFoundError
+from scholarstream.settings import Settings
+from tests.helpers import make_runtime, new_user
+
+
+async def test_turns_history_and_scoping(db_settings: Settings) -> None:
+    runtime = make_runtime(db_settings)
+    try:
+        alice, bob = await new_user(runtime), await new_user(runtime)
+        store = ConversationStore(runtime.database, history_messages=10)
+        first = await store.start_turn(
+            alice.id,
+            conversation_id=None,
+            message="What is EGFR?",
+            context={"current_page": "home"},
+            turn_id="t1",
+        )
+        assert first.history == []
+        exchange: list[ModelMessage] = [
+            ModelRequest(parts=[UserPromptPart(content="What is EGFR?")]),
+            ModelResponse(parts=[TextPart(content="A receptor.")]),
+        ]
+        await store.finish_turn(
+            alice.id,
+            first.assistant_message_id,
+            status="complete",
+            content="A receptor.",
+            response=ChatResponsePayload(message="A receptor."),
+            model_messages=exchange,
+        )
+        second = await store.start_turn(
+            alice.id,
+            conversation_id=first.conversation_id,
+            message="And its inhibitors?",
+            context={"current_page": "home"},
+            turn_id="t2",
+        )
+        assert [type(m) for m in second.model_history()] == [ModelRequest, ModelResponse]
+        await store.finish_turn(
+            alice.id,
+            second.assistant_message_id,
+            status="cancelled",
+            content="Gefitinib, erl",
+            error=MessageError(code="cancelled", message="Stopped."),
+        )
+        third = await store.start_turn(
+            alice.id,
+            conversation_id=first.conversation_id,
+            message="Go on",
+            context={"current_page": "home"},
+            turn_id="t3",
+        )
+        # A stopped answer without model messages is replayed as plain text.
+        replayed = third.model_history()[2:]
+        assert isinstance(replayed[0], ModelRequest)
+        assert replayed[0].parts[0].content == "And its inhibitors?"  # type: ignore[union-attr]
+        assert isinstance(replayed[1], ModelResponse)
+        assert replayed[1].parts[0].content == "Gefitinib, erl"  # type: ignore[union-attr]
+
+        view = await store.get(alice.id, first.conversation_id)
+        assert [(m.role, m.status) for m in view.messages] == [
+            ("user", "complete"),
+            ("assistant", "complete"),
+            ("user", "complete"),
+            ("assistant", "cancelled"),
+            ("user", "complete"),
+            ("assistant", "running"),
+        ]
+        assert (await store.answer_of_turn(alice.id, "t2")).content == "Gefitinib, erl"  # type: ignore[union-attr]
+
+        assert await store.list(bob.id) == []
+        assert await store.answer_of_turn(bob.id, "t1") is None
+        for attempt in (
+            store.get(bob.id, first.conversation_id),
+            store.rename(bob.id, first.conversation_id, "mine now"),
+            store.delete(bob.id, first.conversation_id),
+            store.start_turn(
+                bob.id,
+                conversation_id=first.conversation_id,
+                message="hi",
+                context={},
+                turn_id="t4",
+            ),
+        ):
+            with pytest.raises(NotFoundError):
+                await attempt
+        [summary] = await store.list(alice.id)
+        assert (summary.title, summary.message_count) == ("What is EGFR?", 6)
+
+        await store.delete(alice.id, first.conversation_id)
+        assert await store.list(alice.id) == []
+        with pytest.raises(NotFoundError):
+            await store.get(alice.id, uuid.UUID(int=first.conversation_id.int))
+    finally:
+        await runtime.close()
