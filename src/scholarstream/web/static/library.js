@@ -2,11 +2,15 @@
 // The search (words, years, type, page, open record) lives in the URL, so reload and the
 // browser's back button keep it.
 
+import { addAIColumn, attachAIColumns, recordColumnItem } from "/static/app/ai-columns.js";
 import { api } from "/static/app/app.js";
+import { registerAcceptHandler, registerChatContext } from "/static/app/chat/page-context.js";
 import {
   authorNames,
+  codeLabel,
   el,
   hasAny,
+  phaseLabels,
   renderProblem,
   renderRecordDetail,
   renderStatus,
@@ -29,9 +33,14 @@ const confirmDialog = root.querySelector('[data-testid="confirm-delete"]');
 
 const FILTERS = ["q", "year_from", "year_to", "publication_type"];
 const DEFAULT_LIMIT = 20;
+const TABLE_KEY = "library";
 let generation = 0; // answers to an older request are dropped
 let current = null; // the open record: {id, title}
 let flash = ""; // a message for the next results shown (e.g. what was deleted)
+let shown = null; // the results on screen: {state, page}
+
+const aiColumns = attachAIColumns({ tableKey: TABLE_KEY });
+list.before(aiColumns.element);
 
 // --- the URL as state ----------------------------------------------------------------
 
@@ -164,6 +173,8 @@ async function showResults(state) {
     count.textContent = "";
     list.replaceChildren();
     pager.hidden = true;
+    shown = { state, page: null };
+    aiColumns.setItems([]);
     return;
   }
   if (mine !== generation) return;
@@ -177,7 +188,14 @@ async function showResults(state) {
   if (flash) renderStatus(notice, flash, "done");
   else notice.replaceChildren();
   flash = "";
-  list.replaceChildren(...page.items.map((item) => resultItem(item, state)));
+  const rows = page.items.map((item) => ({
+    key: item.id,
+    node: resultItem(item, state),
+    item: recordColumnItem(item.id, item.record),
+  }));
+  list.replaceChildren(...rows.map((row) => row.node));
+  shown = { state, page };
+  aiColumns.setItems(rows);
   if (page.total === 0) {
     count.textContent = "";
     const empty = hasAny(toParams(state), FILTERS)
@@ -293,6 +311,111 @@ importForm.addEventListener("submit", async (event) => {
     button.disabled = false;
     importStatus.removeAttribute("aria-busy");
   }
+});
+
+// --- the chat: what the page shows, and what Accept does here ---------------------------
+
+function recordFields(record) {
+  if (record.kind === "trial") {
+    return {
+      nct_id: record.ids?.nct_id ?? null,
+      phase: phaseLabels(record.phases ?? []) || null,
+      status: codeLabel(record.status) || null,
+      conditions: record.conditions ?? [],
+      enrollment: record.enrollment ?? null,
+      sponsor: record.sponsor ?? null,
+      start_date: record.start_date ?? null,
+    };
+  }
+  return {
+    authors: (record.authors ?? []).slice(0, 3).map((author) => author.name),
+    year: record.year ?? null,
+    venue: venueLine(record) || null,
+    publication_types: record.publication_types ?? [],
+    doi: record.ids?.doi ?? null,
+  };
+}
+
+function chatContext() {
+  const state = readState();
+  const page = shown?.page ?? null;
+  const ai = aiColumns.state();
+  const listShown = !resultsSection.hidden && page !== null;
+  const byId = new Map((page?.items ?? []).map((item) => [item.id, item]));
+  const visible = listShown ? aiColumns.visibleKeys().map((key) => byId.get(key)).filter(Boolean) : [];
+  const form = new FormData(searchForm);
+  const filters = {
+    year_from: state.year_from || null,
+    year_to: state.year_to || null,
+    publication_type: state.publication_type || null,
+  };
+  if (Object.keys(ai.filters).length) filters.ai_columns = ai.filters;
+  return {
+    search_form: Object.fromEntries([...FILTERS, "limit"].map((name) => [name, String(form.get(name) ?? "")])),
+    filters,
+    pagination: { page: Math.floor(state.offset / state.limit) + 1, page_size: state.limit },
+    sort: ai.sort ?? { column: state.q ? "relevance" : "date_added", direction: "desc" },
+    selection: [],
+    viewer: state.record
+      ? { kind: "library_record", id: state.record, title: current?.id === state.record ? current.title : null }
+      : null,
+    results: page
+      ? { total: page.total, loaded: page.items.length, filtered: ai.visible, visible: listShown ? ai.visible : 0 }
+      : null,
+    ai_columns: ai.columns,
+    item_summaries: visible.map((item) => ({
+      id: item.id,
+      kind: "library_record",
+      title: item.record.title,
+      fields: { ...recordFields(item.record), ...aiColumns.fieldsFor(item.id) },
+    })),
+  };
+}
+
+/** [from, to] of a suggested year filter: 2024, "2020-2024", {from, to}, [2020, 2024]. */
+function yearRange(value) {
+  if (Array.isArray(value)) return [value[0], value.at(-1)];
+  if (value && typeof value === "object") return [value.from ?? value.min ?? "", value.to ?? value.max ?? ""];
+  const years = String(value ?? "").match(/\d{4}/g) ?? [];
+  return [years[0] ?? "", years.at(-1) ?? ""];
+}
+
+function applyFilterSuggestion(data) {
+  const next = { ...readState(), record: "", offset: 0 };
+  const applied = [];
+  const others = {};
+  for (const [name, value] of Object.entries(data?.filters ?? {})) {
+    if (name === "year") {
+      [next.year_from, next.year_to] = yearRange(value).map((year) => String(year ?? ""));
+      applied.push("year");
+    } else if (name === "year_from" || name === "year_to") {
+      next[name] = String(value ?? "");
+      applied.push(name.replace("_", " "));
+    } else if (name === "publication_type" || name === "publication_types") {
+      next.publication_type = String((Array.isArray(value) ? value[0] : value) ?? "");
+      applied.push("publication type");
+    } else {
+      others[name] = value;
+    }
+  }
+  applied.push(...aiColumns.applyFilters(others));
+  const skipped = Object.keys(others).filter((name) => !applied.some((a) => a.toLowerCase() === name.toLowerCase()));
+  go(next);
+  const done = applied.length ? `Applied the ${applied.join(", ")} filter${applied.length === 1 ? "" : "s"}.` : "No filter applied.";
+  return skipped.length ? `${done} The library has no ${skipped.join(", ")} filter.` : done;
+}
+
+registerChatContext(chatContext);
+registerAcceptHandler("query_suggestion", (data) => {
+  const field = searchForm.elements.q;
+  field.value = String(data?.query ?? "");
+  field.focus();
+  return "The suggested query is in the search box: press Search to run it.";
+});
+registerAcceptHandler("filter_suggestion", applyFilterSuggestion);
+registerAcceptHandler("ai_column_suggestion", async (data) => {
+  const column = await addAIColumn(TABLE_KEY, data ?? {});
+  return `Added the AI column “${column.name}” to the library's results.`;
 });
 
 // --- wiring --------------------------------------------------------------------------

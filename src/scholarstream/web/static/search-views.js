@@ -3,7 +3,15 @@
 // groupings, export links and the history of a run. Text from sources and models only
 // ever becomes text nodes.
 
-import { authorNames, el, externalLink, safeUrl, venueLine } from "/static/app/records.js";
+import {
+  authorNames,
+  codeLabel,
+  el,
+  externalLink,
+  phaseLabels,
+  safeUrl,
+  venueLine,
+} from "/static/app/records.js";
 
 const OUTCOMES = {
   strategy_rejected: "Strategy rejected",
@@ -148,40 +156,142 @@ export function failedSources(collection) {
       status.hint ? el("span", { class: "problem-hint" }, ` ${status.hint}`) : null))));
 }
 
-/** A compact filter over the collection's groupings; hides the items of other groups. */
-export function facetFilter(collection, list, count) {
+const JUDGEMENTS = [["", "All"], ["relevant", "Relevant"], ["irrelevant", "Not relevant"], ["unmarked", "Unmarked"]];
+
+function matchesWanted(group, wanted) {
+  const text = String(wanted).trim().toLowerCase();
+  return group.key.toLowerCase() === text || group.label.toLowerCase() === text;
+}
+
+/**
+ * The filters of a paper list: one grouping of the collection (theme, year, study type or
+ * source) and the user's judgement (``judgement(id)``: "relevant", "irrelevant" or "").
+ * Hides the items that do not match. ``apply(filters)`` sets them from a suggestion
+ * ({theme, year, study_type, source, label}) and returns the names applied.
+ */
+export function paperFilters(collection, list, count, judgement) {
   const groupings = (collection.groupings ?? []).filter((g) => g.groups.length > 0);
-  if (groupings.length === 0) return null;
-  const select = el("select", { name: "facet" },
+  const state = { facet: "", label: "" };
+  const facet = groupings.length === 0 ? null : el("select", { name: "facet" },
     el("option", { value: "" }, `All papers (${collection.papers.length})`),
     groupings.map((grouping) => el("optgroup", { label: DIMENSIONS[grouping.dimension] ?? grouping.dimension },
       grouping.groups.map((group) => el("option", { value: `${grouping.dimension}:${group.key}` },
         `${group.label} (${group.paper_ids.length})`)))));
-  select.addEventListener("change", () => {
-    let ids = null;
-    if (select.value) {
-      const at = select.value.indexOf(":");
-      const dimension = select.value.slice(0, at);
-      const key = select.value.slice(at + 1);
-      const group = groupings.find((g) => g.dimension === dimension)?.groups.find((g) => g.key === key);
-      ids = new Set(group?.paper_ids ?? []);
-    }
+  const label = el("select", { name: "judgement" },
+    JUDGEMENTS.map(([value, text]) => el("option", { value }, text)));
+  const selected = () => {
+    if (!state.facet) return null;
+    const at = state.facet.indexOf(":");
+    const dimension = state.facet.slice(0, at);
+    const key = state.facet.slice(at + 1);
+    const group = groupings.find((g) => g.dimension === dimension)?.groups.find((g) => g.key === key);
+    return group ? { dimension, group } : null;
+  };
+  const refresh = () => {
+    const chosen = selected();
+    const ids = chosen ? new Set(chosen.group.paper_ids) : null;
     let shown = 0;
     for (const item of list.children) {
-      item.hidden = ids !== null && !ids.has(item.dataset.paperId);
+      const id = item.dataset.paperId;
+      const mark = judgement(id);
+      const byLabel = state.label === "" ||
+        (state.label === "unmarked" ? mark === "" : mark === state.label);
+      item.hidden = (ids !== null && !ids.has(id)) || !byLabel;
       if (!item.hidden) shown += 1;
     }
-    count.textContent = ids === null ? "" : `Showing ${shown} of ${list.children.length}`;
+    count.textContent = chosen || state.label ? `Showing ${shown} of ${list.children.length}` : "";
+  };
+  facet?.addEventListener("change", () => {
+    state.facet = facet.value;
+    refresh();
   });
-  return el("div", { class: "facets", dataset: { testid: "facets" } },
-    el("label", {}, "Show ", select), count);
+  label.addEventListener("change", () => {
+    state.label = label.value;
+    refresh();
+  });
+  const apply = (filters) => {
+    const applied = [];
+    let grouped = false; // the list shows one grouping at a time
+    for (const [name, wanted] of Object.entries(filters ?? {})) {
+      const dimension = name === "publication_type" ? "study_type" : name;
+      const grouping = groupings.find((g) => g.dimension === dimension);
+      if (grouping) {
+        const text = String(wanted).toLowerCase();
+        const group = grouping.groups.find((g) => matchesWanted(g, wanted)) ??
+          grouping.groups.find((g) => g.label.toLowerCase().includes(text));
+        if (!group || grouped) continue;
+        grouped = true;
+        state.facet = `${dimension}:${group.key}`;
+        facet.value = state.facet;
+        applied.push(name);
+      } else if (name === "label" || name === "judgement") {
+        const text = String(wanted).toLowerCase().replace(/[\s_-]/g, "");
+        const value = { relevant: "relevant", irrelevant: "irrelevant", notrelevant: "irrelevant",
+          unmarked: "unmarked", all: "", any: "" }[text];
+        if (value === undefined) continue;
+        state.label = value;
+        label.value = value;
+        applied.push(name);
+      }
+    }
+    refresh();
+    return applied;
+  };
+  const element = el("div", { class: "facets", dataset: { testid: "facets" } },
+    facet ? el("label", {}, "Show ", facet) : null,
+    el("label", {}, "Marked ", label),
+    count);
+  return {
+    element,
+    apply,
+    refresh,
+    state() {
+      const chosen = selected();
+      return {
+        grouping: chosen ? { dimension: chosen.dimension, key: chosen.group.key, label: chosen.group.label } : null,
+        label: state.label || null,
+      };
+    },
+  };
 }
 
+/** The papers as a list with their filters; ``judgement(id)`` is the user's mark of a paper. */
 export function paperList(collection, options) {
   const list = el("ol", { class: "record-list papers", dataset: { testid: "papers" } },
     collection.papers.map((paper) => paperItem(paper, options)));
   const count = el("span", { class: "muted", "aria-live": "polite" });
-  return { list, facets: facetFilter(collection, list, count) };
+  const labels = new Map(collection.papers.map((paper) => [paper.id, paper.label ?? ""]));
+  const judgement = options.marks ? (id) => options.marks.get(id) ?? "" : (id) => labels.get(id) ?? "";
+  const filters = paperFilters(collection, list, count, judgement);
+  return { list, facets: filters.element, filters };
+}
+
+/** Short fields of a scored paper for the chat's item summaries. */
+export function paperSummaryFields(paper, mark) {
+  const record = paper.record;
+  const fields = {
+    authors: (record.authors ?? []).slice(0, 3).map((author) => author.name),
+    year: record.year ?? (record.start_date ? Number.parseInt(record.start_date.slice(0, 4), 10) : null),
+    score: Math.round(paper.score * 100) / 100,
+    sources: paper.sources ?? [],
+    reason: paper.reason ?? null,
+    mark: mark || null,
+  };
+  if (record.kind === "trial") {
+    Object.assign(fields, {
+      nct_id: record.ids?.nct_id ?? null,
+      phase: phaseLabels(record.phases ?? []) || null,
+      status: codeLabel(record.status) || null,
+      sponsor: record.sponsor ?? null,
+    });
+  } else {
+    Object.assign(fields, {
+      venue: venueLine(record) || null,
+      publication_types: record.publication_types ?? [],
+      doi: record.ids?.doi ?? null,
+    });
+  }
+  return fields;
 }
 
 // --- the end of a run ---------------------------------------------------------------------

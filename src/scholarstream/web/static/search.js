@@ -6,7 +6,9 @@
 // Titles, abstracts, reasons and queries come from sources and models: they only ever
 // reach the page as text nodes.
 
+import { addAIColumn, attachAIColumns, recordColumnItem } from "/static/app/ai-columns.js";
 import { api } from "/static/app/app.js";
+import { registerAcceptHandler, registerChatContext } from "/static/app/chat/page-context.js";
 import { el, renderProblem, renderStatus } from "/static/app/records.js";
 import {
   exportLinks,
@@ -15,6 +17,7 @@ import {
   history,
   intentSummary,
   paperList,
+  paperSummaryFields,
   plural,
   runUrl,
   setPressed,
@@ -61,9 +64,14 @@ const view = runSection.querySelector('[data-testid="run-view"]');
 const DEFAULT_SOURCES = (root.dataset.defaultSources || "").split(",").filter(Boolean);
 const MAX_ITERATIONS = Number.parseInt(root.dataset.maxIterations || "5", 10);
 
+const TABLE_KEY = "search";
 const sourcesLoaded = loadSources();
 const poll = { timer: null, generation: 0 };
-let current = null; // the run shown: {id, key} (key: which view is rendered)
+let current = null; // the run shown: {id, key, run} (key: which view is rendered)
+// What the view shows, for the chat: {tab, collection, filters, form(), selection(),
+// judgement(paper), fillQuery(target, query)}; null when it shows no strategy or papers.
+let screen = null;
+const aiColumns = attachAIColumns({ tableKey: TABLE_KEY });
 
 // --- helpers ---------------------------------------------------------------------------
 
@@ -213,6 +221,8 @@ function openRun(runId, run = null) {
 function showStart() {
   stopPolling();
   current = null;
+  screen = null;
+  aiColumns.setItems([]);
   runSection.hidden = true;
   startSection.hidden = false;
   recentSection.hidden = false;
@@ -269,9 +279,12 @@ function show(run) {
   runSection.dataset.status = run.status;
   renderStages(run);
   cancelButton.hidden = !(run.status === "running" || run.status === "waiting");
+  current.run = run;
   const key = viewKey(run);
   if (key === current.key) return; // keep what the user typed into the view shown
   current.key = key;
+  screen = null;
+  aiColumns.setItems([]);
   let title;
   if (run.status === "waiting" && run.pending?.checkpoint.kind === "strategy_confirmation") {
     title = renderStrategy(run, run.pending);
@@ -425,6 +438,29 @@ function renderStrategy(run, pending) {
     problem.replaceChildren();
     update();
   });
+  screen = {
+    tab: "strategy",
+    form: () => {
+      const strategy = edited();
+      return {
+        strategy: {
+          queries: strategy.queries.map((q) => ({ source: q.source, query: q.query, filters: q.filters ?? {} })),
+          date_from: strategy.date_from,
+          date_to: strategy.date_to,
+        },
+        reject_note: note.value,
+      };
+    },
+    fillQuery(target, query) {
+      const index = original.queries.findIndex((q) => q.source === target);
+      if (index < 0) return null;
+      const area = form.elements[`query-${index}`];
+      area.value = query;
+      update();
+      area.focus();
+      return `The suggested query is in the ${sourceLabel(target)} query: search with your edits to use it.`;
+    },
+  };
 
   view.replaceChildren(el("section", { class: "panel checkpoint", dataset: { testid: "strategy" } },
     title,
@@ -479,7 +515,13 @@ function renderReview(run, pending) {
     saveMarks(draftKey, marks);
   };
   updateCount();
-  const { list, facets } = paperList(collection, { marks, onMark: updateCount });
+  const { list, facets, filters } = paperList(collection, {
+    marks,
+    onMark: () => {
+      updateCount();
+      filters.refresh();
+    },
+  });
 
   const feedback = el("textarea", { id: "feedback", name: "feedback", rows: 3,
     placeholder: "e.g. more on transformers, nothing on speech recognition" });
@@ -546,6 +588,7 @@ function renderReview(run, pending) {
       : el("p", { class: "status empty" }, "Nothing was found. Broaden the search, or write what to look for."),
     facets,
     markCount,
+    aiColumns.element,
     list,
     el("div", { class: "feedback", dataset: { testid: "feedback" } },
       el("h4", {}, "Tell the next search what to change"),
@@ -560,7 +603,32 @@ function renderReview(run, pending) {
         : null,
       problem,
       el("div", { class: "actions" }, again, accept))));
+  showPapers(collection, list);
+  screen = {
+    tab: "results",
+    collection,
+    filters,
+    form: () => ({
+      feedback: feedback.value,
+      direction,
+      add_terms: terms(addTerms.value),
+      exclude_terms: terms(excludeTerms.value),
+      marked_relevant: marked("relevant"),
+      marked_irrelevant: marked("irrelevant"),
+    }),
+    selection: () => marked("relevant"),
+    judgement: (paper) => marks.get(paper.id) ?? null,
+  };
   return title;
+}
+
+/** The papers' rows for their AI columns. */
+function showPapers(collection, list) {
+  aiColumns.setItems(collection.papers.map((paper, index) => ({
+    key: paper.id,
+    node: list.children[index],
+    item: recordColumnItem(paper.id, paper.record),
+  })));
 }
 
 // --- the end -----------------------------------------------------------------------------
@@ -573,15 +641,25 @@ function renderCompleted(run) {
       el("p", { class: "status empty" }, "The search ended without results.")));
     return title;
   }
-  const { list, facets } = paperList(collection, {});
+  const { list, facets, filters } = paperList(collection, {});
   view.replaceChildren(el("section", { class: "panel checkpoint", dataset: { testid: "final" } },
     title,
     statsLine(collection),
     failedSources(collection),
     exportLinks(run),
     facets,
+    aiColumns.element,
     list,
     history(run)));
+  showPapers(collection, list);
+  screen = {
+    tab: null,
+    collection,
+    filters,
+    form: () => ({}),
+    selection: () => [],
+    judgement: (paper) => paper.label ?? null,
+  };
   return title;
 }
 
@@ -593,6 +671,83 @@ function renderFailed(run) {
     title, box, el("p", {}, el("a", { href: "/search" }, "Start a new search"))));
   return title;
 }
+
+// --- the chat: what the page shows, and what Accept does here ---------------------------
+
+function chatContext() {
+  const context = { search_run_id: current?.id ?? null };
+  if (screen?.tab) context.active_tab = screen.tab;
+  if (current) {
+    context.search_form = { question: current.run?.question ?? "", ...(screen?.form() ?? {}) };
+  } else {
+    const data = new FormData(startForm);
+    context.search_form = {
+      question: String(data.get("question") ?? ""),
+      sources: data.getAll("sources").map(String),
+      strategy_checkpoint: startForm.elements.strategy_checkpoint.checked,
+    };
+  }
+  if (current?.run) context.run_status = statusText(current.run);
+  const collection = screen?.collection;
+  if (!collection) return context;
+  const ai = aiColumns.state();
+  const filters = screen.filters.state();
+  if (Object.keys(ai.filters).length) filters.ai_columns = ai.filters;
+  const byId = new Map(collection.papers.map((paper) => [paper.id, paper]));
+  const shown = aiColumns.visibleKeys().map((id) => byId.get(id)).filter(Boolean);
+  return {
+    ...context,
+    filters,
+    pagination: { page: 1, page_size: collection.papers.length || null },
+    sort: ai.sort ?? { column: "score", direction: "desc" },
+    selection: screen.selection(),
+    viewer: null,
+    results: {
+      total: collection.papers.length,
+      loaded: collection.papers.length,
+      filtered: shown.length,
+      visible: shown.length,
+    },
+    ai_columns: ai.columns,
+    item_summaries: shown.map((paper) => ({
+      id: paper.id,
+      kind: "search_result",
+      title: paper.record.title,
+      fields: { ...paperSummaryFields(paper, screen.judgement(paper)), ...aiColumns.fieldsFor(paper.id) },
+    })),
+  };
+}
+
+function acceptQuery(data) {
+  const query = String(data?.query ?? "");
+  const inStrategy = screen?.fillQuery?.(data?.target, query);
+  if (inStrategy) return inStrategy;
+  if (current) {
+    window.history.pushState(null, "", window.location.pathname);
+    showStart();
+  }
+  const field = startForm.elements.question;
+  field.value = query;
+  field.focus();
+  return "The suggested query is in the question field: press Start to search.";
+}
+
+function acceptFilters(data) {
+  if (!screen?.filters) return "There are no results on this page to filter yet.";
+  const wanted = data?.filters ?? {};
+  const applied = [...screen.filters.apply(wanted), ...aiColumns.applyFilters(wanted)];
+  const skipped = Object.keys(wanted).filter((name) => !applied.some((a) => a.toLowerCase() === name.toLowerCase()));
+  const done = applied.length ? `Applied the ${applied.join(", ")} filter${applied.length === 1 ? "" : "s"}.` : "No filter applied.";
+  return skipped.length ? `${done} Not applied here: ${skipped.join(", ")}.` : done;
+}
+
+registerChatContext(chatContext);
+registerAcceptHandler("query_suggestion", acceptQuery);
+registerAcceptHandler("filter_suggestion", acceptFilters);
+registerAcceptHandler("ai_column_suggestion", async (data) => {
+  const column = await addAIColumn(TABLE_KEY, data ?? {});
+  return `Added the AI column “${column.name}” to the search results.`;
+});
 
 // --- wiring ------------------------------------------------------------------------------
 

@@ -4,7 +4,9 @@
 // how many studies they held) live in the history entry, so "Previous page", the back
 // button and reload all work.
 
+import { addAIColumn, attachAIColumns, recordColumnItem } from "/static/app/ai-columns.js";
 import { api } from "/static/app/app.js";
+import { registerAcceptHandler, registerChatContext } from "/static/app/chat/page-context.js";
 import {
   codeLabel,
   el,
@@ -15,6 +17,7 @@ import {
 } from "/static/app/records.js";
 
 const SOURCE = "clinicaltrials";
+const TABLE_KEY = "trials";
 const PAGE_SIZE = 20;
 const FIELDS = ["condition", "intervention", "q", "sponsor", "phase", "status", "date_from", "date_to"];
 const FILTERS = ["condition", "intervention", "sponsor", "phase", "status"];
@@ -32,6 +35,10 @@ const detailRecord = detail.querySelector('[data-role="record"]');
 
 let generation = 0;
 let cache = { key: null, page: null }; // the page last shown, so opening a study costs no request
+let shown = null; // the results on screen: {state, page}
+
+const aiColumns = attachAIColumns({ tableKey: TABLE_KEY });
+list.before(aiColumns.element);
 
 // --- the URL as state ----------------------------------------------------------------
 
@@ -163,8 +170,19 @@ function renderPager(state, page) {
     });
 }
 
+function trialKey(trial) {
+  return trial.ids?.nct_id || trial.title;
+}
+
 function renderResults(state, page) {
-  list.replaceChildren(...page.records.map((trial) => trialItem(trial, state)));
+  const rows = page.records.map((trial) => ({
+    key: trialKey(trial),
+    node: trialItem(trial, state),
+    item: recordColumnItem(trialKey(trial), trial),
+  }));
+  list.replaceChildren(...rows.map((row) => row.node));
+  shown = { state, page };
+  aiColumns.setItems(rows);
   notice.replaceChildren();
   if (page.records.length === 0) {
     count.textContent = "";
@@ -197,6 +215,8 @@ function clearResults() {
   count.textContent = "";
   list.replaceChildren();
   pager.hidden = true;
+  shown = null;
+  aiColumns.setItems([]);
 }
 
 async function show(state) {
@@ -256,6 +276,133 @@ function backToResults() {
   if (window.history.state?.fromList) window.history.back();
   else go({ ...readState(), study: "" }, { replace: true });
 }
+
+// --- the chat: what the page shows, and what Accept does here ---------------------------
+
+function trialFields(trial) {
+  return {
+    phase: phaseLabels(trial.phases ?? []) || null,
+    status: codeLabel(trial.status) || null,
+    conditions: trial.conditions ?? [],
+    enrollment: trial.enrollment ?? null,
+    sponsor: trial.sponsor ?? null,
+    start_date: trial.start_date ?? null,
+  };
+}
+
+function chatContext() {
+  const state = readState();
+  const page = shown?.page ?? null;
+  const ai = aiColumns.state();
+  const listShown = !resultsSection.hidden && page !== null;
+  const byKey = new Map((page?.records ?? []).map((trial) => [trialKey(trial), trial]));
+  const visible = listShown ? aiColumns.visibleKeys().map((key) => byKey.get(key)).filter(Boolean) : [];
+  const data = new FormData(form);
+  const filters = {};
+  for (const name of [...FILTERS, "date_from", "date_to"]) filters[name] = state[name] || null;
+  if (Object.keys(ai.filters).length) filters.ai_columns = ai.filters;
+  const open = state.study ? byKey.get(state.study) : null;
+  return {
+    search_form: Object.fromEntries(FIELDS.map((name) => [name, String(data.get(name) ?? "")])),
+    filters,
+    pagination: { page: state.page_token ? trail().length + 1 : 1, page_size: PAGE_SIZE },
+    sort: ai.sort ?? { column: "relevance", direction: "desc" },
+    selection: [],
+    viewer: state.study ? { kind: "trial", id: state.study, title: open?.title ?? null } : null,
+    results: page
+      ? {
+          total: page.total ?? null,
+          loaded: page.records.length,
+          filtered: ai.visible,
+          visible: listShown ? ai.visible : 0,
+        }
+      : null,
+    ai_columns: ai.columns,
+    item_summaries: visible.map((trial) => ({
+      id: trialKey(trial),
+      kind: "trial",
+      title: trial.title,
+      fields: { ...trialFields(trial), ...aiColumns.fieldsFor(trialKey(trial)) },
+    })),
+  };
+}
+
+/** Chooses the option of ``select`` matching ``wanted`` by code or label ("PHASE3",
+ * "Phase 3", "phase_3"); returns its label, or null when none matches. */
+function chooseOption(select, wanted) {
+  const norm = (text) => String(text ?? "").toLowerCase().replace(/[\s_-]/g, "");
+  const target = norm(Array.isArray(wanted) ? wanted[0] : wanted);
+  if (!target || target === "any") {
+    select.value = "";
+    return "any";
+  }
+  const option = [...select.options].find((o) => o.value && (norm(o.value) === target || norm(o.textContent) === target));
+  if (!option) return null;
+  select.value = option.value;
+  return option.textContent;
+}
+
+function acceptQuery(data) {
+  const field = form.elements.q;
+  field.value = String(data?.query ?? "");
+  field.focus();
+  return "The suggested terms are in Other terms: press Search trials to run the search.";
+}
+
+function acceptFilters(data) {
+  const applied = [];
+  const skipped = [];
+  const others = {};
+  for (const [name, value] of Object.entries(data?.filters ?? {})) {
+    const field = { phase: "phase", phases: "phase", status: "status", statuses: "status" }[name];
+    if (!field) others[name] = value;
+    else if (chooseOption(form.elements[field], value) === null) skipped.push(name);
+    else applied.push(field);
+  }
+  const searchChanged = applied.length > 0;
+  const byColumn = aiColumns.applyFilters(others);
+  applied.push(...byColumn);
+  skipped.push(...Object.keys(others).filter((name) =>
+    !byColumn.some((column) => column.toLowerCase() === name.toLowerCase())));
+  if (searchChanged) {
+    const next = formState();
+    if (TERMS.some((name) => next[name])) {
+      cache = { key: null, page: null };
+      go(next, { historyState: { trail: [], offset: 0 } });
+    }
+  }
+  const done = applied.length ? `Applied the ${applied.join(", ")} filter${applied.length === 1 ? "" : "s"}.` : "No filter applied.";
+  return skipped.length ? `${done} Not applied here: ${skipped.join(", ")}.` : done;
+}
+
+function acceptTrialSearch(data) {
+  const text = (value) => (Array.isArray(value) ? value.join(" ") : String(value ?? "")).trim();
+  form.elements.condition.value = text(data?.condition);
+  form.elements.intervention.value = text(data?.intervention);
+  form.elements.q.value = text(data?.terms);
+  form.elements.sponsor.value = text(data?.sponsor);
+  const notes = [];
+  for (const [field, values] of [["phase", data?.phases], ["status", data?.statuses]]) {
+    const list = Array.isArray(values) ? values.filter(Boolean) : values ? [values] : [];
+    form.elements[field].value = "";
+    if (!list.length) continue;
+    const chosen = chooseOption(form.elements[field], list[0]);
+    if (chosen === null) notes.push(`${field} ${list[0]} is not an option here`);
+    else if (list.length > 1) notes.push(`the form takes one ${field}: ${chosen} was chosen`);
+  }
+  form.elements.condition.focus();
+  const lead = "The trial search form is filled in: press Search trials to run it.";
+  return notes.length ? `${lead} Note: ${notes.join("; ")}.` : lead;
+}
+
+registerChatContext(chatContext);
+registerAcceptHandler("query_suggestion", acceptQuery);
+registerAcceptHandler("filter_suggestion", acceptFilters);
+registerAcceptHandler("trial_search_suggestion", acceptTrialSearch);
+registerAcceptHandler("ai_column_suggestion", async (data) => {
+  const column = await addAIColumn(TABLE_KEY, data ?? {});
+  return `Added the AI column “${column.name}” to the trial results.`;
+});
 
 form.addEventListener("submit", (event) => {
   event.preventDefault();
