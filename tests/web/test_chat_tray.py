@@ -1,0 +1,444 @@
+"""The chat tray in a real browser: Debian's Chromium against a real uvicorn server.
+
+The model is scripted (a pydantic-ai ``FunctionModel`` with a stream function): it calls the
+``search_pubmed`` tool, whose requests PubMed answers with the real responses of
+tests/search/world.py, then streams an answer with a query suggestion and suggested values.
+Without a model (offline mode) the tray offers the tools as commands."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Locator, Page, expect
+from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
+from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
+
+from tests.search.world import LiteratureWorld
+from tests.web.live import LiveServer, NewPage, PageProblems, clean_settings, serve
+
+pytestmark = pytest.mark.browser
+
+SCREENSHOTS = Path("/tmp")
+ANSWER_WAIT_MS = 15_000  # a scripted answer takes well under a second; this only stops a hang
+
+FIRST_MESSAGE = "Find recent work on machine learning for natural language processing"
+SEARCHED = "machine learning natural language processing"
+SUGGESTED_QUERY = "machine learning methods for clinical natural language processing"
+INTRO = "PubMed has plenty on this."
+DETAIL = "The first hit compares **machine learning** with human coders."
+CHIP_LABEL = "Only reviews"
+CHIP_VALUE = "Show me only the review articles, please."
+CHIP_REPLY = "Here is what I would do for reviews only."
+SERVER_ACTION = "Search every source"
+CLIENT_ACTION = "Open the Library"
+FIRST_TITLE = (
+    "Using natural language processing and machine learning to replace human content coders"
+)
+
+
+def _last_request(messages: list[ModelMessage]) -> ModelRequest:
+    last = messages[-1]
+    assert isinstance(last, ModelRequest), last
+    return last
+
+
+def _prompt(request: ModelRequest) -> str | None:
+    for part in request.parts:
+        if isinstance(part, UserPromptPart) and isinstance(part.content, str):
+            return part.content
+    return None
+
+
+async def _words(text: str, delay: float = 0.0) -> AsyncIterator[str]:
+    for word in re.findall(r"\S+\s*|\s+", text):
+        if delay:
+            await asyncio.sleep(delay)
+        yield word
+
+
+class ChatScript:
+    """Plays the chat model. First request: call ``search_pubmed``. After the tool answered:
+    stream the answer with a QUERY_SUGGESTION and SUGGESTED_VALUES. Any other message (a
+    chip's value): a short answer."""
+
+    def __init__(self) -> None:
+        self.tools_offered: list[str] = []
+        self.tool_results: list[str] = []
+        self.prompts: list[str] = []
+
+    async def __call__(
+        self, messages: list[ModelMessage], info: AgentInfo
+    ) -> AsyncIterator[str | DeltaToolCalls]:
+        self.tools_offered = [tool.name for tool in info.function_tools]
+        request = _last_request(messages)
+        returns = [p for p in request.parts if isinstance(p, ToolReturnPart)]
+        if returns:
+            self.tool_results.append(str(returns[0].content))
+            suggestion = {
+                "query": SUGGESTED_QUERY,
+                "target": "search",
+                "explanation": "Adds the clinical setting to both concepts.",
+            }
+            chips = [{"label": CHIP_LABEL, "value": CHIP_VALUE}]
+            text = (
+                f"{INTRO}\n\n{DETAIL}\n\n"
+                f"QUERY_SUGGESTION: {json.dumps(suggestion)}\n"
+                f"SUGGESTED_VALUES: {json.dumps(chips)}\n"
+            )
+            async for chunk in _words(text):
+                yield chunk
+            return
+        prompt = _prompt(request)
+        assert prompt is not None, request
+        self.prompts.append(prompt)
+        if prompt == FIRST_MESSAGE:
+            arguments = json.dumps({"query": SEARCHED, "max_results": 5})
+            yield {0: DeltaToolCall(name="search_pubmed", json_args=arguments, tool_call_id="c1")}
+            return
+        actions = [
+            {
+                "label": SERVER_ACTION,
+                "action": "run_search",
+                "handler": "server",
+                "params": {"query": SEARCHED},
+            },
+            {
+                "label": CLIENT_ACTION,
+                "action": "open_library",
+                "handler": "client",
+                "params": {"query": "transformers"},
+            },
+        ]
+        async for chunk in _words(f"{CHIP_REPLY}\nSUGGESTED_ACTIONS: {json.dumps(actions)}\n"):
+            yield chunk
+
+
+SLOW_WORDS = 400
+
+
+async def slow_answer(
+    messages: list[ModelMessage], info: AgentInfo
+) -> AsyncIterator[str | DeltaToolCalls]:
+    """An answer that takes a minute and a half: one word every 0.2 s."""
+    for number in range(1, SLOW_WORDS + 1):
+        await asyncio.sleep(0.2)
+        yield f"word{number} "
+
+
+# --- servers --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def script() -> ChatScript:
+    return ChatScript()
+
+
+@pytest.fixture
+def world() -> LiteratureWorld:
+    return LiteratureWorld()
+
+
+@pytest.fixture
+def chat_server(tmp_path: Path, world: LiteratureWorld, script: ChatScript) -> Iterator[LiveServer]:
+    models = {"default": FunctionModel(stream_function=script)}
+    settings = clean_settings(tmp_path / "data")
+    with serve(settings, source_transport=world.transport(), models=models) as live:
+        yield live
+
+
+@pytest.fixture
+def offline_server(tmp_path: Path, world: LiteratureWorld) -> Iterator[LiveServer]:
+    with serve(clean_settings(tmp_path / "data"), source_transport=world.transport()) as live:
+        yield live
+
+
+@pytest.fixture
+def slow_server(tmp_path: Path) -> Iterator[LiveServer]:
+    models = {"default": FunctionModel(stream_function=slow_answer)}
+    with serve(clean_settings(tmp_path / "data"), models=models) as live:
+        yield live
+
+
+# --- page helpers ---------------------------------------------------------------------------
+
+
+def _tray(page: Page) -> Locator:
+    return page.get_by_role("complementary", name="Assistant")
+
+
+def _toggle(page: Page) -> Locator:
+    return page.get_by_role("button", name="Assistant", exact=True)
+
+
+def _open_tray(page: Page) -> Locator:
+    _toggle(page).click()
+    tray = _tray(page)
+    expect(tray).to_be_visible()
+    expect(_toggle(page)).to_have_attribute("aria-expanded", "true")
+    expect(tray.get_by_label("Message to the assistant")).to_be_focused()
+    return tray
+
+
+def _send(tray: Locator, text: str) -> None:
+    box = tray.get_by_label("Message to the assistant")
+    box.fill(text)
+    box.press("Enter")
+
+
+def _log(tray: Locator) -> Locator:
+    return tray.get_by_role("log", name="Conversation with the assistant")
+
+
+def _answers(tray: Locator) -> Locator:
+    return _log(tray).locator('[data-role="assistant"]')
+
+
+def _questions(tray: Locator) -> Locator:
+    return _log(tray).locator('[data-role="user"]')
+
+
+# --- a conversation with a scripted model ---------------------------------------------------
+
+
+def test_a_conversation_on_the_search_page(
+    chat_server: LiveServer,
+    world: LiteratureWorld,
+    script: ChatScript,
+    new_page: NewPage,
+    problems: PageProblems,
+) -> None:
+    page = new_page(chat_server)
+    page.goto("/search")
+    expect(page.locator("body")).to_have_attribute("data-chat-page", "search")
+    expect(_tray(page)).to_be_hidden()
+    tray = _open_tray(page)
+    expect(_log(tray)).to_have_attribute("aria-live", "polite")
+    expect(tray.get_by_test_id("chat-help")).to_contain_text("Search PubMed")
+
+    # A message: the tool runs (progress, then its card), then the answer streams in.
+    _send(tray, FIRST_MESSAGE)
+    expect(_questions(tray)).to_have_count(1)
+    expect(_questions(tray).first).to_contain_text(FIRST_MESSAGE)
+    answer = _answers(tray).first
+    tool = answer.get_by_test_id("chat-tool")
+    expect(tool).to_have_attribute("data-tool", "search_pubmed")
+    expect(tool).to_contain_text("Search PubMed")
+    expect(tool).to_contain_text(SEARCHED)
+    expect(tool).to_have_attribute("data-state", "done", timeout=ANSWER_WAIT_MS)
+    results = answer.locator('[data-payload-type="pubmed_search_results"]')
+    expect(results).to_be_visible()
+    expect(results.get_by_role("heading", name="PubMed results")).to_be_visible()
+    expect(results).to_contain_text(f"for “{SEARCHED}”")
+    first = results.get_by_role("link", name=re.compile(re.escape(FIRST_TITLE)))
+    expect(first).to_have_attribute(
+        "href", re.compile(r"^https://pubmed\.ncbi\.nlm\.nih\.gov/\d+/$")
+    )
+    expect(first).to_have_attribute("rel", "noopener noreferrer")
+    assert any("efetch" in r.url.path for r in world.searched("pubmed"))
+
+    expect(answer).to_have_attribute("data-status", "complete", timeout=ANSWER_WAIT_MS)
+    text = answer.locator('[data-role="text"]')
+    expect(text).to_contain_text(INTRO)
+    expect(text.locator("strong")).to_have_text("machine learning")  # **bold**, as DOM
+    expect(answer).not_to_contain_text("QUERY_SUGGESTION")
+    expect(answer).not_to_contain_text("SUGGESTED_VALUES")
+    expect(answer).not_to_contain_text("null")
+    assert "search_pubmed" in script.tools_offered
+    assert script.tool_results and FIRST_TITLE[:40] in script.tool_results[0]
+
+    # The query suggestion: Accept puts the query into the Search page's question box.
+    suggestion = answer.locator('[data-payload-type="query_suggestion"]')
+    expect(suggestion).to_contain_text(SUGGESTED_QUERY)
+    expect(suggestion).to_contain_text("Adds the clinical setting")
+    accept = suggestion.get_by_role("button", name="Accept")
+    expect(accept).to_be_enabled()
+    accept.click()
+    expect(page.get_by_label("Your question")).to_have_value(SUGGESTED_QUERY)
+    expect(suggestion.locator('[data-role="accept-outcome"]')).not_to_be_empty()
+    expect(accept).to_be_disabled()
+
+    # A chip sends its value as the next message, in the same conversation.
+    tray.get_by_role("group", name="Suggested replies").get_by_role(
+        "button", name=CHIP_LABEL
+    ).click()
+    expect(_questions(tray)).to_have_count(2)
+    expect(_questions(tray).nth(1)).to_contain_text(CHIP_VALUE)
+    expect(_answers(tray).nth(1)).to_contain_text(CHIP_REPLY, timeout=ANSWER_WAIT_MS)
+    expect(_answers(tray).nth(1)).to_have_attribute("data-status", "complete")
+    expect(tray.get_by_role("group", name="Suggested replies")).to_have_count(0)
+    assert script.prompts == [FIRST_MESSAGE, CHIP_VALUE]
+
+    # Suggested actions: a server action posts to the server and shows what it found; a
+    # client action runs in the page (here: go to the Library with a search).
+    actions = tray.get_by_role("group", name="Suggested actions")
+    actions.get_by_role("button", name=SERVER_ACTION).click()
+    found = _answers(tray).nth(1).locator('[data-payload-type="literature_search_results"]')
+    expect(found).to_be_visible(timeout=ANSWER_WAIT_MS)
+    expect(found.get_by_role("link", name=re.compile(re.escape(FIRST_TITLE)))).to_be_visible()
+    actions.get_by_role("button", name=CLIENT_ACTION).click()
+    expect(page).to_have_url(re.compile(r"/library\?q=transformers$"))
+    tray = _tray(page)
+    expect(tray).to_be_visible()
+    expect(_questions(tray)).to_have_count(2)
+    expect(page.locator("body")).to_have_attribute("data-chat-page", "library")
+
+    # A reload: the tray is open again with the same conversation, cards included.
+    page.reload()
+    tray = _tray(page)
+    expect(tray).to_be_visible()
+    expect(_questions(tray)).to_have_count(2)
+    expect(_answers(tray)).to_have_count(2)
+    expect(
+        _answers(tray).first.locator('[data-payload-type="pubmed_search_results"]')
+    ).to_be_visible()
+    expect(_answers(tray).first).to_contain_text(INTRO)
+    expect(_answers(tray).nth(1)).to_contain_text(CHIP_REPLY)
+    expect(tray.get_by_test_id("chat-conversation-title")).to_contain_text(FIRST_MESSAGE[:30])
+    page.screenshot(path=str(SCREENSHOTS / "chat-tray.png"))
+
+    # The list of conversations: rename, start a new one, reopen, delete.
+    conversations = tray.get_by_role("region", name="Your conversations")
+    list_button = tray.get_by_role("button", name="Conversations")
+    list_button.click()
+    expect(list_button).to_have_attribute("aria-expanded", "true")
+    items = conversations.get_by_role("listitem")
+    expect(items).to_have_count(1)
+    expect(items.first).to_contain_text(FIRST_MESSAGE[:30])
+    expect(items.first).to_contain_text("4 messages")
+    items.first.get_by_role("button", name=re.compile("^Rename")).click()
+    title = items.first.get_by_label("New title")
+    expect(title).to_be_focused()
+    title.fill("NLP reading list")
+    title.press("Enter")
+    expect(items.first.get_by_role("button", name="NLP reading list", exact=True)).to_be_focused()
+    expect(tray.get_by_test_id("chat-conversation-title")).to_have_text("NLP reading list")
+
+    # On a page that cannot apply a query suggestion, Accept is disabled and says why.
+    page.goto("/")
+    tray = _tray(page)
+    suggestion = _answers(tray).first.locator('[data-payload-type="query_suggestion"]')
+    expect(suggestion.get_by_role("button", name="Accept")).to_be_disabled()
+    expect(suggestion.get_by_role("button", name="Accept")).to_have_accessible_description(
+        re.compile("open the Search page")
+    )
+    list_button.click()
+    expect(items.first).to_contain_text("NLP reading list")
+
+    tray.get_by_role("button", name="New", exact=True).click()
+    expect(_questions(tray)).to_have_count(0)
+    expect(tray.get_by_test_id("chat-conversation-title")).to_have_text("")
+    list_button.click()
+    items.first.get_by_role("button", name="NLP reading list", exact=True).click()
+    expect(_questions(tray)).to_have_count(2)
+    expect(conversations).to_be_hidden()
+
+    list_button.click()
+    items.first.get_by_role("button", name=re.compile("^Delete")).click()
+    confirm = conversations.get_by_role("group", name="Confirm deletion")
+    confirm.get_by_role("button", name="Delete").click()
+    expect(conversations).to_contain_text("No conversations yet.")
+    expect(_questions(tray)).to_have_count(0)
+
+    # Escape closes the list, then the tray, and gives the focus back to the toggle.
+    tray.get_by_role("button", name="Conversations").focus()
+    page.keyboard.press("Escape")
+    expect(conversations).to_be_hidden()
+    page.keyboard.press("Escape")
+    expect(tray).to_be_hidden()
+    expect(_toggle(page)).to_have_attribute("aria-expanded", "false")
+    expect(_toggle(page)).to_be_focused()
+    problems.assert_none()
+
+
+# --- offline mode -----------------------------------------------------------------------------
+
+
+def test_offline_the_tray_offers_commands(
+    offline_server: LiveServer, new_page: NewPage, problems: PageProblems
+) -> None:
+    page = new_page(offline_server)
+    page.goto("/search")
+    tray = _open_tray(page)
+    offline = tray.get_by_test_id("chat-offline")
+    expect(offline).to_contain_text("no language model is configured")
+    commands = offline.get_by_role("group", name="Commands")
+    expect(commands.get_by_role("button", name=re.compile(r"^\/search\b"))).to_be_visible()
+
+    # A command runs its tool without a model.
+    commands.get_by_role("button", name=re.compile(r"^\/search\b")).click()
+    box = tray.get_by_label("Message to the assistant")
+    expect(box).to_have_value("/search ")
+    expect(box).to_be_focused()
+    box.press_sequentially("natural language processing")
+    box.press("Enter")
+    answer = _answers(tray).first
+    expect(answer).to_have_attribute("data-status", "complete", timeout=ANSWER_WAIT_MS)
+    expect(answer.get_by_test_id("chat-tool")).to_have_attribute("data-state", "done")
+    card = answer.get_by_test_id("payload-card").first
+    expect(card).to_be_visible()
+    expect(card.get_by_role("link", name=re.compile(re.escape(FIRST_TITLE[:40])))).to_be_visible()
+
+    # Free text: the server says a model is needed, and offers its commands as chips.
+    _send(tray, "What is new in this field?")
+    second = _answers(tray).nth(1)
+    expect(second).to_have_attribute("data-status", "complete", timeout=ANSWER_WAIT_MS)
+    expect(second).to_contain_text("No language model is configured")
+    expect(second).to_contain_text("Settings")
+    chips = second.get_by_role("group", name="Suggested replies")
+    expect(chips.get_by_role("button", name="/help")).to_be_visible()
+    chips.get_by_role("button", name=re.compile(r"^\/search\b")).click()
+    expect(box).to_have_value("/search ")
+    page.screenshot(path=str(SCREENSHOTS / "chat-tray-offline.png"))
+    problems.assert_none()
+
+
+# --- Stop ---------------------------------------------------------------------------------------
+
+
+def test_an_answer_continues_across_pages_and_stop_keeps_it(
+    slow_server: LiveServer, new_page: NewPage, problems: PageProblems
+) -> None:
+    page = new_page(slow_server)
+    page.goto("/")
+    tray = _open_tray(page)
+    _send(tray, "Tell me everything about transformers.")
+    text = _answers(tray).first.locator('[data-role="text"]')
+    expect(tray.get_by_role("button", name="Stop")).to_be_visible()
+    expect(text).to_contain_text("word3", timeout=ANSWER_WAIT_MS)
+
+    # To another page while the answer streams: the tray reopens the conversation there
+    # and follows the same answer (replayed from its first event, nothing twice).
+    page.get_by_role("navigation", name="Main").get_by_role("link", name="Library").click()
+    expect(page).to_have_title(re.compile("^Library"))
+    tray = _tray(page)
+    expect(tray).to_be_visible()
+    expect(_questions(tray)).to_have_count(1)
+    answer = _answers(tray).first
+    text = answer.locator('[data-role="text"]')
+    expect(text).to_contain_text("word12", timeout=ANSWER_WAIT_MS)
+    assert text.inner_text().startswith("word1 word2 word3 ")
+    assert text.inner_text().count("word1 ") == 1
+
+    stop = tray.get_by_role("button", name="Stop")
+    stop.click()
+    expect(answer).to_have_attribute("data-status", "cancelled", timeout=ANSWER_WAIT_MS)
+    expect(answer.locator('[data-role="stopped"]')).to_contain_text("Stopped")
+    expect(stop).to_be_hidden()
+    expect(tray.get_by_role("button", name="Send")).to_be_enabled()
+    kept = text.inner_text()
+    assert "word12" in kept and f"word{SLOW_WORDS}" not in kept
+
+    # The server kept the partial answer: a reload shows it from the conversation.
+    page.reload()
+    tray = _tray(page)
+    answer = _answers(tray).first
+    expect(answer).to_have_attribute("data-status", "cancelled")
+    stored = answer.locator('[data-role="text"]').inner_text()
+    assert stored.startswith(kept.strip()[:60]) and f"word{SLOW_WORDS}" not in stored
+    expect(answer.locator('[data-role="stopped"]')).to_be_visible()
+    problems.assert_none()
