@@ -77,6 +77,20 @@ async def current_user(user: Annotated[User | None, Depends(optional_user)]) -> 
 CurrentUser = Annotated[User, Depends(current_user)]
 
 
+async def released_user(request: Request, runtime: RuntimeDep) -> User:
+    """The caller, looked up in a transaction of its own that is over before the route runs.
+    For routes that open their own sessions (or run long): holding the request's
+    connection while they take another would exhaust the pool under load."""
+    async with runtime.database.session() as session:
+        user = await optional_user(request, runtime, session)
+    if user is None:
+        raise AuthenticationError("You need to log in for this.")
+    return user
+
+
+ReleasedUser = Annotated[User, Depends(released_user)]
+
+
 async def owner_scope(user: CurrentUser, session: SessionDep) -> OwnerScope:
     return OwnerScope(session, user.id)
 

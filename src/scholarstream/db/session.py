@@ -21,6 +21,9 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA busy_timeout=10000")
+    # Safe with WAL (a power cut may lose the last commits, never corrupt the file), and
+    # halves the time of each write transaction, which serialise on SQLite.
+    cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
 
 

@@ -20,7 +20,7 @@ from scholarstream.ai_columns import (
     column_values,
 )
 from scholarstream.ai_columns.models import TableKey
-from scholarstream.api.deps import CurrentUser, RuntimeDep, ScopeDep
+from scholarstream.api.deps import ReleasedUser, RuntimeDep, ScopeDep
 
 router = APIRouter(prefix="/ai-columns", tags=["ai-columns"])
 
@@ -69,7 +69,7 @@ async def delete_column(column_id: uuid.UUID, scope: ScopeDep) -> None:
 
 @router.post("/{column_id}/values", response_model=ColumnValues)
 async def get_values(
-    column_id: uuid.UUID, body: ColumnValuesRequest, user: CurrentUser, runtime: RuntimeDep
+    column_id: uuid.UUID, body: ColumnValuesRequest, user: ReleasedUser, runtime: RuntimeDep
 ) -> ColumnValues:
     """The column's value for every item (at most 100 per request), in the order sent:
     ``cached`` ones from earlier requests, the others computed now. An item the model fails

@@ -11,7 +11,7 @@ from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from pydantic import BaseModel, Field, JsonValue
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
-from scholarstream.api.deps import CurrentUser, RuntimeDep
+from scholarstream.api.deps import ReleasedUser, RuntimeDep
 from scholarstream.chat.actions import ActionResult, get_server_action
 from scholarstream.chat.assistant import Assistant, ChatMessageIn
 from scholarstream.chat.commands import available_commands
@@ -66,7 +66,7 @@ def _stream(assistant: Assistant, turn: Turn, after: int) -> EventSourceResponse
 
 @router.post("/messages", response_class=EventSourceResponse, responses=_SSE_DOC)
 async def send_message(
-    body: ChatMessageIn, user: CurrentUser, assistant: AssistantDep
+    body: ChatMessageIn, user: ReleasedUser, assistant: AssistantDep
 ) -> EventSourceResponse:
     """Stores the message and streams the answer. The first event (``status``) carries the
     conversation id and the turn id."""
@@ -94,7 +94,7 @@ def _final_event(answer: MessageView) -> ChatEvent:
 @router.get("/turns/{turn_id}/events", response_class=EventSourceResponse, responses=_SSE_DOC)
 async def turn_events(
     turn_id: str,
-    user: CurrentUser,
+    user: ReleasedUser,
     assistant: AssistantDep,
     last_event_id: Annotated[str | None, Header(description="'<turn_id>:<n>'")] = None,
 ) -> EventSourceResponse:
@@ -118,7 +118,7 @@ async def turn_events(
 
 
 @router.post("/turns/{turn_id}/cancel", status_code=204)
-async def cancel_turn(turn_id: str, user: CurrentUser, assistant: AssistantDep) -> Response:
+async def cancel_turn(turn_id: str, user: ReleasedUser, assistant: AssistantDep) -> Response:
     """Stops an answer; what it said so far is kept. Stopping a finished answer does nothing."""
     turn = assistant.hub.get(turn_id, user.id)
     if turn is not None:
@@ -130,28 +130,31 @@ async def cancel_turn(turn_id: str, user: CurrentUser, assistant: AssistantDep) 
 
 @router.get("/conversations")
 async def list_conversations(
-    user: CurrentUser, assistant: AssistantDep
+    user: ReleasedUser, assistant: AssistantDep
 ) -> list[ConversationSummary]:
     return await assistant.store.list(user.id)
 
 
 @router.get("/conversations/{conversation_id}")
 async def get_conversation(
-    conversation_id: uuid.UUID, user: CurrentUser, assistant: AssistantDep
+    conversation_id: uuid.UUID, user: ReleasedUser, assistant: AssistantDep
 ) -> ConversationView:
     return await assistant.store.get(user.id, conversation_id)
 
 
 @router.patch("/conversations/{conversation_id}")
 async def rename_conversation(
-    conversation_id: uuid.UUID, body: ConversationRename, user: CurrentUser, assistant: AssistantDep
+    conversation_id: uuid.UUID,
+    body: ConversationRename,
+    user: ReleasedUser,
+    assistant: AssistantDep,
 ) -> ConversationView:
     return await assistant.store.rename(user.id, conversation_id, body.title)
 
 
 @router.delete("/conversations/{conversation_id}", status_code=204)
 async def delete_conversation(
-    conversation_id: uuid.UUID, user: CurrentUser, assistant: AssistantDep
+    conversation_id: uuid.UUID, user: ReleasedUser, assistant: AssistantDep
 ) -> Response:
     await assistant.store.delete(user.id, conversation_id)
     return Response(status_code=204)
@@ -164,7 +167,7 @@ class ActionIn(BaseModel):
 
 @router.post("/actions/{action}")
 async def run_action(
-    action: str, body: ActionIn, user: CurrentUser, runtime: RuntimeDep
+    action: str, body: ActionIn, user: ReleasedUser, runtime: RuntimeDep
 ) -> ActionResult:
     """Runs a suggested action whose handler is ``server``."""
     handler = get_server_action(action).handler
@@ -201,7 +204,7 @@ class ChatConfig(BaseModel):
 
 @router.get("/config")
 async def chat_config(
-    user: CurrentUser,
+    user: ReleasedUser,
     runtime: RuntimeDep,
     page: str,
     tab: Annotated[str | None, Query()] = None,
