@@ -577,7 +577,7 @@ TRIAL_SEARCH_SUGGESTION = register_payload_type(
         source="llm",
         parse_marker="TRIAL_SEARCH_SUGGESTION:",
         parser=make_json_parser("trial_search_suggestion"),
-        accept_behaviour="Fills the Trials search form and searches: Condition "
+        accept_behaviour="Fills the Trials search form (the user presses Search): Condition "
         "(condition), Intervention (intervention), Other terms (q ← terms), Sponsor "
         "(sponsor), Phase (phase ← phases, comma-joined codes such as PHASE2,PHASE3), "
         "Status (status ← statuses, comma-joined codes), Started from (date_from ← "
