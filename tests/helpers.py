@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Mapping
 
@@ -32,6 +33,24 @@ def make_runtime(
 
 def _no_network(request: httpx.Request) -> httpx.Response:
     raise httpx.ConnectError(f"tests do not reach the network ({request.url.host})")
+
+
+PASSWORD = "correct horse battery"
+
+
+def create_users(settings: Settings, *names: str) -> None:
+    """Accounts ``names`` with ``PASSWORD``, from synchronous test code (a runtime of its own)."""
+
+    async def create() -> None:
+        runtime = make_runtime(settings)
+        try:
+            async with runtime.database.session() as session:
+                for name in names:
+                    await create_user(session, name, PASSWORD)
+        finally:
+            await runtime.close()
+
+    asyncio.run(create())
 
 
 async def new_user(runtime: Runtime, name: str | None = None) -> User:

@@ -19,12 +19,11 @@ from scholarstream.api import create_app
 from scholarstream.db.scope import OwnerScope
 from scholarstream.settings import Settings, load_settings
 from tests.ai_columns.judge import Judge
-from tests.helpers import make_runtime
+from tests.helpers import PASSWORD, create_users, make_runtime
 
 Client = Any  # starlette's TestClient returns its own httpx flavour's Response
 Factory = Callable[..., Client]
 ORIGIN = {"Origin": "http://127.0.0.1"}  # what our own pages send with a write
-PASSWORD = "correct horse battery"
 URL = "/api/v1/ai-columns"
 
 RCT: dict[str, Any] = {
@@ -191,19 +190,6 @@ def test_offline_mode_lists_columns_but_cannot_compute(clients: Factory) -> None
     assert "SCHOLARSTREAM_LLM__ROLES__DEFAULT" in refused.json()["hint"]
 
 
-def _create_users(settings: Settings, *names: str) -> None:
-    async def run() -> None:
-        runtime = make_runtime(settings)
-        try:
-            async with runtime.database.session() as session:
-                for name in names:
-                    await create_user(session, name, PASSWORD)
-        finally:
-            await runtime.close()
-
-    asyncio.run(run())
-
-
 def _login(client: Client, name: str) -> None:
     response = client.post("/api/v1/auth/login", json={"username": name, "password": PASSWORD})
     assert response.status_code == 200, response.text
@@ -215,7 +201,7 @@ def test_columns_and_values_are_private(
     settings = load_settings(
         data_dir=data_dir, database_url=db_settings.app_database_url, server={"multi_user": True}
     )
-    _create_users(settings, "alice", "bob")
+    create_users(settings, "alice", "bob")
     models: dict[str, Model] = {"default": judge.model()}
     alice, bob = clients(settings, models), clients(settings, models)
     assert alice.get(URL, params={"table": "library"}).status_code == 401

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -9,11 +8,10 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from scholarstream.accounts import create_user
 from scholarstream.api import create_app
 from scholarstream.db import upgrade
 from scholarstream.settings import Settings, load_settings
-from tests.helpers import make_runtime
+from tests.helpers import PASSWORD, create_users, make_runtime
 
 ClientFactory = Callable[..., TestClient]
 
@@ -47,27 +45,11 @@ def client(make_client: ClientFactory) -> TestClient:
     return make_client()
 
 
-PASSWORD = "correct horse battery"
-
-
-def _create_users(settings: Settings, *names: str) -> None:
-    async def create() -> None:
-        runtime = make_runtime(settings)
-        try:
-            async with runtime.database.session() as session:
-                for name in names:
-                    await create_user(session, name, PASSWORD)
-        finally:
-            await runtime.close()
-
-    asyncio.run(create())
-
-
 @pytest.fixture
 def multi(data_dir: Path, make_client: ClientFactory) -> tuple[Settings, ClientFactory]:
     settings = load_settings(data_dir=data_dir, server={"multi_user": True})
     upgrade(settings.app_database_url)
-    _create_users(settings, "alice", "bob")
+    create_users(settings, "alice", "bob")
     return settings, make_client
 
 

@@ -3,7 +3,8 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 
 from scholarstream.settings import Settings
-from tests.api.conftest import PASSWORD, ClientFactory, login
+from tests.api.conftest import ClientFactory, login
+from tests.helpers import PASSWORD
 
 
 def test_single_user_mode_needs_nologin(client: TestClient) -> None:

@@ -19,29 +19,14 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from scholarstream.chat.payloads import PayloadType, make_json_parser, register_payload_type
+from scholarstream.sources.clinicaltrials import TrialPhase, TrialStatus
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
 
-Phase = Literal["EARLY_PHASE1", "PHASE1", "PHASE2", "PHASE3", "PHASE4", "NA"]
-Status = Literal[
-    "ACTIVE_NOT_RECRUITING",
-    "COMPLETED",
-    "ENROLLING_BY_INVITATION",
-    "NOT_YET_RECRUITING",
-    "RECRUITING",
-    "SUSPENDED",
-    "TERMINATED",
-    "WITHDRAWN",
-    "AVAILABLE",
-    "NO_LONGER_AVAILABLE",
-    "TEMPORARILY_NOT_AVAILABLE",
-    "APPROVED_FOR_MARKETING",
-    "WITHHELD",
-    "UNKNOWN",
-]
-"""The Trials form's option values: ClinicalTrials.gov's codes (``clinicaltrials.PHASES``
-and ``STATUSES``; a test keeps them equal)."""
+# The Trials form's option values are ClinicalTrials.gov's codes.
+Phase = TrialPhase
+Status = TrialStatus
 
 
 class _Data(BaseModel):

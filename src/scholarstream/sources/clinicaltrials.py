@@ -15,6 +15,7 @@ import json
 import logging
 import re
 from collections.abc import Sequence
+from typing import Literal, get_args
 
 import httpx
 from pydantic import ConfigDict, Field, ValidationError
@@ -49,7 +50,7 @@ STUDY_PAGE = "https://clinicaltrials.gov/study/{nct_id}"
 PER_SECOND = 50 / 60
 """ClinicalTrials.gov's documented limit: about 50 requests a minute per IP address."""
 
-STATUSES = (
+TrialStatus = Literal[
     "ACTIVE_NOT_RECRUITING",
     "COMPLETED",
     "ENROLLING_BY_INVITATION",
@@ -64,8 +65,10 @@ STATUSES = (
     "APPROVED_FOR_MARKETING",
     "WITHHELD",
     "UNKNOWN",
-)
-PHASES = ("EARLY_PHASE1", "PHASE1", "PHASE2", "PHASE3", "PHASE4", "NA")
+]
+TrialPhase = Literal["EARLY_PHASE1", "PHASE1", "PHASE2", "PHASE3", "PHASE4", "NA"]
+STATUSES: tuple[str, ...] = get_args(TrialStatus)
+PHASES: tuple[str, ...] = get_args(TrialPhase)
 STUDY_TYPES = ("INTERVENTIONAL", "OBSERVATIONAL", "EXPANDED_ACCESS")
 
 FILTERS: dict[str, str] = {

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import jsonschema
@@ -60,11 +60,10 @@ class ToolConfig:
     category: str = "general"
     payload_type: str | None = None
     is_global: bool = True
-    # Offline mode turns ``/<command> ARGS`` into a call of this tool; None: not offered.
+    # ``/<command> TEXT`` calls this tool with TEXT in the input field ``command_argument``
+    # (with or without a model); None: no command.
     command: str | None = None
-    command_argument: str | None = field(
-        default=None, metadata={"doc": "The input field the command's text fills."}
-    )
+    command_argument: str | None = None
 
     def __post_init__(self) -> None:
         jsonschema.Draft202012Validator.check_schema(self.input_schema)
