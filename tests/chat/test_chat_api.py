@@ -126,6 +126,9 @@ def test_a_continued_conversation_gives_the_model_its_history(tmp_path: Path) ->
             if isinstance(p, UserPromptPart)
         ]
         assert prompts == ["What is the answer?", "Say it again"]
+        usage = client.get("/api/v1/me/usage").json()
+        assert [(u["feature"], u["runs"]) for u in usage] == [("chat", 2)]
+        assert usage[0]["output_tokens"] > 0
         listed = client.get("/api/v1/chat/conversations").json()
         assert [(c["id"], c["message_count"], c["title"]) for c in listed] == [
             (conversation_id, 4, "What is the answer?")

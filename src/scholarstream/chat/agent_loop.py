@@ -20,7 +20,6 @@ from pydantic_ai.messages import (
     TextPart,
     TextPartDelta,
 )
-from pydantic_ai.run import AgentRunResultEvent
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RunUsage, UsageLimits
 
@@ -56,6 +55,7 @@ class TurnTranscript:
     new_messages: list[ModelMessage] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     usage: RunUsage | None = None
+    model: ResolvedModel | None = None
 
 
 class ToolRunner:
@@ -149,18 +149,23 @@ async def run_agent_turn(
     # Tool rounds are bounded by the runner; this only stops a model that loops on retries.
     limits = UsageLimits(request_limit=max_tool_calls + 2 * TOOL_RETRIES + 2)
     try:
-        async with agent.run_stream_events(
+        # agent.iter with each node's own stream, not run_stream_events: the same events
+        # without a task and a channel between the model and us (about a third of the
+        # per-token cost).
+        async with agent.iter(
             message,
             message_history=list(history),
             model_settings=settings,
             usage_limits=limits,
-        ) as stream:
-            async for event in stream:
-                if isinstance(event, AgentRunResultEvent):
-                    transcript.new_messages = event.result.new_messages()
-                    transcript.usage = event.result.usage
-                else:
-                    _handle(event, text, transcript, emit)
+        ) as run:
+            async for node in run:
+                if Agent.is_model_request_node(node) or Agent.is_call_tools_node(node):
+                    async with node.stream(run.ctx) as events:
+                        async for event in events:
+                            _handle(event, text, transcript, emit)
+            if run.result is not None:
+                transcript.new_messages = run.result.new_messages()
+                transcript.usage = run.result.usage
     except (ModelHTTPError, UnexpectedModelBehavior) as exc:
         transcript.text = text.full
         raise model_error(exc, resolved) from exc

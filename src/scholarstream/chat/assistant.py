@@ -5,8 +5,10 @@ the finished (or stopped, or failed) answer."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import uuid
+from collections.abc import Awaitable, Callable
 
 from pydantic import BaseModel, Field, field_validator
 from pydantic_ai import ModelRetry
@@ -80,7 +82,7 @@ class Assistant:
     async def start(self, owner_id: uuid.UUID, request: ChatMessageIn) -> Turn:
         resolution = self.check(request)
         turn_id = self.hub.new_turn_id()
-        started = await self.store.start_turn(
+        started = await self.store.open_turn(
             owner_id,
             conversation_id=request.conversation_id,
             message=request.message,
@@ -99,6 +101,9 @@ class Assistant:
     async def _answer(
         self, turn: Turn, request: ChatMessageIn, resolution: Resolution, started: StartedTurn
     ) -> None:
+        # The message is stored while the model starts: the first token does not wait for
+        # the write. Every way out of the turn waits for it before storing the answer.
+        recorded = asyncio.create_task(self.store.record_start(turn.owner_id, started))
         transcript = TurnTranscript()
         context = ToolContext(self.runtime, turn.owner_id, request.context, turn.conversation_id)
         try:
@@ -110,6 +115,7 @@ class Assistant:
             else:
                 await self._run_model(turn, request, resolution, context, started, transcript)
             response = self._response(turn, resolution, transcript, started)
+            await recorded
             await self.store.finish_turn(
                 turn.owner_id,
                 started.assistant_message_id,
@@ -117,19 +123,21 @@ class Assistant:
                 content=response.message,
                 response=response,
                 model_messages=transcript.new_messages,
+                also=self._usage_writer(transcript),
             )
             turn.publish(CompleteEvent(payload=response))
         except asyncio.CancelledError:
-            await asyncio.shield(self._stopped(turn, resolution, transcript, started))
+            await asyncio.shield(self._stopped(turn, resolution, transcript, started, recorded))
             raise
         except ScholarStreamError as exc:
-            await self._failed(turn, started, transcript, exc.code, exc.message, exc.hint)
+            await self._failed(turn, started, transcript, recorded, exc.code, exc.message, exc.hint)
         except Exception:
             log.exception("chat turn %s failed", turn.id)
             await self._failed(
                 turn,
                 started,
                 transcript,
+                recorded,
                 "internal_error",
                 "The assistant failed unexpectedly.",
                 "Try again; if it keeps failing, the server log has the details.",
@@ -193,15 +201,22 @@ class Assistant:
             max_tool_calls=self.settings.max_tool_rounds,
             timeout_seconds=self.runtime.settings.llm.timeout_seconds,
         )
-        if transcript.usage is not None:
-            async with self.runtime.database.session() as session:
-                await record_usage(
-                    OwnerScope(session, turn.owner_id),
-                    self.runtime.settings,
-                    feature="chat",
-                    resolved=resolved,
-                    usage=transcript.usage,
-                )
+        transcript.model = resolved
+
+    def _usage_writer(
+        self, transcript: TurnTranscript
+    ) -> Callable[[OwnerScope], Awaitable[object]] | None:
+        """Records the turn's tokens, in the transaction that stores its answer."""
+        resolved, usage = transcript.model, transcript.usage
+        if resolved is None or usage is None:
+            return None
+
+        async def write(scope: OwnerScope) -> None:
+            await record_usage(
+                scope, self.runtime.settings, feature="chat", resolved=resolved, usage=usage
+            )
+
+        return write
 
     def _response(
         self,
@@ -241,8 +256,11 @@ class Assistant:
         resolution: Resolution,
         transcript: TurnTranscript,
         started: StartedTurn,
+        recorded: asyncio.Task[None],
     ) -> None:
         response = self._response(turn, resolution, transcript, started)
+        with contextlib.suppress(Exception):  # as in _failed
+            await recorded
         await self.store.finish_turn(
             turn.owner_id,
             started.assistant_message_id,
@@ -265,10 +283,14 @@ class Assistant:
         turn: Turn,
         started: StartedTurn,
         transcript: TurnTranscript,
+        recorded: asyncio.Task[None],
         code: str,
         message: str,
         hint: str | None,
     ) -> None:
+        # A failed start write is the failure; the answer row then does not exist.
+        with contextlib.suppress(Exception):
+            await recorded
         await self.store.finish_turn(
             turn.owner_id,
             started.assistant_message_id,

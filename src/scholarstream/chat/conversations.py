@@ -6,6 +6,7 @@ from what the turns stored."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any, Literal
 
@@ -18,7 +19,7 @@ from pydantic_ai.messages import (
     TextPart,
     UserPromptPart,
 )
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from scholarstream.chat.response import ChatResponsePayload
 from scholarstream.db.base import utcnow
@@ -70,9 +71,17 @@ class ConversationRename(BaseModel):
 
 
 class StartedTurn(BaseModel):
+    """A turn opened on a conversation: what the model needs from it, and the rows that
+    ``record_start`` writes (the user's message, then the running answer)."""
+
     conversation_id: uuid.UUID
     assistant_message_id: uuid.UUID
     history: list[Any] = Field(description="pydantic-ai messages of the earlier turns")
+    new_conversation: bool
+    position: int
+    turn_id: str
+    message: str
+    context: dict[str, Any]
 
     def model_history(self) -> list[ModelMessage]:
         return list(self.history)
@@ -129,19 +138,32 @@ class ConversationStore:
         context: dict[str, Any],
         turn_id: str,
     ) -> StartedTurn:
-        """Stores the user's message and a running answer; unknown conversation: 404."""
-        async with self.database.session() as session:
-            scope = OwnerScope(session, owner_id)
-            if conversation_id is None:
-                conversation = scope.add(
-                    ChatConversation(
-                        id=uuid.uuid4(),
-                        title=_title_from(message),
-                        page=str(context.get("current_page", "")),
-                    )
-                )
-                rows: list[ChatMessage] = []
-            else:
+        """``open_turn`` and ``record_start`` in one go."""
+        started = await self.open_turn(
+            owner_id,
+            conversation_id=conversation_id,
+            message=message,
+            context=context,
+            turn_id=turn_id,
+        )
+        await self.record_start(owner_id, started)
+        return started
+
+    async def open_turn(
+        self,
+        owner_id: uuid.UUID,
+        *,
+        conversation_id: uuid.UUID | None,
+        message: str,
+        context: dict[str, Any],
+        turn_id: str,
+    ) -> StartedTurn:
+        """Reads what a turn needs: the conversation's history (unknown conversation: 404).
+        Writes nothing, so the model can start while ``record_start`` stores the message."""
+        rows: list[ChatMessage] = []
+        if conversation_id is not None:
+            async with self.database.session() as session:
+                scope = OwnerScope(session, owner_id)
                 conversation = await scope.get(
                     ChatConversation, conversation_id, what="Conversation"
                 )
@@ -154,38 +176,65 @@ class ConversationStore:
                         )
                     ).all()
                 )
-                conversation.updated_at = utcnow()
-            position = rows[-1].position + 1 if rows else 0
+        recent = rows[-self.history_messages :] if self.history_messages else []
+        # Never start the history on an answer whose question was cut off.
+        while recent and recent[0].role != "user":
+            recent.pop(0)
+        return StartedTurn(
+            conversation_id=conversation_id or uuid.uuid4(),
+            assistant_message_id=uuid.uuid4(),
+            history=_history(recent),
+            new_conversation=conversation_id is None,
+            position=rows[-1].position + 1 if rows else 0,
+            turn_id=turn_id,
+            message=message,
+            context=context,
+        )
+
+    async def record_start(self, owner_id: uuid.UUID, started: StartedTurn) -> None:
+        """Stores the user's message and a running answer (and a new conversation)."""
+        async with self.database.session(write=True) as session:
+            scope = OwnerScope(session, owner_id)
+            if started.new_conversation:
+                scope.add(
+                    ChatConversation(
+                        id=started.conversation_id,
+                        title=_title_from(started.message),
+                        page=str(started.context.get("current_page", "")),
+                    )
+                )
+                # The messages refer to it: insert it first.
+                await session.flush()
+            else:
+                await session.execute(
+                    update(ChatConversation)
+                    .where(
+                        ChatConversation.id == started.conversation_id,
+                        ChatConversation.owner_id == owner_id,
+                    )
+                    .values(updated_at=utcnow())
+                )
             scope.add(
                 ChatMessage(
-                    conversation_id=conversation.id,
-                    position=position,
+                    conversation_id=started.conversation_id,
+                    position=started.position,
                     role="user",
                     status="complete",
-                    content=message,
-                    turn_id=turn_id,
-                    context=context,
+                    content=started.message,
+                    turn_id=started.turn_id,
+                    context=started.context,
                 )
             )
-            answer = scope.add(
+            scope.add(
                 ChatMessage(
-                    id=uuid.uuid4(),
-                    conversation_id=conversation.id,
-                    position=position + 1,
+                    id=started.assistant_message_id,
+                    conversation_id=started.conversation_id,
+                    position=started.position + 1,
                     role="assistant",
                     status="running",
                     content="",
-                    turn_id=turn_id,
+                    turn_id=started.turn_id,
                 )
-            )
-            recent = rows[-self.history_messages :] if self.history_messages else []
-            # Never start the history on an answer whose question was cut off.
-            while recent and recent[0].role != "user":
-                recent.pop(0)
-            return StartedTurn(
-                conversation_id=conversation.id,
-                assistant_message_id=answer.id,
-                history=_history(recent),
             )
 
     async def finish_turn(
@@ -198,18 +247,25 @@ class ConversationStore:
         response: ChatResponsePayload | None = None,
         model_messages: list[ModelMessage] | None = None,
         error: MessageError | None = None,
+        also: Callable[[OwnerScope], Awaitable[object]] | None = None,
     ) -> None:
-        async with self.database.session() as session:
-            row = await OwnerScope(session, owner_id).get(ChatMessage, message_id)
-            row.status = status
-            row.content = content
-            row.response = response.model_dump(mode="json") if response else None
-            row.model_messages = (
-                ModelMessagesTypeAdapter.dump_python(model_messages, mode="json")
-                if model_messages
-                else None
+        """Completes the answer row; ``also`` writes in the same transaction (the usage)."""
+        async with self.database.session(write=True) as session:
+            await session.execute(
+                update(ChatMessage)
+                .where(ChatMessage.id == message_id, ChatMessage.owner_id == owner_id)
+                .values(
+                    status=status,
+                    content=content,
+                    response=response.model_dump(mode="json") if response else None,
+                    model_messages=ModelMessagesTypeAdapter.dump_python(model_messages, mode="json")
+                    if model_messages
+                    else None,
+                    error=error.model_dump() if error else None,
+                )
             )
-            row.error = error.model_dump() if error else None
+            if also is not None:
+                await also(OwnerScope(session, owner_id))
 
     async def list(self, owner_id: uuid.UUID) -> list[ConversationSummary]:
         async with self.database.session() as session:

@@ -7,10 +7,10 @@ import uuid
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
-from sse_starlette import ServerSentEvent
 
 from scholarstream.chat.payloads import CustomPayload
 from scholarstream.chat.response import ChatResponsePayload
+from scholarstream.sse import encode_sse
 
 
 class StatusEvent(BaseModel):
@@ -91,6 +91,6 @@ def parse_event_id(value: str) -> tuple[str, int] | None:
     return turn_id, int(sequence)
 
 
-def encode_event(event: ChatEvent, event_id_value: str) -> ServerSentEvent:
+def encode_event(event: ChatEvent, event_id_value: str) -> bytes:
     """The one SSE encoding: the event's id, and its JSON (``type`` included) as ``data``."""
-    return ServerSentEvent(id=event_id_value, data=event.model_dump_json())
+    return encode_sse(event_id_value, event.model_dump_json())

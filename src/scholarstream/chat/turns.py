@@ -14,6 +14,8 @@ from typing import Any
 
 from scholarstream.chat.events import TERMINAL_TYPES, ChatEvent
 
+Batch = list[tuple[int, ChatEvent]]
+
 
 class Turn:
     def __init__(self, turn_id: str, owner_id: uuid.UUID, conversation_id: uuid.UUID) -> None:
@@ -25,7 +27,7 @@ class Turn:
         self.finished_at: float | None = None
         self.listeners = 0
         self.task: asyncio.Task[None] | None = None
-        self._changed = asyncio.Event()
+        self._waiters: list[asyncio.Future[bool]] = []
 
     def publish(self, event: ChatEvent) -> int:
         """Stores the event and wakes the listeners; its sequence number (from 1)."""
@@ -35,22 +37,51 @@ class Turn:
         if event.type in TERMINAL_TYPES:
             self.done = True
             self.finished_at = time.monotonic()
-        self._changed.set()
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            _wake(waiter, True)
         return len(self.events)
 
-    async def follow(self, after: int = 0) -> AsyncIterator[tuple[int, ChatEvent]]:
-        """Events after sequence number ``after``, live, until the terminal event."""
+    async def follow(
+        self, after: int = 0, *, idle_seconds: float | None = None
+    ) -> AsyncIterator[Batch]:
+        """Events after sequence number ``after``, live, until the terminal event: each
+        batch is everything published since the last one; an empty batch means nothing
+        was published for ``idle_seconds``."""
         sent = after
         while True:
-            while sent < len(self.events):
-                sent += 1
-                yield sent, self.events[sent - 1]
-            if self.done:
-                return
-            self._changed.clear()
             if sent < len(self.events):
-                continue
-            await self._changed.wait()
+                batch = list(enumerate(self.events[sent:], start=sent + 1))
+                sent = len(self.events)
+                yield batch
+            elif self.done:
+                return
+            elif not await self._wait(idle_seconds):
+                yield []
+
+    async def _wait(self, idle_seconds: float | None) -> bool:
+        """Until the next publish (True) or ``idle_seconds`` (False)."""
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[bool] = loop.create_future()
+        self._waiters.append(waiter)
+        timer = (
+            loop.call_later(idle_seconds, _wake, waiter, False)
+            if idle_seconds is not None
+            else None
+        )
+        try:
+            published = await waiter
+        finally:
+            if timer is not None:
+                timer.cancel()
+        if not published and waiter in self._waiters:
+            self._waiters.remove(waiter)
+        return published
+
+
+def _wake(waiter: asyncio.Future[bool], published: bool) -> None:
+    if not waiter.done():
+        waiter.set_result(published)
 
 
 class TurnHub:
@@ -72,13 +103,15 @@ class TurnHub:
         turn = self._turns.get(turn_id)
         return turn if turn is not None and turn.owner_id == owner_id else None
 
-    async def listen(self, turn: Turn, after: int = 0) -> AsyncIterator[tuple[int, ChatEvent]]:
+    async def listen(
+        self, turn: Turn, after: int = 0, *, idle_seconds: float | None = None
+    ) -> AsyncIterator[Batch]:
         """``follow``, counted as a listener: when the last one goes while the turn still
         runs, the grace period starts."""
         turn.listeners += 1
         try:
-            async for item in turn.follow(after):
-                yield item
+            async for batch in turn.follow(after, idle_seconds=idle_seconds):
+                yield batch
         finally:
             turn.listeners -= 1
             if turn.listeners == 0 and not turn.done:

@@ -41,6 +41,7 @@ def serve(
 
     from scholarstream.api import create_app
     from scholarstream.engine import Engine
+    from scholarstream.gc_tuning import tune_for_serving
     from scholarstream.runtime import build_runtime
 
     settings = state(ctx).settings
@@ -55,6 +56,7 @@ def serve(
         f"ScholarStream on [bold]http://{host}:{port}[/] ({mode}, data in {settings.data_dir})",
         highlight=False,
     )
+    tune_for_serving()
     uvicorn.Server(
         uvicorn.Config(app, host=host, port=port, log_config=None, proxy_headers=True)
     ).run()

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import weakref
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 from sqlalchemy import event
@@ -30,16 +32,40 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 class Database:
     def __init__(self, url: str, *, echo: bool = False) -> None:
         self.url = url
-        self.engine: AsyncEngine = create_async_engine(url, echo=echo, pool_pre_ping=True)
-        if self.engine.dialect.name == "sqlite":
+        # A SQLite file has no connection to lose; the ping would cost every session a
+        # round trip to the driver's thread.
+        is_sqlite = url.startswith("sqlite")
+        self.engine: AsyncEngine = create_async_engine(url, echo=echo, pool_pre_ping=not is_sqlite)
+        if is_sqlite:
             event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
         self.sessionmaker = async_sessionmaker(self.engine, expire_on_commit=False)
+        self._serialise_writes = is_sqlite
+        self._write_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
+            weakref.WeakKeyDictionary()
+        )
 
     @asynccontextmanager
-    async def session(self) -> AsyncIterator[AsyncSession]:
-        """A session in a transaction: committed on success, rolled back on error."""
-        async with self.sessionmaker() as session, session.begin():
+    async def session(self, *, write: bool = False) -> AsyncIterator[AsyncSession]:
+        """A session in a transaction: committed on success, rolled back on error.
+
+        ``write=True`` marks a transaction that writes on a hot path (every chat turn). On
+        SQLite, which has one writer at a time, such transactions queue here in order
+        instead of in SQLite's busy handler, which retries on a timer, is not first come
+        first served, and fails after ``busy_timeout`` when the process is busy."""
+        async with AsyncExitStack() as stack:
+            session = await stack.enter_async_context(self.sessionmaker())
+            if write and self._serialise_writes:
+                # Inside the session, so that giving its connection back is not waited for.
+                await stack.enter_async_context(self._write_lock())
+            await stack.enter_async_context(session.begin())
             yield session
+
+    def _write_lock(self) -> asyncio.Lock:
+        loop = asyncio.get_running_loop()
+        lock = self._write_locks.get(loop)
+        if lock is None:
+            lock = self._write_locks[loop] = asyncio.Lock()
+        return lock
 
     async def ping(self) -> None:
         from sqlalchemy import text

@@ -4,12 +4,11 @@ answer, the conversations, server actions, and what a page's chat offers."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from pydantic import BaseModel, Field, JsonValue
-from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from scholarstream.api.deps import ReleasedUser, RuntimeDep
 from scholarstream.chat.actions import ActionResult, get_server_action
@@ -34,11 +33,11 @@ from scholarstream.chat.pages.registry import resolve
 from scholarstream.chat.tools.registry import ToolContext
 from scholarstream.chat.turns import Turn
 from scholarstream.errors import NotFoundError
+from scholarstream.sse import KEEPALIVE, EventStreamResponse
 
 router = APIRouter(prefix="/chat", tags=["chat"])
 
 KEEPALIVE_SECONDS = 15
-_SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 _SSE_DOC: dict[int | str, dict[str, Any]] = {
     200: {
         "description": "Server-sent events: status, text_delta, tool_start, tool_progress, "
@@ -56,18 +55,21 @@ def get_assistant(request: Request) -> Assistant:
 AssistantDep = Annotated[Assistant, Depends(get_assistant)]
 
 
-def _stream(assistant: Assistant, turn: Turn, after: int) -> EventSourceResponse:
-    async def events() -> AsyncIterator[ServerSentEvent]:
-        async for sequence, event in assistant.hub.listen(turn, after):
-            yield encode_event(event, event_id(turn.id, sequence))
+def _stream(assistant: Assistant, turn: Turn, after: int) -> EventStreamResponse:
+    async def chunks() -> AsyncGenerator[bytes, None]:
+        async for batch in assistant.hub.listen(turn, after, idle_seconds=KEEPALIVE_SECONDS):
+            if not batch:
+                yield KEEPALIVE
+                continue
+            yield b"".join(encode_event(event, event_id(turn.id, n)) for n, event in batch)
 
-    return EventSourceResponse(events(), ping=KEEPALIVE_SECONDS, headers=_SSE_HEADERS)
+    return EventStreamResponse(chunks())
 
 
-@router.post("/messages", response_class=EventSourceResponse, responses=_SSE_DOC)
+@router.post("/messages", response_class=EventStreamResponse, responses=_SSE_DOC)
 async def send_message(
     body: ChatMessageIn, user: ReleasedUser, assistant: AssistantDep
-) -> EventSourceResponse:
+) -> EventStreamResponse:
     """Stores the message and streams the answer. The first event (``status``) carries the
     conversation id and the turn id."""
     turn = await assistant.start(user.id, body)
@@ -91,13 +93,13 @@ def _final_event(answer: MessageView) -> ChatEvent:
     )
 
 
-@router.get("/turns/{turn_id}/events", response_class=EventSourceResponse, responses=_SSE_DOC)
+@router.get("/turns/{turn_id}/events", response_class=EventStreamResponse, responses=_SSE_DOC)
 async def turn_events(
     turn_id: str,
     user: ReleasedUser,
     assistant: AssistantDep,
     last_event_id: Annotated[str | None, Header(description="'<turn_id>:<n>'")] = None,
-) -> EventSourceResponse:
+) -> EventStreamResponse:
     """The rest of a turn's events after ``Last-Event-ID``; for a finished turn no longer
     in memory, its stored outcome."""
     after = 0
@@ -111,10 +113,10 @@ async def turn_events(
     if answer is None:
         raise NotFoundError(f"Turn {turn_id} was not found.", hint="Reload the conversation.")
 
-    async def stored() -> AsyncIterator[ServerSentEvent]:
+    async def stored() -> AsyncGenerator[bytes, None]:
         yield encode_event(_final_event(answer), f"{turn_id}:final")
 
-    return EventSourceResponse(stored(), headers=_SSE_HEADERS)
+    return EventStreamResponse(stored())
 
 
 @router.post("/turns/{turn_id}/cancel", status_code=204)
