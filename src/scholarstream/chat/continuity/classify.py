@@ -1,0 +1,34 @@
+"""Classification of a message against the thread (seed 004): a new question, a slot fill
+(only changes the scope: "what about in Texas?", "only since 2020") or a follow-up
+continuation (short, refers back with it/their/that..., after a substantive turn)."""
+
+from __future__ import annotations
+
+from scholarstream.chat.continuity.entities import content_words, extract_scope, refers_back, words
+from scholarstream.chat.continuity.state import Classification, ThreadState
+
+FOLLOWUP_MAX_WORDS = 14
+SLOT_FILL_MAX_CONTENT_WORDS = 1
+
+
+def classify_message(text: str, state: ThreadState) -> Classification:
+    slots, phrases = extract_scope(text)
+    if not state.refined_query:
+        return Classification(intent="new_question", reason="no earlier topic", slots=slots)
+    content = content_words(text, drop=phrases)
+    short = len(words(text)) <= FOLLOWUP_MAX_WORDS
+    if not slots.is_empty() and len(content) <= SLOT_FILL_MAX_CONTENT_WORDS and short:
+        return Classification(intent="slot_fill", reason="only changes the scope", slots=slots)
+    last = state.last_turns[-1] if state.last_turns else None
+    substantive = last is not None and bool(last.assistant.strip() or last.queries)
+    if short and refers_back(text) and substantive:
+        return Classification(
+            intent="followup_continuation",
+            reason="short, refers back to the last turn",
+            slots=slots,
+        )
+    if not content:
+        return Classification(
+            intent="followup_continuation", reason="names no topic of its own", slots=slots
+        )
+    return Classification(intent="new_question", reason="names its own topic", slots=slots)
