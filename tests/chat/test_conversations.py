@@ -4,15 +4,23 @@ and one user never seeing another's conversations."""
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 import pytest
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
 
-from scholarstream.chat.conversations import ConversationStore, MessageError
+from scholarstream.chat.conversations import ConversationStore, MessageError, StartedTurn
 from scholarstream.chat.response import ChatResponsePayload
 from scholarstream.errors import NotFoundError
 from scholarstream.settings import Settings
 from tests.helpers import make_runtime, new_user
+
+
+async def start_turn(store: ConversationStore, owner_id: uuid.UUID, **turn: Any) -> StartedTurn:
+    """What a turn does before its answer: open it, then store the message."""
+    started = await store.open_turn(owner_id, **turn)
+    await store.record_start(owner_id, started)
+    return started
 
 
 async def test_turns_history_and_scoping(db_settings: Settings) -> None:
@@ -20,7 +28,8 @@ async def test_turns_history_and_scoping(db_settings: Settings) -> None:
     try:
         alice, bob = await new_user(runtime), await new_user(runtime)
         store = ConversationStore(runtime.database, history_messages=10)
-        first = await store.start_turn(
+        first = await start_turn(
+            store,
             alice.id,
             conversation_id=None,
             message="What is EGFR?",
@@ -40,7 +49,8 @@ async def test_turns_history_and_scoping(db_settings: Settings) -> None:
             response=ChatResponsePayload(message="A receptor."),
             model_messages=exchange,
         )
-        second = await store.start_turn(
+        second = await start_turn(
+            store,
             alice.id,
             conversation_id=first.conversation_id,
             message="And its inhibitors?",
@@ -55,7 +65,8 @@ async def test_turns_history_and_scoping(db_settings: Settings) -> None:
             content="Gefitinib, erl",
             error=MessageError(code="cancelled", message="Stopped."),
         )
-        third = await store.start_turn(
+        third = await start_turn(
+            store,
             alice.id,
             conversation_id=first.conversation_id,
             message="Go on",
@@ -86,7 +97,8 @@ async def test_turns_history_and_scoping(db_settings: Settings) -> None:
             store.get(bob.id, first.conversation_id),
             store.rename(bob.id, first.conversation_id, "mine now"),
             store.delete(bob.id, first.conversation_id),
-            store.start_turn(
+            start_turn(
+                store,
                 bob.id,
                 conversation_id=first.conversation_id,
                 message="hi",

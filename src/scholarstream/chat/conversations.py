@@ -129,26 +129,6 @@ class ConversationStore:
         self.database = database
         self.history_messages = history_messages
 
-    async def start_turn(
-        self,
-        owner_id: uuid.UUID,
-        *,
-        conversation_id: uuid.UUID | None,
-        message: str,
-        context: dict[str, Any],
-        turn_id: str,
-    ) -> StartedTurn:
-        """``open_turn`` and ``record_start`` in one go."""
-        started = await self.open_turn(
-            owner_id,
-            conversation_id=conversation_id,
-            message=message,
-            context=context,
-            turn_id=turn_id,
-        )
-        await self.record_start(owner_id, started)
-        return started
-
     async def open_turn(
         self,
         owner_id: uuid.UUID,
