@@ -132,6 +132,32 @@ class ChatSettings(_Section):
         default=300.0, ge=0.0, description="How long a finished answer's events stay replayable."
     )
     ai_column_concurrency: int = Field(default=4, ge=1, le=32)
+    web_read_max_bytes: int = Field(
+        default=2_000_000,
+        ge=1_000,
+        le=50_000_000,
+        description="Most bytes of one web page read_web_page downloads; the rest is not "
+        "read, and the text says the page was cut.",
+    )
+    web_read_timeout_seconds: float = Field(
+        default=20.0,
+        gt=0.0,
+        le=300.0,
+        description="Longest time one read_web_page call may take, redirects included.",
+    )
+    web_read_max_chars: int = Field(
+        default=12_000,
+        ge=500,
+        le=200_000,
+        description="Most characters of a page's text given to the model; the text says "
+        "when it was cut.",
+    )
+    web_read_allow_private_hosts: bool = Field(
+        default=False,
+        description="Let read_web_page read hosts on loopback, private, link-local and "
+        "other non-public addresses (an intranet). Off by default: on a shared server it "
+        "would let any user reach the server's own network.",
+    )
 
 
 class LoggingSettings(_Section):

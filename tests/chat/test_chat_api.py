@@ -331,7 +331,7 @@ def test_offline_mode_runs_commands_and_says_free_text_needs_a_model(tmp_path: P
         free = send(client, "What do you think of EGFR?")
         complete = free[-1].data["payload"]
         assert "No language model is configured" in complete["message"]
-        assert "/split TEXT" in complete["message"]
+        assert "/help lists the commands" in complete["message"]
         assert {"label": "/help", "value": "/help"} in complete["suggested_values"]
 
         command = send(client, "/split one two")
@@ -349,6 +349,7 @@ def test_offline_mode_runs_commands_and_says_free_text_needs_a_model(tmp_path: P
 
         missing = send(client, "/split")
         assert "Usage: /split TEXT" in missing[-1].data["payload"]["message"]
+        assert "/split TEXT" in send(client, "/help")[-1].data["payload"]["message"]
         unknown = send(client, "/frobnicate now")
         assert "There is no command /frobnicate" in unknown[-1].data["payload"]["message"]
 

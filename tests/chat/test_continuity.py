@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
 
 from scholarstream.chat.continuity import ThreadState, classify_message, reframe_for_retrieval
 from scholarstream.chat.continuity.engine import begin_turn, finish_turn
+from scholarstream.chat.continuity.objectives import (
+    ObjectiveChange,
+    add_objective,
+    change_objective,
+    remove_objective,
+)
 from scholarstream.chat.continuity.plan import build_plan
 from scholarstream.chat.continuity.state import QuerySent, TurnRecord
+from scholarstream.errors import NotFoundError
 
 TOPIC = "income criteria Florida Medicaid"
 
@@ -79,25 +87,95 @@ def test_routing() -> None:
     assert [s.route for s in build_plan("Thanks!").subquestions] == ["reasoning"]
 
 
+def _turn(state: ThreadState, message: str, *results: int | None) -> list[str]:
+    """One turn whose queries found ``results`` (None: the source failed); its chips."""
+    turn = begin_turn(state, message)
+    queries = [
+        QuerySent(tool="search_literature", query=turn.refined_query, results=n, ok=n is not None)
+        for n in results
+    ]
+    return [chip.label for chip in finish_turn(state, turn, queries, "An answer.")]
+
+
 def test_objectives_open_progress_block_with_an_ask_and_are_achieved() -> None:
     state = ThreadState()
-    first = begin_turn(state, "What are the income criteria for Florida Medicaid?")
+    begin_turn(state, "What are the income criteria for Florida Medicaid?")
+    assert state.objectives == []  # reading a message changes nothing
+
+    assert _turn(state, "What are the income criteria for Florida Medicaid?", 4) == []
     assert [(o.text, o.status) for o in state.objectives] == [
-        ("What are the income criteria for Florida Medicaid?", "open")
+        ("What are the income criteria for Florida Medicaid?", "in_progress")
     ]
-    first.queries = [QuerySent(tool="search_literature", query=first.refined_query, results=4)]
-    assert finish_turn(state, first, "What are ...?", "Four papers.") == []
-    assert state.objectives[0].status == "in_progress"
     assert "4 from search_literature" in state.objectives[0].evidence[0]
 
-    second = begin_turn(state, "can you read their website")
+    chips = _turn(state, "what about in Texas?", 0)
     assert len(state.objectives) == 1  # a follow-up works on the same objective
-    second.queries = [QuerySent(tool="search_literature", query=second.refined_query, results=0)]
-    chips = finish_turn(state, second, "can you read their website", "Nothing.")
     assert [o.status for o in state.objectives] == ["blocked"]
     assert "link, a document, a name" in state.objectives[0].asks[0]
-    assert [c.label for c in chips] == ["Try broader terms", "I have a link", "Try another name"]
+    assert chips == ["Try broader terms", "I have a link", "Try another name"]
 
-    begin_turn(state, "Thanks, that's it")
+    _turn(state, "Thanks, that's it")
     assert [o.status for o in state.objectives] == ["achieved"]
     assert state.open_objectives() == []
+
+
+def test_a_failed_source_blocks_the_objective_and_asks_for_help() -> None:
+    state = ThreadState()
+    assert _turn(state, "Sunshine Health Medicaid dental coverage", None) == [
+        "Try broader terms",
+        "I have a link",
+        "Try another name",
+    ]
+    assert "a source failed" in state.objectives[0].asks[0]
+
+
+def test_a_page_asked_for_without_its_address_asks_for_the_link() -> None:
+    state = ThreadState()
+    _turn(state, "Florida Medicaid income criteria", 3)
+    chips = _turn(state, "can you read their website", 2)
+    assert chips == ["I have the link", "Search instead"]
+    objective = state.objectives[0]
+    assert objective.status == "in_progress"
+    assert "do you have the link?" in objective.asks[0]
+
+
+def test_a_link_is_read_as_given_and_keeps_the_topic() -> None:
+    state = ThreadState()
+    _turn(state, "Florida Medicaid income criteria", 3)
+    turn = begin_turn(state, "here is the link: https://www.sunshinehealth.com/medicaid.html.")
+    assert turn.classification.intent == "followup_continuation"
+    assert [(s.tool, s.query) for s in turn.steps] == [
+        ("read_web_page", "https://www.sunshinehealth.com/medicaid.html")
+    ]
+    assert turn.refined_query == "Florida Medicaid income criteria"
+
+
+def test_a_model_query_is_rewritten_only_when_it_lost_the_topic() -> None:
+    state = ThreadState()
+    _turn(state, "semaglutide cardiovascular outcomes", 5)
+    turn = begin_turn(state, "can you search the web for it")
+    # The model passed the message through: the topic is merged in.
+    assert turn.rewrite("web") == "semaglutide cardiovascular outcomes"
+    # The model carried the topic, or resolved the reference in its own terms: trusted.
+    assert turn.rewrite("semaglutide MACE") == "semaglutide MACE"
+    assert turn.rewrite("Wegovy SELECT trial") == "Wegovy SELECT trial"
+    assert turn.rewrite("https://acme.com/pipeline") == "https://acme.com/pipeline"
+    new = begin_turn(state, "lecanemab amyloid imaging")
+    assert new.rewrite("lecanemab") == "lecanemab"
+
+
+def test_user_edits_of_objectives() -> None:
+    state = ThreadState()
+    first = add_objective(state, "  Find  Florida Medicaid income limits ")
+    second = add_objective(state, "Find the Texas limits")
+    remove_objective(state, first.id)
+    third = add_objective(state, "Compare them")
+    assert [o.id for o in state.objectives] == [second.id, third.id]
+    assert third.id == 3  # never reuses an id
+    edited = change_objective(state, second.id, ObjectiveChange(status="achieved"))
+    assert edited.status == "achieved"
+    assert edited.evidence == ["Marked achieved by the user"]
+    with pytest.raises(NotFoundError):
+        change_objective(state, 99, ObjectiveChange(text="x"))
+    with pytest.raises(ValidationError):
+        ObjectiveChange()

@@ -20,6 +20,7 @@ from scholarstream.api.routes import (
     ai_columns,
     auth,
     chat,
+    chat_thread,
     health,
     library,
     me,
@@ -39,7 +40,18 @@ SWAGGER_STATIC = "/static/swagger"
 
 def api_router() -> APIRouter:
     router = APIRouter(prefix=API_PREFIX, responses=ERROR_RESPONSES)
-    for module in (auth, me, tokens, models, library, sources, search, ai_columns, chat):
+    for module in (
+        auth,
+        me,
+        tokens,
+        models,
+        library,
+        sources,
+        search,
+        ai_columns,
+        chat,
+        chat_thread,
+    ):
         router.include_router(module.router)
     return router
 
@@ -50,7 +62,11 @@ def create_app(runtime: Runtime, *, engine: Engine | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with runtime.database.session() as session:
-            app.state.local_user_id = (await ensure_local_user(session)).id
+            local_user = await ensure_local_user(session)
+        # Single-user mode's caller on every request (see deps.released_user); loaded whole
+        # and kept detached (the session factory does not expire on commit).
+        app.state.local_user = local_user
+        app.state.local_user_id = local_user.id
         if engine is not None:
             await engine.launch()
         try:

@@ -23,6 +23,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RunUsage, UsageLimits
 
+from scholarstream.chat.continuity.state import QuerySent
 from scholarstream.chat.events import (
     ChatEvent,
     StatusEvent,
@@ -54,21 +55,33 @@ class TurnTranscript:
     tool_payloads: list[CustomPayload] = field(default_factory=list)
     new_messages: list[ModelMessage] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    queries: list[QuerySent] = field(default_factory=list)
     usage: RunUsage | None = None
     model: ResolvedModel | None = None
 
 
+QueryRewrite = Callable[[str], str]
+
+
 class ToolRunner:
     """Runs tool calls for one turn: numbers them, streams their progress, keeps their
-    history, turns failures into text the model can act on, and enforces the round budget."""
+    history and the queries they sent, turns failures into text the model can act on, and
+    enforces the round budget. ``rewrite`` is follow-up continuity's hook: it gets each
+    retrieval tool's query (see ``ToolConfig.query_argument``) before the tool runs."""
 
     def __init__(
-        self, context: ToolContext, emit: Emit, transcript: TurnTranscript, max_calls: int
+        self,
+        context: ToolContext,
+        emit: Emit,
+        transcript: TurnTranscript,
+        max_calls: int,
+        rewrite: QueryRewrite | None = None,
     ) -> None:
         self.context = context
         self.emit = emit
         self.transcript = transcript
         self.max_calls = max_calls
+        self.rewrite = rewrite
         self.calls = 0
 
     async def run(self, tool: ToolConfig, arguments: dict[str, Any]) -> str:
@@ -79,6 +92,7 @@ class ToolRunner:
             )
         index = self.calls
         self.calls += 1
+        arguments, note = self._rewritten(tool, arguments)
         self.emit(ToolStartEvent(tool=tool.name, input=arguments, index=index))
 
         def progress(report: ToolProgress) -> None:
@@ -87,7 +101,7 @@ class ToolRunner:
         try:
             result = await execute_tool(tool, arguments, self.context, progress)
         except ToolArgumentsError as exc:
-            self._failed(tool, arguments, index, exc.message)
+            self._failed(tool, arguments, index, exc.message, sent=False)
             # The model gets to correct its call.
             raise ModelRetry(f"{exc.message} {exc.hint or ''}".strip()) from exc
         except ScholarStreamError as exc:
@@ -97,13 +111,41 @@ class ToolRunner:
             return self._failed(tool, arguments, index, "The tool failed unexpectedly.")
         if result.payload is not None:
             self.transcript.tool_payloads.append(result.payload)
+        self.transcript.queries.extend(result.queries)
         self.transcript.tool_history.append(
             ToolHistoryEntry(tool_name=tool.name, input=arguments, output=result.text)
         )
         self.emit(ToolCompleteEvent(tool=tool.name, index=index, payload=result.payload))
-        return result.text
+        return note + result.text
 
-    def _failed(self, tool: ToolConfig, arguments: dict[str, Any], index: int, error: str) -> str:
+    def _rewritten(self, tool: ToolConfig, arguments: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        """The arguments with the query rewritten, and a note telling the model so."""
+        name = tool.query_argument
+        query = arguments.get(name) if name else None
+        if self.rewrite is None or name is None or not isinstance(query, str):
+            return arguments, ""
+        rewritten = self.rewrite(query)
+        if rewritten == query:
+            return arguments, ""
+        note = (
+            f"(Follow-up: the query was sent as {rewritten!r}, with the conversation's topic, "
+            f"instead of {query!r}.)\n"
+        )
+        return {**arguments, name: rewritten}, note
+
+    def _failed(
+        self,
+        tool: ToolConfig,
+        arguments: dict[str, Any],
+        index: int,
+        error: str,
+        *,
+        sent: bool = True,
+    ) -> str:
+        """``sent``: the query reached the tool (it was not refused for its arguments)."""
+        query = arguments.get(tool.query_argument) if tool.query_argument else None
+        if sent and isinstance(query, str):
+            self.transcript.queries.append(QuerySent(tool=tool.name, query=query, ok=False))
         self.transcript.tool_history.append(
             ToolHistoryEntry(tool_name=tool.name, input=arguments, output=error, ok=False)
         )
@@ -135,9 +177,10 @@ async def run_agent_turn(
     transcript: TurnTranscript,
     max_tool_calls: int,
     timeout_seconds: float,
+    rewrite: QueryRewrite | None = None,
 ) -> None:
     """Fills ``transcript`` as it goes, so a stopped turn still has what it said."""
-    runner = ToolRunner(tool_context, emit, transcript, max_tool_calls)
+    runner = ToolRunner(tool_context, emit, transcript, max_tool_calls, rewrite)
     agent = Agent(
         resolved.model,
         instructions=system_prompt,

@@ -23,12 +23,21 @@ from scholarstream.chat.commands import (
     parse_command,
 )
 from scholarstream.chat.context import ChatContext
+from scholarstream.chat.continuity.engine import (
+    TurnContinuity,
+    begin_turn,
+    context_pack,
+    finish_turn,
+    report,
+)
+from scholarstream.chat.continuity.state import ThreadState
 from scholarstream.chat.conversations import ConversationStore, MessageError, StartedTurn
 from scholarstream.chat.events import CompleteEvent, ErrorEvent, StatusEvent, TextDeltaEvent
 from scholarstream.chat.markers import SUGGESTION_MARKERS, parse_answer
+from scholarstream.chat.offline_retrieval import offline_retrieval
 from scholarstream.chat.pages.registry import Resolution, resolve
 from scholarstream.chat.prompt import build_system_prompt
-from scholarstream.chat.response import ChatResponsePayload
+from scholarstream.chat.response import ChatResponsePayload, SuggestedValue
 from scholarstream.chat.stream_instructions import stream_instructions
 from scholarstream.chat.tools.registry import ToolContext
 from scholarstream.chat.turns import Turn, TurnHub
@@ -38,6 +47,7 @@ from scholarstream.llm import DEFAULT_ROLE, record_usage
 from scholarstream.runtime import Runtime
 
 log = logging.getLogger(__name__)
+MAX_CHIPS = 6
 
 
 class ChatMessageIn(BaseModel):
@@ -95,11 +105,17 @@ class Assistant:
                 message="Thinking…", conversation_id=started.conversation_id, turn_id=turn_id
             )
         )
-        self.hub.start(turn, lambda t: self._answer(t, request, resolution, started))
+        continuity = _read_against_thread(request.message, resolution, started.thread)
+        self.hub.start(turn, lambda t: self._answer(t, request, resolution, started, continuity))
         return turn
 
     async def _answer(
-        self, turn: Turn, request: ChatMessageIn, resolution: Resolution, started: StartedTurn
+        self,
+        turn: Turn,
+        request: ChatMessageIn,
+        resolution: Resolution,
+        started: StartedTurn,
+        continuity: TurnContinuity | None,
     ) -> None:
         # The message is stored while the model starts: the first token does not wait for
         # the write. Every way out of the turn waits for it before storing the answer.
@@ -108,12 +124,15 @@ class Assistant:
         context = ToolContext(self.runtime, turn.owner_id, request.context, turn.conversation_id)
         try:
             if is_command(request.message):
-                await self._run_command(turn, request.message, resolution, context, transcript)
+                await self._run_command(
+                    turn, request.message, resolution, context, transcript, continuity
+                )
             elif self.runtime.models.offline:
-                transcript.text = help_text(resolution, offline=True)
-                turn.publish(TextDeltaEvent(text=transcript.text))
+                await self._run_offline(turn, resolution, context, transcript, continuity)
             else:
-                await self._run_model(turn, request, resolution, context, started, transcript)
+                await self._run_model(
+                    turn, request, resolution, context, started, transcript, continuity
+                )
             response = self._response(turn, resolution, transcript, started)
             await recorded
             await self.store.finish_turn(
@@ -124,6 +143,7 @@ class Assistant:
                 response=response,
                 model_messages=transcript.new_messages,
                 also=self._usage_writer(transcript),
+                thread=_thread_update(continuity, transcript, response),
             )
             turn.publish(CompleteEvent(payload=response))
         except asyncio.CancelledError:
@@ -150,6 +170,7 @@ class Assistant:
         resolution: Resolution,
         context: ToolContext,
         transcript: TurnTranscript,
+        continuity: TurnContinuity | None,
     ) -> None:
         call = parse_command(message, resolution)
         name = message.split()[0]
@@ -158,11 +179,30 @@ class Assistant:
             unknown = None if name[1:].lower() == HELP else name
             transcript.text = help_text(resolution, offline=offline, unknown=unknown)
         else:
-            runner = ToolRunner(context, turn.publish, transcript, max_calls=1)
+            rewrite = continuity.rewrite if continuity is not None else None
+            runner = ToolRunner(context, turn.publish, transcript, max_calls=1, rewrite=rewrite)
             try:
                 transcript.text = await runner.run(call.command.tool, call.arguments)
             except ModelRetry as exc:  # bad arguments; with no model to retry, tell the user
                 transcript.text = f"{exc.message} Usage: {call.command.usage}"
+        turn.publish(TextDeltaEvent(text=transcript.text))
+
+    async def _run_offline(
+        self,
+        turn: Turn,
+        resolution: Resolution,
+        context: ToolContext,
+        transcript: TurnTranscript,
+        continuity: TurnContinuity | None,
+    ) -> None:
+        """Without a model, a message that is not a command is a retrieval request: the
+        blueprint's (reframed) queries run against the library and the sources."""
+        if continuity is None or not continuity.steps:
+            transcript.text = help_text(resolution, offline=True)
+        else:
+            transcript.text = await offline_retrieval(
+                continuity, resolution, ToolRunner(context, turn.publish, transcript, 10)
+            )
         turn.publish(TextDeltaEvent(text=transcript.text))
 
     async def _run_model(
@@ -173,6 +213,7 @@ class Assistant:
         context: ToolContext,
         started: StartedTurn,
         transcript: TurnTranscript,
+        continuity: TurnContinuity | None,
     ) -> None:
         async with self.runtime.database.session() as session:
             resolved = await self.runtime.models.resolve(
@@ -186,6 +227,7 @@ class Assistant:
             request.context,
             server_actions=[(a.name, a.description) for a in server_actions()],
             stream_instructions=instructions,
+            conversation=context_pack(started.thread, continuity) if continuity else None,
         )
         markers = [p.parse_marker for p in resolution.llm_payloads() if p.parse_marker]
         await run_agent_turn(
@@ -200,6 +242,7 @@ class Assistant:
             transcript=transcript,
             max_tool_calls=self.settings.max_tool_rounds,
             timeout_seconds=self.runtime.settings.llm.timeout_seconds,
+            rewrite=continuity.rewrite if continuity is not None else None,
         )
         transcript.model = resolved
 
@@ -301,3 +344,42 @@ class Assistant:
         turn.publish(
             ErrorEvent(code=code, message=message, hint=hint, conversation_id=turn.conversation_id)
         )
+
+
+def _read_against_thread(
+    message: str, resolution: Resolution, thread: ThreadState
+) -> TurnContinuity | None:
+    """Follow-up continuity for a message: free text is read whole; a retrieval command
+    by its query ("/search their trials"); other commands leave the thread alone."""
+    if not is_command(message):
+        return begin_turn(thread, message)
+    call = parse_command(message, resolution)
+    argument = call.command.tool.query_argument if call is not None else None
+    query = call.arguments.get(argument) if call is not None and argument else None
+    return begin_turn(thread, query) if isinstance(query, str) else None
+
+
+def _thread_update(
+    continuity: TurnContinuity | None, transcript: TurnTranscript, response: ChatResponsePayload
+) -> Callable[[ThreadState], None] | None:
+    """Folds the finished turn into the stored thread, and completes the answer with the
+    continuity report and, when the turn got stuck, the chips of its ask for leverage."""
+    if continuity is None:
+        return None
+
+    def update(state: ThreadState) -> None:
+        chips = finish_turn(state, continuity, transcript.queries, response.message)
+        response.continuity = report(state, continuity, transcript.queries)
+        response.suggested_values = _chips(chips, response.suggested_values)
+
+    return update
+
+
+def _chips(first: list[SuggestedValue], then: list[SuggestedValue]) -> list[SuggestedValue]:
+    seen: set[str] = set()
+    chips = []
+    for chip in [*first, *then]:
+        if chip.value not in seen:
+            seen.add(chip.value)
+            chips.append(chip)
+    return chips[:MAX_CHIPS]

@@ -5,12 +5,13 @@ from what the turns stored."""
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 from pydantic_ai.messages import (
     ModelMessage,
     ModelMessagesTypeAdapter,
@@ -20,15 +21,21 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 from sqlalchemy import func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
 
+from scholarstream.chat.continuity.state import ThreadState
 from scholarstream.chat.response import ChatResponsePayload
 from scholarstream.db.base import utcnow
 from scholarstream.db.scope import OwnerScope
 from scholarstream.db.session import Database
 from scholarstream.db.tables import ChatConversation, ChatMessage
+from scholarstream.errors import NotFoundError
 
+log = logging.getLogger(__name__)
 MessageStatus = Literal["running", "complete", "error", "cancelled"]
 TITLE_CHARS = 80
+T = TypeVar("T")
+ThreadChange = Callable[[ThreadState], T]
 
 
 class MessageError(BaseModel):
@@ -82,6 +89,9 @@ class StartedTurn(BaseModel):
     turn_id: str
     message: str
     context: dict[str, Any]
+    thread: ThreadState = Field(
+        default_factory=ThreadState, description="The conversation's thread when the turn began"
+    )
 
     def model_history(self) -> list[ModelMessage]:
         return list(self.history)
@@ -124,6 +134,24 @@ def _history(rows: list[ChatMessage]) -> list[ModelMessage]:
     return history
 
 
+def _thread_of(conversation: ChatConversation) -> ThreadState:
+    if not conversation.thread_state:
+        return ThreadState()
+    try:
+        return ThreadState.model_validate(conversation.thread_state)
+    except ValidationError:
+        # A state this version cannot read must not stop the conversation: it starts over.
+        log.warning("conversation %s: unreadable thread state, starting afresh", conversation.id)
+        return ThreadState()
+
+
+def _change_thread(conversation: ChatConversation, change: ThreadChange[T]) -> T:
+    state = _thread_of(conversation)
+    outcome = change(state)
+    conversation.thread_state = state.model_dump(mode="json")
+    return outcome
+
+
 class ConversationStore:
     def __init__(self, database: Database, *, history_messages: int = 40) -> None:
         self.database = database
@@ -141,12 +169,14 @@ class ConversationStore:
         """Reads what a turn needs: the conversation's history (unknown conversation: 404).
         Writes nothing, so the model can start while ``record_start`` stores the message."""
         rows: list[ChatMessage] = []
+        thread = ThreadState()
         if conversation_id is not None:
             async with self.database.session() as session:
                 scope = OwnerScope(session, owner_id)
                 conversation = await scope.get(
                     ChatConversation, conversation_id, what="Conversation"
                 )
+                thread = _thread_of(conversation)
                 rows = list(
                     (
                         await session.scalars(
@@ -169,6 +199,7 @@ class ConversationStore:
             turn_id=turn_id,
             message=message,
             context=context,
+            thread=thread,
         )
 
     async def record_start(self, owner_id: uuid.UUID, started: StartedTurn) -> None:
@@ -228,9 +259,17 @@ class ConversationStore:
         model_messages: list[ModelMessage] | None = None,
         error: MessageError | None = None,
         also: Callable[[OwnerScope], Awaitable[object]] | None = None,
+        thread: ThreadChange[object] | None = None,
     ) -> None:
-        """Completes the answer row; ``also`` writes in the same transaction (the usage)."""
+        """Completes the answer row; ``also`` writes in the same transaction (the usage).
+        ``thread`` changes the conversation's thread state, read afresh under the row's
+        lock (the user may have edited objectives while the turn ran); it runs before the
+        answer is written, so it may still complete ``response``."""
         async with self.database.session(write=True) as session:
+            if thread is not None:
+                conversation = await self._locked(session, owner_id, message_id=message_id)
+                if conversation is not None:
+                    _change_thread(conversation, thread)
             await session.execute(
                 update(ChatMessage)
                 .where(ChatMessage.id == message_id, ChatMessage.owner_id == owner_id)
@@ -246,6 +285,47 @@ class ConversationStore:
             )
             if also is not None:
                 await also(OwnerScope(session, owner_id))
+
+    async def thread(self, owner_id: uuid.UUID, conversation_id: uuid.UUID) -> ThreadState:
+        async with self.database.session() as session:
+            conversation = await OwnerScope(session, owner_id).get(
+                ChatConversation, conversation_id, what="Conversation"
+            )
+            return _thread_of(conversation)
+
+    async def change_thread(
+        self, owner_id: uuid.UUID, conversation_id: uuid.UUID, change: ThreadChange[T]
+    ) -> T:
+        """Applies ``change`` to the stored thread state under the row's lock, and saves it
+        unless ``change`` raises."""
+        async with self.database.session(write=True) as session:
+            conversation = await self._locked(session, owner_id, conversation_id=conversation_id)
+            if conversation is None:
+                raise NotFoundError(
+                    f"Conversation {conversation_id} was not found.",
+                    hint="List your conversations to find the right id.",
+                )
+            return _change_thread(conversation, change)
+
+    @staticmethod
+    async def _locked(
+        session: AsyncSession,
+        owner_id: uuid.UUID,
+        *,
+        conversation_id: uuid.UUID | None = None,
+        message_id: uuid.UUID | None = None,
+    ) -> ChatConversation | None:
+        query = select(ChatConversation).where(ChatConversation.owner_id == owner_id)
+        if conversation_id is not None:
+            query = query.where(ChatConversation.id == conversation_id)
+        if message_id is not None:
+            query = query.where(
+                ChatConversation.id
+                == select(ChatMessage.conversation_id)
+                .where(ChatMessage.id == message_id)
+                .scalar_subquery()
+            )
+        return await session.scalar(query.with_for_update())
 
     async def list(self, owner_id: uuid.UUID) -> list[ConversationSummary]:
         async with self.database.session() as session:

@@ -48,7 +48,9 @@ def build_system_prompt(
     *,
     server_actions: Sequence[tuple[str, str]] = (),
     stream_instructions: str | None = None,
+    conversation: str | None = None,
 ) -> str:
+    """``conversation`` is the thread's context pack (follow-up continuity, seed 004)."""
     builder = resolution.page.context_builder
     sections = [
         ASSISTANT_INSTRUCTIONS,
@@ -70,4 +72,6 @@ def build_system_prompt(
     )
     if stream_instructions:
         sections.append("## Instructions for this research stream\n" + stream_instructions)
+    if conversation:
+        sections.append(conversation)
     return "\n\n".join(sections)

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, JsonValue
 
+from scholarstream.chat.continuity.state import ContinuityReport
 from scholarstream.chat.payloads import CustomPayload
 
 
@@ -50,4 +51,9 @@ class ChatResponsePayload(BaseModel):
     warnings: list[str] = Field(
         default_factory=list,
         description="What was dropped from the answer (a malformed payload, an unknown action).",
+    )
+    continuity: ContinuityReport | None = Field(
+        default=None,
+        description="How the message was read against the conversation, the refined query, "
+        "the exact queries sent to each tool and source, and the objective list.",
     )

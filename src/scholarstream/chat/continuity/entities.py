@@ -125,6 +125,16 @@ COUNTRIES = [
     "New Zealand",
     "South Korea",
 ]
+REGIONS = (
+    "Europe",
+    "Asia",
+    "Africa",
+    "Latin America",
+    "North America",
+    "South America",
+    "Middle East",
+    "Scandinavia",
+)
 # Upper case only: "us" and "eu" are words too.
 ABBREVIATED_PLACES = ("EU", "UK", "USA", "US")
 REGULATORS = ("FDA", "EMA", "MHRA", "PMDA", "CDC", "WHO", "NICE", "CMS", "Health Canada")
@@ -144,12 +154,26 @@ POPULATIONS = (
     "pediatric patients",
 )
 
-_PLACES = sorted((*US_STATES, *COUNTRIES), key=len, reverse=True)
+_PLACES = sorted((*US_STATES, *COUNTRIES, *REGIONS), key=len, reverse=True)
 _PLACE_RE = re.compile(r"\b(" + "|".join(re.escape(p) for p in _PLACES) + r")\b", re.IGNORECASE)
 _ABBREVIATION_RE = re.compile(r"\b(" + "|".join(ABBREVIATED_PLACES) + r")\b")
 _REGULATOR_RE = re.compile(r"\b(" + "|".join(re.escape(r) for r in REGULATORS) + r")\b")
+# Populations named by a risk level or an age bound: "low risk patients", "adults over 70".
+POPULATION_PATTERNS = (
+    r"(?:low|intermediate|high)[- ]risk (?:patients|adults|people)",
+    r"(?:patients|adults|people|women|men|children) (?:over|under|aged|older than|younger "
+    r"than) \d+(?: years)?",
+    r"(?:post|pre)menopausal women",
+    r"(?:people|patients|adults|children|women|men) with (?:type [12] )?[\w'-]+(?: [\w'-]+){0,2}",
+)
 _POPULATION_RE = re.compile(
-    r"\b(" + "|".join(re.escape(p) for p in POPULATIONS) + r")\b", re.IGNORECASE
+    r"\b(" + "|".join([*POPULATION_PATTERNS, *(re.escape(p) for p in POPULATIONS)]) + r")\b",
+    re.IGNORECASE,
+)
+# "sponsored by AstraZeneca": the organisation is the capitalised name after "by".
+_SPONSOR_RE = re.compile(
+    r"\b(?:sponsored|funded|run|developed|made|marketed) by\s+"
+    r"([A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*)*)"
 )
 _YEAR = r"(?:19|20)\d\d"
 _DATE_RE = re.compile(
@@ -285,6 +309,37 @@ FILLER = frozenset(
         "study",
         "literature",
         "library",
+        # Words of a user giving leverage ("here is the link", "it may also be called").
+        "here",
+        "link",
+        "links",
+        "url",
+        "address",
+        "may",
+        "might",
+        "help",
+        "called",
+        "named",
+        "known",
+        "try",
+        "document",
+        # Words that only steer the conversation ("ok forget that, different question").
+        "specifically",
+        "especially",
+        "particularly",
+        "exactly",
+        "say",
+        "says",
+        "saying",
+        "forget",
+        "different",
+        "question",
+        "switching",
+        "gears",
+        "topic",
+        "unrelated",
+        "else",
+        "another",
     )
 )
 BACK_REFERENCES = frozenset(
@@ -315,8 +370,99 @@ def words(text: str) -> list[str]:
     return _WORD_RE.findall(text)
 
 
+# "the biggest one", "that one", "which ones": "one" standing for something said before.
+_ONE_RE = re.compile(
+    r"\b(?:the|that|this|which|each|first|second|last|other)\s+(?:\w+\s+)?ones?\b", re.I
+)
+# Words that only say the user is changing the subject.
+_SWITCH_RE = re.compile(
+    r"\b(forget (?:that|it|about that)|different (?:question|topic)|switching gears|"
+    r"change of (?:topic|subject)|new (?:question|topic)|unrelated|something else)\b",
+    re.I,
+)
+# Aspects of a topic: a question made only of these (and numbers) asks about the topic
+# in play ("what were the main adverse events?", "any data beyond 5 years?").
+ASPECTS = frozenset(
+    (
+        "adverse",
+        "approval",
+        "approved",
+        "benefit",
+        "benefits",
+        "common",
+        "competitors",
+        "contraindications",
+        "cost",
+        "costs",
+        "coverage",
+        "data",
+        "dosing",
+        "dose",
+        "durability",
+        "earnings",
+        "effects",
+        "efficacy",
+        "events",
+        "evidence",
+        "guidelines",
+        "interactions",
+        "label",
+        "labeling",
+        "latest",
+        "long-term",
+        "main",
+        "monitoring",
+        "mortality",
+        "outcomes",
+        "pipeline",
+        "price",
+        "pricing",
+        "recent",
+        "results",
+        "risks",
+        "safety",
+        "side",
+        "status",
+        "survival",
+        "trial",
+        "trials",
+        "warnings",
+        "year",
+        "years",
+        "beyond",
+        "website",
+        # Kinds of evidence: "only RCTs", "any meta-analyses on that?"
+        "rct",
+        "rcts",
+        "randomized",
+        "randomised",
+        "meta-analysis",
+        "meta-analyses",
+        "systematic",
+        "reviews",
+        "review",
+        "studies",
+        "study",
+        "cohort",
+        "observational",
+        "published",
+        "papers",
+        "articles",
+    )
+)
+
+
 def refers_back(text: str) -> bool:
-    return any(w.lower() in BACK_REFERENCES for w in words(text))
+    return any(w.lower() in BACK_REFERENCES for w in words(text)) or bool(_ONE_RE.search(text))
+
+
+def changes_subject(text: str) -> bool:
+    return bool(_SWITCH_RE.search(text))
+
+
+def beyond_aspects(content: list[str]) -> list[str]:
+    """The content words that are not aspects of a topic or numbers."""
+    return [w for w in content if w.lower() not in ASPECTS and not w.isdigit()]
 
 
 def extract_scope(text: str) -> tuple[Scope, list[str]]:
@@ -339,6 +485,9 @@ def extract_scope(text: str) -> tuple[Scope, list[str]]:
         phases.append(f"phase {_ROMAN.get(number, number)}")
     populations = [p.lower() for p in found(_POPULATION_RE)]
     regulators = found(_REGULATOR_RE)
+    for match in _SPONSOR_RE.finditer(text):
+        phrases.append(match.group(0))
+        regulators.append(match.group(1))
     scope = Scope(
         jurisdictions=_unique(places),
         date_range=dates[-1] if dates else None,

@@ -16,6 +16,23 @@ Route = Literal["library", "tool", "reasoning"]
 _LIBRARY = re.compile(r"\b(my library|my papers|library)\b", re.I)
 _TRIALS = re.compile(r"\btrials?\b", re.I)
 _CLOSING = re.compile(r"^\W*(thanks?|thank you|ok(ay)?|great|perfect|that'?s (it|all))\W*$", re.I)
+_URL = re.compile(r"https?://[^\s<>\"')\]]+", re.I)
+# A page or the web asked for: there is no web search, so the user is asked for a link.
+_WEB_PAGE = re.compile(
+    r"\b(website|web ?site|web ?page|home ?page|their site|the site|link|the web|internet|"
+    r"online|google)\b",
+    re.I,
+)
+READ_WEB_PAGE = "read_web_page"
+
+
+def is_link(text: str) -> bool:
+    return bool(_URL.fullmatch(text.strip()))
+
+
+def without_links(message: str) -> str:
+    """The message as words: an address is something to read, not a topic."""
+    return " ".join(_URL.sub(" ", message).split())
 
 
 class SubQuestion(BaseModel):
@@ -26,6 +43,8 @@ class SubQuestion(BaseModel):
 
 class Plan(BaseModel):
     subquestions: list[SubQuestion]
+    # The user wants a page read but gave no address: ask them for the link.
+    needs_link: bool = False
 
 
 class BlueprintStep(BaseModel):
@@ -35,21 +54,34 @@ class BlueprintStep(BaseModel):
 
 
 def build_plan(message: str) -> Plan:
-    """Rule-based routing: the library when the user names it, trials when they ask for
-    trials, the literature sources otherwise; a closing remark needs no retrieval."""
+    """Rule-based routing: a link the user gives is read; the library when the user names
+    it, trials when they ask for trials, the literature sources otherwise; a closing remark
+    needs no retrieval. A page asked for without its address is searched for, and the user
+    is asked for the link."""
     if _CLOSING.match(message):
         return Plan(subquestions=[SubQuestion(text=message, route="reasoning")])
+    links = list(dict.fromkeys(m.rstrip(".,;:") for m in _URL.findall(message)))
+    if links:
+        return Plan(
+            subquestions=[SubQuestion(text=url, route="tool", tool=READ_WEB_PAGE) for url in links]
+        )
+    needs_link = bool(_WEB_PAGE.search(message))
     if _LIBRARY.search(message):
         return Plan(
-            subquestions=[SubQuestion(text=message, route="library", tool="search_library")]
+            subquestions=[SubQuestion(text=message, route="library", tool="search_library")],
+            needs_link=needs_link,
         )
     if _TRIALS.search(message):
-        return Plan(subquestions=[SubQuestion(text=message, route="tool", tool="search_trials")])
+        return Plan(
+            subquestions=[SubQuestion(text=message, route="tool", tool="search_trials")],
+            needs_link=needs_link,
+        )
     return Plan(
         subquestions=[
             SubQuestion(text=message, route="library", tool="search_library"),
             SubQuestion(text=message, route="tool", tool="search_literature"),
-        ]
+        ],
+        needs_link=needs_link,
     )
 
 
@@ -60,7 +92,10 @@ def build_blueprint(
         BlueprintStep(
             route=sq.route,
             tool=sq.tool,
-            query=reframe_for_retrieval(
+            # An address is read as given.
+            query=sq.text
+            if sq.tool == READ_WEB_PAGE
+            else reframe_for_retrieval(
                 sq.text,
                 classification.intent,
                 retrieval.last_refined_query,

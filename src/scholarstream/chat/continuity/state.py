@@ -111,3 +111,14 @@ class RetrievalContext(BaseModel):
     last_refined_query: str = ""
     scope_summary: str = ""
     is_followup: bool = False
+
+
+class ContinuityReport(BaseModel):
+    """What the ``complete`` event and the stored answer carry: how the message was read,
+    the refined query, every query sent (tool, source, exact text) and the objectives."""
+
+    intent: Intent
+    reason: str = ""
+    refined_query: str
+    queries: list[QuerySent] = Field(default_factory=list)
+    objectives: list[Objective] = Field(default_factory=list)

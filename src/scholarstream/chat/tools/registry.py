@@ -13,6 +13,7 @@ import jsonschema
 from pydantic import BaseModel, Field
 
 from scholarstream.chat.context import ChatContext
+from scholarstream.chat.continuity.state import QuerySent
 from scholarstream.chat.payloads import CustomPayload
 
 if TYPE_CHECKING:
@@ -28,10 +29,12 @@ class ToolProgress(BaseModel):
 
 
 class ToolResult(BaseModel):
-    """``text`` goes to the model; ``payload`` goes to the UI."""
+    """``text`` goes to the model; ``payload`` goes to the UI; ``queries`` are the exact
+    queries the tool sent (one per source), shown to the user and kept in the thread."""
 
     text: str
     payload: CustomPayload | None = None
+    queries: list[QuerySent] = Field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,9 @@ class ToolConfig:
     # (with or without a model); None: no command.
     command: str | None = None
     command_argument: str | None = None
+    # A retrieval tool: this input field is its query, which follow-up continuity may
+    # rewrite to carry the conversation's topic (seed 004). None: not a retrieval tool.
+    query_argument: str | None = None
 
     def __post_init__(self) -> None:
         jsonschema.Draft202012Validator.check_schema(self.input_schema)

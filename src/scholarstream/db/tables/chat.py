@@ -20,6 +20,8 @@ class ChatConversation(Owned, CreatedAtMixin, Base):
     # The page the conversation started on, for the list; a conversation may move pages.
     page: Mapped[str] = mapped_column(String(80))
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+    # Follow-up continuity (seed 004): topic, scope, last turns, objectives; see ThreadState.
+    thread_state: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
 
 
 class ChatMessage(Owned, CreatedAtMixin, Base):

@@ -9,6 +9,7 @@
 | search_library | /library QUERY | literature_search_results |
 | retrieve_items (pages with items) | /items IDS | retrieved_items |
 | analyze_items (pages with items) | /analyze FIELD | analysis_result |
+| read_web_page | /read URL | (none: text only) |
 """
 
 from scholarstream.chat.tools.builtin import (  # noqa: F401  (imported to register)
@@ -17,6 +18,7 @@ from scholarstream.chat.tools.builtin import (  # noqa: F401  (imported to regis
     library,
     literature,
     trials,
+    web,
 )
 from scholarstream.chat.tools.builtin.items import (
     Retrieval,

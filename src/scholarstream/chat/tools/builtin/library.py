@@ -11,6 +11,7 @@ from scholarstream.chat.builtin_payloads import (
     LiteratureSearchResults,
     SourceOutcome,
 )
+from scholarstream.chat.continuity.state import QuerySent
 from scholarstream.chat.tools.builtin.arguments import ToolArguments, input_schema, parse_arguments
 from scholarstream.chat.tools.builtin.records import list_entry, literature_article
 from scholarstream.chat.tools.registry import ToolConfig, ToolContext, ToolResult, register_tool
@@ -91,6 +92,9 @@ async def search_library(params: dict[str, Any], ctx: ToolContext) -> ToolResult
     return ToolResult(
         text="\n".join(lines),
         payload=LITERATURE_SEARCH_RESULTS.payload(data.model_dump(mode="json")),
+        queries=[
+            QuerySent(tool="search_library", query=args.query, source=SOURCE, results=page.total)
+        ],
     )
 
 
@@ -106,5 +110,6 @@ SEARCH_LIBRARY = register_tool(
         payload_type=LITERATURE_SEARCH_RESULTS.name,
         command="library",
         command_argument="query",
+        query_argument="query",
     )
 )

@@ -21,6 +21,7 @@ from scholarstream.chat.builtin_payloads import (
     PubMedSearchResults,
     SourceOutcome,
 )
+from scholarstream.chat.continuity.state import QuerySent
 from scholarstream.chat.tools.builtin.arguments import ToolArguments, input_schema, parse_arguments
 from scholarstream.chat.tools.builtin.lookup import ACCEPTED, lookup
 from scholarstream.chat.tools.builtin.records import (
@@ -121,7 +122,16 @@ async def search_pubmed(params: dict[str, Any], ctx: ToolContext) -> ToolResult:
         lines.append("No articles. Suggest a broader query (fewer AND terms, synonyms, MeSH).")
     lines.append("get_article_details reads one article in full (by PMID).")
     return ToolResult(
-        text="\n".join(lines), payload=PUBMED_SEARCH_RESULTS.payload(data.model_dump(mode="json"))
+        text="\n".join(lines),
+        payload=PUBMED_SEARCH_RESULTS.payload(data.model_dump(mode="json")),
+        queries=[
+            QuerySent(
+                tool="search_pubmed",
+                query=args.query,
+                source="pubmed",
+                results=page.total if page.total is not None else len(papers),
+            )
+        ],
     )
 
 
@@ -281,6 +291,16 @@ async def search_literature(
     yield ToolResult(
         text="\n".join(lines),
         payload=LITERATURE_SEARCH_RESULTS.payload(data.model_dump(mode="json")),
+        queries=[
+            QuerySent(
+                tool="search_literature",
+                query=args.query,
+                source=status.source,
+                results=status.total if status.total is not None else status.returned,
+                ok=status.ok,
+            )
+            for status in result.statuses
+        ],
     )
 
 
@@ -354,6 +374,7 @@ SEARCH_PUBMED = register_tool(
         payload_type=PUBMED_SEARCH_RESULTS.name,
         command="pubmed",
         command_argument="query",
+        query_argument="query",
     )
 )
 
@@ -370,6 +391,7 @@ SEARCH_LITERATURE = register_tool(
         payload_type=LITERATURE_SEARCH_RESULTS.name,
         command="search",
         command_argument="query",
+        query_argument="query",
     )
 )
 

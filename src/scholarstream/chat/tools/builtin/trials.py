@@ -15,6 +15,7 @@ from scholarstream.chat.builtin_payloads import (
     TrialQuery,
     TrialSearchResults,
 )
+from scholarstream.chat.continuity.state import QuerySent
 from scholarstream.chat.tools.builtin.arguments import ToolArguments, input_schema, parse_arguments
 from scholarstream.chat.tools.builtin.records import list_entry, record_url, snippet
 from scholarstream.chat.tools.registry import ToolConfig, ToolContext, ToolResult, register_tool
@@ -127,8 +128,18 @@ async def search_trials(params: dict[str, Any], ctx: ToolContext) -> ToolResult:
     lines += [list_entry(n, trial) for n, trial in enumerate(trials, 1)]
     if not trials:
         lines.append("No studies. Suggest fewer filters or broader terms.")
+    sent = args.search_query()
     return ToolResult(
-        text="\n".join(lines), payload=TRIAL_SEARCH_RESULTS.payload(data.model_dump(mode="json"))
+        text="\n".join(lines),
+        payload=TRIAL_SEARCH_RESULTS.payload(data.model_dump(mode="json")),
+        queries=[
+            QuerySent(
+                tool="search_trials",
+                query=" ".join([sent.text, *(f"{k}={v}" for k, v in sent.filters.items())]),
+                source=NAME,
+                results=page.total if page.total is not None else len(trials),
+            )
+        ],
     )
 
 
@@ -146,5 +157,6 @@ SEARCH_TRIALS = register_tool(
         payload_type=TRIAL_SEARCH_RESULTS.name,
         command="trials",
         command_argument="query",
+        query_argument="query",
     )
 )

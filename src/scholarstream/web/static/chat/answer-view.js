@@ -1,10 +1,12 @@
 // One assistant answer in the tray: its streamed text, tool progress, payload cards,
-// suggestions and error, fed by events or rebuilt from a stored message.
+// what it searched (searched-view.js), suggestions and error, fed by events or rebuilt
+// from a stored message.
 // Model text and tool data only reach the page as text nodes.
 
 import { codeLabel, el, renderProblem } from "/static/app/records.js";
 import { renderPayload } from "/static/app/chat/payload-cards.js";
 import { renderText } from "/static/app/chat/markdown.js";
+import { renderSearched } from "/static/app/chat/searched-view.js";
 
 export function dateTime(value) {
   const date = new Date(value);
@@ -126,6 +128,7 @@ export class AnswerView {
     if (response.custom_payload) this.addPayload(response.custom_payload);
     const warnings = response.warnings ?? [];
     this.extras.replaceChildren(...[
+      renderSearched(response.continuity),
       warnings.length
         ? el("details", { class: "chat-warnings" }, el("summary", {}, `${warnings.length} note${warnings.length === 1 ? "" : "s"} on this answer`),
             el("ul", {}, warnings.map((w) => el("li", {}, w))))

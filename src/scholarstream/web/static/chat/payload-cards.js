@@ -127,7 +127,7 @@ const SOURCE_LABELS = {
   library: "Library",
 };
 
-function sourceName(source) {
+export function sourceName(source) {
   return SOURCE_LABELS[source] ?? String(source ?? "");
 }
 

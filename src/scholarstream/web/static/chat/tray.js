@@ -1,6 +1,7 @@
 // The chat tray (seed 002): on every page, it sends what the page shows (page-context.js),
 // streams the answer (stream.js), shows tool progress, payload cards (payload-cards.js),
-// suggestion chips and actions, and lists past conversations.
+// suggestion chips and actions, and lists past conversations; objectives.js shows the
+// conversation's objectives above the log.
 // The open conversation (and a turn still running) is remembered in sessionStorage, so the
 // tray continues it after a navigation or a reload.
 // Model text and tool data only reach the page as text nodes (markdown.js, records.js el()).
@@ -20,6 +21,7 @@ import { refreshAcceptButtons, renderPayload } from "/static/app/chat/payload-ca
 import { renderText } from "/static/app/chat/markdown.js";
 import { AnswerView, dateTime, toolInputLine, toolLabel } from "/static/app/chat/answer-view.js";
 import { ChatRequestError, ChatTurn, terminalFromMessage } from "/static/app/chat/stream.js";
+import { ObjectivesPanel } from "/static/app/chat/objectives.js";
 
 const KEY_CONVERSATION = "scholarstream.chat.conversation";
 const KEY_OPEN = "scholarstream.chat.open";
@@ -108,6 +110,8 @@ class ChatTray {
     this.conversationId = store.get(KEY_CONVERSATION);
     this.turn = null;
     this.config = null;
+    this.objectives = new ObjectivesPanel({ announce: (text) => this.announce(text) });
+    this.help.before(this.objectives.node);
     this.bind();
   }
 
@@ -395,6 +399,7 @@ class ChatTray {
       case "complete":
         if (event.payload?.conversation_id) this.setConversation(event.payload.conversation_id);
         answer.complete(event.payload);
+        this.objectives.showAnswer(event.payload);
         this.announce("The assistant answered.");
         this.refreshListIfOpen();
         break;
@@ -420,6 +425,7 @@ class ChatTray {
   // --- conversations ----------------------------------------------------------------------------
 
   setConversation(id, title = null) {
+    this.objectives.follow(id);
     if (id !== this.conversationId) {
       this.conversationId = id;
       store.set(KEY_CONVERSATION, id);
@@ -437,6 +443,7 @@ class ChatTray {
     this.conversationId = null;
     store.set(KEY_CONVERSATION, null);
     store.set(KEY_TURN, null);
+    this.objectives.follow(null);
     this.title.textContent = "";
     this.log.replaceChildren(this.empty);
     this.empty.hidden = false;
@@ -455,6 +462,7 @@ class ChatTray {
         // The remembered conversation is gone (deleted elsewhere): start afresh.
         this.conversationId = null;
         store.set(KEY_CONVERSATION, null);
+        this.objectives.follow(null);
         return;
       }
       renderProblem(this.listStatus, error, "The conversation could not be opened.");
@@ -465,6 +473,7 @@ class ChatTray {
       this.turn = null;
       this.setBusy(false);
     }
+    this.objectives.load(conversation.id); // fresh from its thread, even when already shown
     this.setConversation(conversation.id, conversation.title);
     const running = this.renderConversation(conversation);
     const remembered = JSON.parse(store.get(KEY_TURN) || "null");

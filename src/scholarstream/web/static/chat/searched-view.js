@@ -1,0 +1,73 @@
+// What an answer searched (seed 004's transparency): under an assistant answer, one line per
+// query its tools sent, as sent ("Searched PubMed for “…” — 1,834 results"), and a note when
+// the message was read as a follow-up with the conversation's topic.
+// Input is the ``continuity`` field of a ChatResponsePayload (live or stored); text nodes only.
+
+import { el } from "/static/app/records.js";
+import { sourceName } from "/static/app/chat/payload-cards.js";
+
+const FOLLOW_UP_INTENTS = new Set(["followup_continuation", "slot_fill"]);
+
+/** Where a query went: its source, else its tool's name without the verb ("search_web" → "web"). */
+function placeName(query) {
+  if (query.source === "library") return "your library";
+  if (query.source) return sourceName(query.source);
+  return String(query.tool || "a tool").replace(/^search_/, "").replaceAll("_", " ");
+}
+
+function count(n, one, many) {
+  return `${n.toLocaleString("en")} ${n === 1 ? one : many}`;
+}
+
+/** Tools whose query is not a search: their own sentence. ``results`` keeps the tool's meaning. */
+const PHRASES = {
+  // read_web_page: the query is the address; results is 1 when page text was read, else 0.
+  read_web_page: (query) => ({
+    lead: "Read ",
+    outcome: query.results === 0 ? "no readable text" : null,
+  }),
+};
+
+function searchPhrase(query) {
+  return {
+    lead: `Searched ${placeName(query)} for `,
+    outcome: typeof query.results === "number" ? count(query.results, "result", "results") : null,
+  };
+}
+
+function queryLine(query) {
+  const { lead, outcome } = (PHRASES[query.tool] ?? searchPhrase)(query);
+  const failed = query.ok === false;
+  return el("li", { class: "chat-searched-line", dataset: { state: failed ? "failed" : "done", tool: query.tool ?? "" } },
+    lead, el("span", { class: "chat-searched-query" }, `“${query.query ?? ""}”`),
+    failed ? el("span", { class: "chat-searched-failed" }, " — failed")
+      : outcome ? el("span", { class: "muted" }, ` — ${outcome}`) : null);
+}
+
+/** The same query sent twice to the same place (by two tools) is one line. */
+function distinct(queries) {
+  const seen = new Set();
+  return queries.filter((query) => {
+    const key = JSON.stringify([query.source ?? query.tool, query.query, query.results, query.ok]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** The "Searched" block for ``continuity`` (null when there is nothing to show). */
+export function renderSearched(continuity) {
+  const queries = Array.isArray(continuity?.queries) ? distinct(continuity.queries) : [];
+  const followUp = FOLLOW_UP_INTENTS.has(continuity?.intent);
+  if (queries.length === 0 && !followUp) return null;
+  const note = followUp
+    ? el("p", { class: "chat-followup", dataset: { testid: "chat-followup", intent: continuity.intent },
+        title: continuity.reason || null },
+        "Follow-up: read with the conversation's topic",
+        continuity.refined_query ? [" as ", el("span", { class: "chat-searched-query" }, `“${continuity.refined_query}”`)] : null)
+    : null;
+  const list = queries.length
+    ? el("ul", { class: "chat-searched-lines", "aria-label": "Searched" }, queries.map(queryLine))
+    : null;
+  return el("div", { class: "chat-searched", dataset: { testid: "chat-searched" } }, note, list);
+}
