@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
 
+from scholarstream.chat.continuity.objectives import add_objective, remove_objective
+from scholarstream.chat.continuity.state import ThreadState
 from scholarstream.chat.conversations import ConversationStore, MessageError, StartedTurn
 from scholarstream.chat.response import ChatResponsePayload
 from scholarstream.errors import NotFoundError
@@ -115,5 +117,62 @@ async def test_turns_history_and_scoping(db_settings: Settings) -> None:
         assert await store.list(alice.id) == []
         with pytest.raises(NotFoundError):
             await store.get(alice.id, uuid.UUID(int=first.conversation_id.int))
+    finally:
+        await runtime.close()
+
+
+async def test_the_thread_is_kept_per_conversation_and_changed_under_its_lock(
+    db_settings: Settings,
+) -> None:
+    runtime = make_runtime(db_settings)
+    try:
+        alice, bob = await new_user(runtime), await new_user(runtime)
+        store = ConversationStore(runtime.database)
+        first = await start_turn(
+            store,
+            alice.id,
+            conversation_id=None,
+            message="Florida Medicaid income criteria",
+            context={"current_page": "home"},
+            turn_id="t1",
+        )
+        assert first.thread == ThreadState()
+
+        def remember_topic(state: ThreadState) -> None:
+            state.refined_query = "Florida Medicaid income criteria"
+
+        await store.finish_turn(
+            alice.id,
+            first.assistant_message_id,
+            status="complete",
+            content="Found four.",
+            thread=remember_topic,
+        )
+        added = await store.change_thread(
+            alice.id, first.conversation_id, lambda state: add_objective(state, "Compare Texas")
+        )
+        assert added.id == 1
+
+        second = await store.open_turn(
+            alice.id,
+            conversation_id=first.conversation_id,
+            message="what about in Texas?",
+            context={"current_page": "home"},
+            turn_id="t2",
+        )
+        assert second.thread.refined_query == "Florida Medicaid income criteria"
+        assert [o.text for o in second.thread.objectives] == ["Compare Texas"]
+
+        # A change that fails saves nothing; another user's conversation does not exist.
+        with pytest.raises(NotFoundError):
+            await store.change_thread(
+                alice.id, first.conversation_id, lambda state: remove_objective(state, 7)
+            )
+        with pytest.raises(NotFoundError):
+            await store.thread(bob.id, first.conversation_id)
+        with pytest.raises(NotFoundError):
+            await store.change_thread(bob.id, first.conversation_id, remember_topic)
+        kept = await store.thread(alice.id, first.conversation_id)
+        assert [o.text for o in kept.objectives] == ["Compare Texas"]
     finally:
         await runtime.close()

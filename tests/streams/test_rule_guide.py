@@ -1,0 +1,167 @@
+"""The guide without a model: the same steps by rule, to a created stream."""
+
+from __future__ import annotations
+
+from scholarstream.llm import CredentialStore, ModelRegistry
+from scholarstream.secret_box import SecretBox
+from scholarstream.settings import Settings
+from scholarstream.streams import (
+    CreationSession,
+    GuideMode,
+    ModelGuide,
+    OptionSelected,
+    OptionsSelected,
+    RuleGuide,
+    SkipStep,
+    WorkflowStep,
+    guide_for,
+    new_session,
+)
+from tests.streams.script import FULL_CONFIG, GuideScript, run_turn
+
+S = WorkflowStep
+PURPOSE = (
+    "I want to monitor Palatin Technologies' melanocortin programs in obesity and sexual "
+    "dysfunction"
+)
+
+
+async def test_a_full_creation_without_a_model() -> None:
+    guide = RuleGuide()
+    session = new_session()
+
+    turn = await run_turn(session, PURPOSE, None, guide)
+    assert turn.result.next_step is S.PURPOSE
+    assert turn.result.suggestions == [PURPOSE]  # drawn from what the user typed
+    assert "".join(turn.deltas) == turn.result.message
+
+    turn = await run_turn(
+        turn.session, "", OptionSelected(target_field="purpose", selected_value=PURPOSE), guide
+    )
+    assert turn.result.next_step is S.BUSINESS_GOALS
+    assert turn.result.options
+    assert turn.result.proposed_message
+
+    turn = await run_turn(
+        turn.session,
+        "",
+        OptionsSelected(
+            target_field="business_goals",
+            selected_values=["Track competitive landscape", "Support partnership discussions"],
+        ),
+        guide,
+    )
+    assert turn.result.next_step is S.EXPECTED_OUTCOMES
+
+    turn = await run_turn(turn.session, "Decide whether to start a competing program", None, guide)
+    assert turn.session.config.expected_outcomes == "Decide whether to start a competing program"
+    assert turn.result.next_step is S.STREAM_NAME
+    assert turn.result.suggestions[0] == "Palatin Technologies Melanocortin"  # from the purpose
+
+    turn = await run_turn(turn.session, "Palatin Watch", None, guide)
+    assert turn.result.next_step is S.STREAM_TYPE
+    assert sorted(turn.result.suggestions) == sorted(
+        ["competitive", "regulatory", "clinical", "market", "scientific", "mixed"]
+    )
+    assert turn.result.suggestions[0] == "competitive"  # the text speaks of competition
+
+    turn = await run_turn(turn.session, "banana", None, guide)
+    assert turn.result.next_step is S.STREAM_TYPE
+    assert "not a stream type" in turn.result.message
+    assert turn.session.config.stream_type is None
+
+    turn = await run_turn(turn.session, "Competitive, please", None, guide)
+    assert turn.session.config.stream_type == "competitive"
+    assert turn.result.next_step is S.FOCUS_AREAS
+    assert turn.result.options == ["melanocortin", "obesity", "sexual dysfunction"]
+
+    turn = await run_turn(
+        turn.session,
+        "",
+        OptionsSelected(
+            target_field="focus_areas", selected_values=["obesity", "sexual dysfunction"]
+        ),
+        guide,
+    )
+    assert turn.result.next_step is S.KEYWORDS
+    assert "melanocortin" in turn.result.options
+
+    turn = await run_turn(turn.session, "bremelanotide, setmelanotide; melanocortin", None, guide)
+    assert turn.session.config.keywords == ["bremelanotide", "setmelanotide", "melanocortin"]
+    assert turn.result.next_step is S.COMPETITORS
+    assert turn.result.options == ["Palatin Technologies"]
+
+    skipped_required = await run_turn(turn.session, "", SkipStep(), guide)
+    assert skipped_required.session.current_step is S.REPORT_FREQUENCY
+    turn = skipped_required
+    assert turn.result.suggestions == ["daily", "weekly", "biweekly", "monthly"]
+
+    turn = await run_turn(turn.session, "every two weeks", None, guide)
+    assert turn.session.config.report_frequency == "biweekly"
+    assert turn.result.next_step is S.REVIEW
+    assert "- Stream name: Palatin Watch" in turn.result.message
+
+    turn = await run_turn(turn.session, "what is this?", None, guide)
+    assert turn.result.next_step is S.REVIEW
+
+    turn = await run_turn(turn.session, "Yes, create it", None, guide)
+    assert turn.result.next_step is S.COMPLETE
+    stream = turn.result.stream
+    assert stream is not None
+    assert stream.stream_name == "Palatin Watch"
+    assert stream.competitors == []
+    assert stream.business_goals == [
+        "Track competitive landscape",
+        "Support partnership discussions",
+    ]
+    assert turn.result.warnings == []
+    assert turn.session.completed_steps == [
+        s for s in S if s not in (S.EXPLORATION, S.REVIEW, S.COMPLETE)
+    ]
+
+
+async def test_required_fields_cannot_be_skipped_in_rule_mode_either() -> None:
+    turn = await run_turn(CreationSession(current_step=S.KEYWORDS), "", SkipStep(), RuleGuide())
+    assert turn.error.message.startswith("This field is required")
+
+
+async def test_a_field_can_be_changed_by_name_from_any_step() -> None:
+    """Scenario C without a model."""
+    session = CreationSession.model_validate(
+        {"current_step": "keywords", "config": {"purpose": "Track Palatin"}}
+    )
+    turn = await run_turn(
+        session, "Actually, change the purpose to 'Monitor regulatory changes'", None, RuleGuide()
+    )
+    assert turn.session.config.purpose == "Monitor regulatory changes"
+    assert turn.session.config.keywords is None
+    assert turn.result.next_step is None or turn.result.next_step is S.KEYWORDS
+    assert turn.session.current_step is S.KEYWORDS  # back to the step it was at
+    turn = await run_turn(turn.session, "stream type: regulatory", None, RuleGuide())
+    assert turn.session.config.stream_type == "regulatory"
+
+
+async def test_in_review_a_change_stays_in_review() -> None:
+    session = CreationSession.model_validate({"current_step": "review", "config": FULL_CONFIG})
+    turn = await run_turn(session, "report frequency: monthly", None, RuleGuide())
+    assert turn.session.config.report_frequency == "monthly"
+    assert turn.result.next_step is S.REVIEW
+    assert turn.result.mode is GuideMode.QUESTION
+
+
+async def test_guide_for_picks_the_rule_guide_only_without_a_model(settings: Settings) -> None:
+    credentials = CredentialStore(settings, SecretBox(b"x" * 32))
+    offline = ModelRegistry(settings, credentials)
+    assert isinstance(await guide_for(offline, None), RuleGuide)
+    online = ModelRegistry(settings, credentials, overrides={"default": GuideScript().model()})
+    guide = await guide_for(online, None, timeout_seconds=5)
+    assert isinstance(guide, ModelGuide)
+    assert guide.timeout_seconds == 5
+
+
+async def test_review_does_not_complete_while_a_required_field_is_empty() -> None:
+    session = CreationSession.model_validate({"current_step": "review", "config": FULL_CONFIG})
+    turn = await run_turn(session, "yes", None, RuleGuide(), edits={"keywords": None})
+    assert turn.result.next_step is S.REVIEW
+    assert turn.result.stream is None
+    assert turn.result.message.startswith("Some required fields are empty")
