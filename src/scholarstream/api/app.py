@@ -27,6 +27,7 @@ from scholarstream.api.routes import (
     models,
     search,
     sources,
+    streams,
     tokens,
 )
 from scholarstream.chat.assistant import Assistant
@@ -51,6 +52,7 @@ def api_router() -> APIRouter:
         ai_columns,
         chat,
         chat_thread,
+        streams,
     ):
         router.include_router(module.router)
     return router

@@ -1,6 +1,7 @@
 """Per-stream chat instructions (``ResearchStream.chat_instructions`` in seed 002): added to
-the system prompt when the context names a ``stream_id``. Research streams plug their
-loader in here; until one is set there are no stream instructions."""
+the system prompt when the context names a ``stream_id``. The loader reads them from the
+owner's streams (``StreamStore.chat_instructions``: another user's stream gives none);
+``set_stream_instructions_loader`` replaces it (``None`` restores it)."""
 
 from __future__ import annotations
 
@@ -14,13 +15,22 @@ if TYPE_CHECKING:
 StreamInstructionsLoader = Callable[["Runtime", uuid.UUID, str], Awaitable[str | None]]
 """(runtime, owner id, stream id) -> the stream's chat instructions, or None."""
 
-_loader: list[StreamInstructionsLoader] = []
+
+async def stored_stream_instructions(
+    runtime: Runtime, owner_id: uuid.UUID, stream_id: str
+) -> str | None:
+    # Imported here: the chat must not need the streams package to load.
+    from scholarstream.streams.store import StreamStore
+
+    return await StreamStore(runtime.database).chat_instructions(owner_id, stream_id)
+
+
+_loader: list[StreamInstructionsLoader] = [stored_stream_instructions]
 
 
 def set_stream_instructions_loader(loader: StreamInstructionsLoader | None) -> None:
     _loader.clear()
-    if loader is not None:
-        _loader.append(loader)
+    _loader.append(loader if loader is not None else stored_stream_instructions)
 
 
 async def stream_instructions(

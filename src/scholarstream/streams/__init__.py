@@ -6,8 +6,11 @@ user's inline edits and action, asks the guide (``ModelGuide`` with a model,
 transition rules and yields typed events, ending with a ``GuideTurnResult`` that carries
 the next ``CreationSession`` (and, at ``complete``, the finished ``StreamConfig``).
 
-The stream table, its API and web page, and the monitoring runs and reports are built on
-this next.
+``StreamStore`` keeps the streams (``Stream``, edited with ``StreamUpdate``) and the
+creation sessions (``CreationRecord``) per owner; ``run_creation_turn`` runs a turn on a
+stored session for the API and saves it only when the turn succeeds.
+
+The web page, and the monitoring runs and reports, are built on this next.
 """
 
 from scholarstream.streams.actions import (
@@ -33,6 +36,12 @@ from scholarstream.streams.config import (
     finish_config,
 )
 from scholarstream.streams.creation import advance, prepare_turn
+from scholarstream.streams.edits import (
+    RetrievalUpdate,
+    StreamQueryUpdate,
+    StreamUpdate,
+    apply_update,
+)
 from scholarstream.streams.events import (
     GuideError,
     GuideEvent,
@@ -52,6 +61,14 @@ from scholarstream.streams.fields import (
 from scholarstream.streams.guide import Guide, GuideRequest, GuideStreamItem
 from scholarstream.streams.model_guide import ModelGuide, UsageSink
 from scholarstream.streams.prompt import build_system_prompt, build_user_prompt
+from scholarstream.streams.records import (
+    CreationRecord,
+    CreationStatus,
+    CreationView,
+    GuideKind,
+    Stream,
+    StreamList,
+)
 from scholarstream.streams.retrieval import RetrievalConfig, StreamQuery, build_retrieval_config
 from scholarstream.streams.rule_guide import RuleGuide
 from scholarstream.streams.selection import guide_for
@@ -60,6 +77,17 @@ from scholarstream.streams.session import (
     CreationSession,
     GuideMessage,
     new_session,
+)
+from scholarstream.streams.store import StreamStore
+from scholarstream.streams.turns import (
+    CreationEvent,
+    CreationTurnIn,
+    CreationTurnResult,
+    check_turn,
+    creation_event_adapter,
+    creation_guide,
+    encode_creation_event,
+    run_creation_turn,
 )
 from scholarstream.streams.validation import ValidatedTurn, validate_answer
 from scholarstream.streams.workflow import (
@@ -84,13 +112,20 @@ __all__ = [
     "OPTIONAL_FIELDS",
     "REQUIRED_FIELDS",
     "STEP_TO_FIELD_MAPPING",
+    "CreationEvent",
+    "CreationRecord",
     "CreationSession",
+    "CreationStatus",
+    "CreationTurnIn",
+    "CreationTurnResult",
+    "CreationView",
     "FieldKind",
     "FieldSpec",
     "Guide",
     "GuideAnswer",
     "GuideError",
     "GuideEvent",
+    "GuideKind",
     "GuideMessage",
     "GuideMode",
     "GuideRequest",
@@ -104,12 +139,18 @@ __all__ = [
     "PartialStreamConfig",
     "ReportFrequency",
     "RetrievalConfig",
+    "RetrievalUpdate",
     "RuleGuide",
     "SkipStep",
     "StepGuidance",
+    "Stream",
     "StreamConfig",
+    "StreamList",
     "StreamQuery",
+    "StreamQueryUpdate",
+    "StreamStore",
     "StreamType",
+    "StreamUpdate",
     "TextInput",
     "UsageSink",
     "UserAction",
@@ -118,12 +159,17 @@ __all__ = [
     "advance",
     "all_required_complete",
     "apply_field_edits",
+    "apply_update",
     "apply_user_action",
     "build_retrieval_config",
     "build_system_prompt",
     "build_user_prompt",
+    "check_turn",
     "completed_steps",
+    "creation_event_adapter",
+    "creation_guide",
     "default_chat_instructions",
+    "encode_creation_event",
     "field_spec",
     "field_specs",
     "finish_config",
@@ -134,6 +180,7 @@ __all__ = [
     "new_session",
     "parse_field_value",
     "prepare_turn",
+    "run_creation_turn",
     "step_guidance",
     "user_action_adapter",
     "validate_answer",

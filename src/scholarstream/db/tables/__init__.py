@@ -6,6 +6,7 @@ from scholarstream.db.tables.chat import ChatConversation, ChatMessage
 from scholarstream.db.tables.library import LibraryRecord
 from scholarstream.db.tables.llm import LLMUsage, ProviderKey
 from scholarstream.db.tables.search import SearchRunRow
+from scholarstream.db.tables.streams import StreamCreationRow, StreamRow
 
 __all__ = [
     "AIColumnRow",
@@ -17,6 +18,8 @@ __all__ = [
     "LibraryRecord",
     "ProviderKey",
     "SearchRunRow",
+    "StreamCreationRow",
+    "StreamRow",
     "User",
     "WebSession",
 ]

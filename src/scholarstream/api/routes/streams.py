@@ -1,0 +1,145 @@
+"""Research streams (seed 000): create one with the AI guide (a creation session whose
+turns stream over SSE), then list, read, edit and delete the streams."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
+from typing import Any
+
+from fastapi import APIRouter, Request, Response
+
+from scholarstream.api.deps import ReleasedUser, RuntimeDep
+from scholarstream.runtime import Runtime
+from scholarstream.sse import EventStreamResponse
+from scholarstream.streams.edits import StreamUpdate
+from scholarstream.streams.records import (
+    CreationRecord,
+    CreationView,
+    GuideKind,
+    Stream,
+    StreamList,
+)
+from scholarstream.streams.store import StreamStore
+from scholarstream.streams.turns import (
+    CreationTurnIn,
+    StreamLocator,
+    check_turn,
+    creation_guide,
+    encode_creation_event,
+    run_creation_turn,
+)
+
+router = APIRouter(prefix="/streams", tags=["streams"])
+
+_SSE_DOC: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "Server-sent events: text_delta (and retry: clear the text so far), "
+        "then turn_result (the session saved; stream_id and stream_url once the stream is "
+        "created) or error (nothing saved). Each event's id is '<revision>:<n>'.",
+        "content": {"text/event-stream": {}},
+    }
+}
+
+
+def _locator(request: Request) -> StreamLocator:
+    def locate(stream_id: uuid.UUID) -> str:
+        return str(request.app.url_path_for("get_stream", stream_id=str(stream_id)))
+
+    return locate
+
+
+def _guide_kind(runtime: Runtime) -> GuideKind:
+    return "rules" if runtime.models.offline else "model"
+
+
+def _view(record: CreationRecord, runtime: Runtime, request: Request) -> CreationView:
+    url = _locator(request)(record.stream_id) if record.stream_id else None
+    return CreationView.of(record, guide=_guide_kind(runtime), stream_url=url)
+
+
+# --- creation -----------------------------------------------------------------------------
+
+
+@router.post("/creation", response_model=CreationView, status_code=201)
+async def start_creation(user: ReleasedUser, runtime: RuntimeDep, request: Request) -> CreationView:
+    """A new creation at ``exploration``, with the guide's opening question. ``guide`` says
+    who answers: the configured model, or the rule-based guide in offline mode."""
+    record = await StreamStore(runtime.database).start_creation(user.id)
+    return _view(record, runtime, request)
+
+
+@router.get("/creation/{creation_id}", response_model=CreationView)
+async def get_creation(
+    creation_id: uuid.UUID, user: ReleasedUser, runtime: RuntimeDep, request: Request
+) -> CreationView:
+    record = await StreamStore(runtime.database).creation(user.id, creation_id)
+    return _view(record, runtime, request)
+
+
+@router.post(
+    "/creation/{creation_id}/turns", response_class=EventStreamResponse, responses=_SSE_DOC
+)
+async def creation_turn(
+    creation_id: uuid.UUID,
+    body: CreationTurnIn,
+    user: ReleasedUser,
+    runtime: RuntimeDep,
+    request: Request,
+) -> EventStreamResponse:
+    """One turn of the guide. Input the turn would refuse (an unknown field, a value outside
+    an enum, a required field skipped, an action the step does not take) is a 422 and a
+    finished or abandoned creation a 409, before anything streams; the stored session only
+    changes when the turn ends with ``turn_result``."""
+    store = StreamStore(runtime.database)
+    record = await store.creation(user.id, creation_id)
+    check_turn(record, body)
+    guide = await creation_guide(runtime, user.id)
+    events = run_creation_turn(store, user.id, record, body, guide, locate=_locator(request))
+
+    async def chunks() -> AsyncGenerator[bytes, None]:
+        async with aclosing(events):
+            n = 0
+            async for event in events:
+                n += 1
+                yield encode_creation_event(event, f"{record.revision}:{n}")
+
+    return EventStreamResponse(chunks())
+
+
+@router.post("/creation/{creation_id}/abandon", response_model=CreationView)
+async def abandon_creation(
+    creation_id: uuid.UUID, user: ReleasedUser, runtime: RuntimeDep, request: Request
+) -> CreationView:
+    """Ends an open creation without creating a stream (409 once completed)."""
+    record = await StreamStore(runtime.database).abandon(user.id, creation_id)
+    return _view(record, runtime, request)
+
+
+# --- streams ------------------------------------------------------------------------------
+
+
+@router.get("", response_model=StreamList)
+async def list_streams(user: ReleasedUser, runtime: RuntimeDep) -> StreamList:
+    return StreamList(streams=await StreamStore(runtime.database).list(user.id))
+
+
+@router.get("/{stream_id}", response_model=Stream)
+async def get_stream(stream_id: uuid.UUID, user: ReleasedUser, runtime: RuntimeDep) -> Stream:
+    return await StreamStore(runtime.database).get(user.id, stream_id)
+
+
+@router.patch("/{stream_id}", response_model=Stream)
+async def update_stream(
+    stream_id: uuid.UUID, body: StreamUpdate, user: ReleasedUser, runtime: RuntimeDep
+) -> Stream:
+    """Edits the fields sent, each checked as the creation workflow checks it; per-source
+    changes go in ``retrieval.queries``. A refused edit (422) changes nothing."""
+    return await StreamStore(runtime.database).update(user.id, stream_id, body)
+
+
+@router.delete("/{stream_id}", status_code=204)
+async def delete_stream(stream_id: uuid.UUID, user: ReleasedUser, runtime: RuntimeDep) -> Response:
+    await StreamStore(runtime.database).delete(user.id, stream_id)
+    return Response(status_code=204)

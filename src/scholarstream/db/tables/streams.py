@@ -1,0 +1,55 @@
+"""Research streams (seed 000): the streams users created, and the AI-guided creation
+sessions that lead to one."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, ForeignKey, Index, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from scholarstream.db.base import Base, CreatedAtMixin, Owned, utcnow
+
+
+class StreamRow(Owned, CreatedAtMixin, Base):
+    """One research stream: every field of its ``StreamConfig``, and what monitoring needs."""
+
+    __tablename__ = "streams"
+    __table_args__ = (Index("ix_streams_owner_created", "owner_id", "created_at"),)
+
+    stream_name: Mapped[str] = mapped_column(String(120))
+    purpose: Mapped[str] = mapped_column(Text)
+    business_goals: Mapped[list[str]] = mapped_column(JSON)
+    expected_outcomes: Mapped[str] = mapped_column(Text)
+    stream_type: Mapped[str] = mapped_column(String(16))
+    focus_areas: Mapped[list[str]] = mapped_column(JSON)
+    keywords: Mapped[list[str]] = mapped_column(JSON)
+    competitors: Mapped[list[str]] = mapped_column(JSON)
+    report_frequency: Mapped[str] = mapped_column(String(16))
+    chat_instructions: Mapped[str] = mapped_column(Text)
+    # A RetrievalConfig dump: one query per source.
+    retrieval: Mapped[dict[str, Any]] = mapped_column(JSON)
+    enabled: Mapped[bool] = mapped_column(default=True)
+    # When monitoring last ran the stream (None: never).
+    last_run_at: Mapped[datetime | None] = mapped_column(default=None)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class StreamCreationRow(Owned, CreatedAtMixin, Base):
+    """A creation in progress (or finished): the ``CreationSession`` as JSON, saved after
+    each successful turn. ``revision`` counts the saved turns, so a turn that started from
+    an older state cannot overwrite a newer one."""
+
+    __tablename__ = "stream_creation_sessions"
+
+    # open | completed | abandoned
+    status: Mapped[str] = mapped_column(String(16))
+    state: Mapped[dict[str, Any]] = mapped_column(JSON)
+    revision: Mapped[int] = mapped_column(default=0)
+    # The stream the completed session created (None again if that stream is deleted).
+    stream_id: Mapped[uuid.UUID | None] = mapped_column(
+        ForeignKey("streams.id", ondelete="SET NULL"), default=None
+    )
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)

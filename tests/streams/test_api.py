@@ -1,0 +1,488 @@
+"""The streams API over real HTTP (a live server): a whole creation by the rule guide and
+one by a scripted model (its message streamed token by token), every kind of bad input
+refused with a clear 4xx that changes nothing, a failed turn leaving the stored session as
+it was, privacy between users, edits of the retrieval queries, and a stream's chat
+instructions reaching the chat's system prompt. Runs on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+from pydantic_ai.messages import ModelMessage
+from pydantic_ai.models import Model
+from pydantic_ai.models.function import AgentInfo, DeltaToolCalls, FunctionModel
+
+from scholarstream.settings import Settings, load_settings
+from tests.chat.world import PAGE, Event, Script, read_events
+from tests.helpers import PASSWORD
+from tests.streams.script import FULL_CONFIG, GuideScript, Malformed, answer
+from tests.web.live import Account, LiveServer, serve
+
+CREATION = "/api/v1/streams/creation"
+STREAMS = "/api/v1/streams"
+PURPOSE = (
+    "I want to monitor Palatin Technologies' melanocortin programs in obesity and sexual "
+    "dysfunction"
+)
+DATA_STEPS = [
+    "purpose",
+    "business_goals",
+    "expected_outcomes",
+    "stream_name",
+    "stream_type",
+    "focus_areas",
+    "keywords",
+    "competitors",
+    "report_frequency",
+]
+
+
+@contextmanager
+def stream_server(
+    settings: Settings,
+    models: Mapping[str, Model] | None = None,
+    accounts: Sequence[Account] = (),
+) -> Iterator[tuple[LiveServer, httpx.Client]]:
+    with (
+        serve(settings, accounts, models=models) as live,
+        httpx.Client(base_url=live.base_url, timeout=20) as client,
+    ):
+        yield live, client
+
+
+def start(client: httpx.Client) -> dict[str, Any]:
+    response = client.post(CREATION)
+    assert response.status_code == 201, response.text
+    created: dict[str, Any] = response.json()
+    return created
+
+
+def turn(client: httpx.Client, creation_id: str, message: str = "", **body: Any) -> list[Event]:
+    url = f"{CREATION}/{creation_id}/turns"
+    with client.stream("POST", url, json={"message": message, **body}) as response:
+        assert response.status_code == 200, response.read()
+        assert response.headers["content-type"].startswith("text/event-stream")
+        return list(read_events(response))
+
+
+def result(events: list[Event]) -> dict[str, Any]:
+    assert events[-1].type == "turn_result", events[-1].data
+    return events[-1].data
+
+
+def deltas(events: list[Event]) -> list[str]:
+    return [e.data["text"] for e in events if e.type == "text_delta"]
+
+
+def creation(client: httpx.Client, creation_id: str) -> dict[str, Any]:
+    response = client.get(f"{CREATION}/{creation_id}")
+    assert response.status_code == 200, response.text
+    found: dict[str, Any] = response.json()
+    return found
+
+
+def refused(response: httpx.Response, status: int, code: str, message: str) -> None:
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert body["code"] == code, body
+    assert message in body["message"], body
+    assert body["hint"], body
+
+
+def quick_stream(client: httpx.Client) -> tuple[str, dict[str, Any]]:
+    """A stream created by the rule guide, and its creation's id: every field entered in
+    the preview panel (inline edits), then confirmed at review."""
+    cid = start(client)["id"]
+    first = result(turn(client, cid, "Here it is", edits=FULL_CONFIG))
+    assert first["next_step"] == "review"
+    done = result(turn(client, cid, "create"))
+    assert done["next_step"] == "complete"
+    stream: dict[str, Any] = client.get(done["stream_url"]).json()
+    return cid, stream
+
+
+def test_a_whole_creation_by_the_rule_guide_ends_in_a_stored_stream(
+    db_settings: Settings,
+) -> None:
+    with stream_server(db_settings) as (_, client):
+        view = start(client)
+        assert (view["guide"], view["status"], view["step"], view["revision"]) == (
+            "rules",
+            "open",
+            "exploration",
+            0,
+        )
+        assert view["available_next_steps"] == ["exploration", *DATA_STEPS]
+        assert [m["role"] for m in view["messages"]] == ["assistant"]
+        assert view["config"]["stream_name"] is None
+        cid = view["id"]
+
+        events = turn(client, cid, PURPOSE)
+        assert {e.type for e in events[:-1]} == {"text_delta"}
+        first = result(events)
+        assert "".join(deltas(events)) == first["message"]
+        assert (first["next_step"], first["suggestions"]) == ("purpose", [PURPOSE])
+        assert (first["creation_id"], first["revision"], first["stream_id"]) == (cid, 1, None)
+        assert [e.id for e in events] == [f"0:{n}" for n in range(1, len(events) + 1)]
+        saved = creation(client, cid)
+        assert (saved["step"], saved["revision"]) == ("purpose", 1)
+        assert [m["role"] for m in saved["messages"]] == ["assistant", "user", "assistant"]
+
+        steps: list[dict[str, Any]] = [
+            {
+                "action": {
+                    "type": "option_selected",
+                    "target_field": "purpose",
+                    "selected_value": PURPOSE,
+                }
+            },
+            {
+                "action": {
+                    "type": "options_selected",
+                    "target_field": "business_goals",
+                    "selected_values": ["Track competitive landscape"],
+                }
+            },
+            {"message": "Decide whether to start a competing program"},
+            {"message": "Palatin Watch"},
+            {"message": "Competitive, please"},
+            {
+                "action": {
+                    "type": "options_selected",
+                    "target_field": "focus_areas",
+                    "selected_values": ["obesity", "sexual dysfunction"],
+                }
+            },
+            {"message": "bremelanotide, setmelanotide; melanocortin"},
+            {"action": {"type": "skip_step", "target_field": "competitors"}},
+            {"message": "every two weeks"},
+        ]
+        for body in steps:
+            latest = result(turn(client, cid, **body))
+        assert latest["next_step"] == "review"
+        assert "- Stream name: Palatin Watch" in latest["message"]
+        assert creation(client, cid)["skipped_steps"] == ["competitors"]
+
+        done = result(turn(client, cid, "Yes, create it"))
+        assert done["next_step"] == "complete"
+        assert done["stream_url"] == f"{STREAMS}/{done['stream_id']}"
+        assert done["stream"]["stream_name"] == "Palatin Watch"
+
+        stream = client.get(done["stream_url"]).json()
+        assert stream["id"] == done["stream_id"]
+        assert stream["stream_type"] == "competitive"
+        assert stream["report_frequency"] == "biweekly"
+        assert stream["keywords"] == ["bremelanotide", "setmelanotide", "melanocortin"]
+        assert stream["competitors"] == []
+        assert (stream["enabled"], stream["last_run_at"]) == (True, None)
+        assert stream["chat_instructions"].startswith("This research stream is 'Palatin Watch'.")
+        assert stream["retrieval"]["queries"]["pubmed"]["query"].startswith('("bremelanotide"')
+        assert [s["id"] for s in client.get(STREAMS).json()["streams"]] == [stream["id"]]
+
+        finished = creation(client, cid)
+        assert (finished["status"], finished["step"]) == ("completed", "complete")
+        assert (finished["stream_id"], finished["stream_url"]) == (stream["id"], done["stream_url"])
+        assert finished["available_next_steps"] == []
+        refused(
+            client.post(f"{CREATION}/{cid}/turns", json={"message": "more"}),
+            409,
+            "conflict",
+            "already been created",
+        )
+        assert len(client.get(STREAMS).json()["streams"]) == 1
+
+
+def test_a_model_guided_creation_streams_its_message_and_records_usage(
+    db_settings: Settings,
+) -> None:
+    script = GuideScript(
+        Malformed('{"mode": "question", "message": "Let me th'),
+        answer(
+            "Thanks! I have filled in the whole stream from what you said; please review it.",
+            extracted_data=FULL_CONFIG,
+            next_step="review",
+        ),
+        answer("Your stream is created.", next_step="complete"),
+    )
+    with stream_server(db_settings, {"default": script.model()}) as (_, client):
+        view = start(client)
+        assert view["guide"] == "model"
+        events = turn(client, view["id"], PURPOSE)
+        types = [e.type for e in events]
+        assert types.count("retry") == 1
+        retry_at = types.index("retry")
+        assert "".join(deltas(events[:retry_at])) == "Let me th"  # voided by the retry
+        streamed = deltas(events[retry_at:])
+        first = result(events)
+        assert "".join(streamed) == first["message"]
+        assert len(streamed) > 5  # token by token, not in one piece
+        assert first["next_step"] == "review"
+        assert first["updated_config"]["keywords"] == FULL_CONFIG["keywords"]
+        assert "Current Step: exploration" in script.system_prompt
+
+        done = result(turn(client, view["id"], "Looks good, create it"))
+        assert done["next_step"] == "complete"
+        # The stored session carried the conversation and the step to the next turn.
+        assert "Current Step: review" in script.system_prompt
+        assert PURPOSE in str(script.seen[-1])
+        stream = client.get(done["stream_url"]).json()
+        assert stream["stream_name"] == FULL_CONFIG["stream_name"]
+        assert stream["competitors"] == FULL_CONFIG["competitors"]
+
+        usage = client.get("/api/v1/me/usage").json()
+        assert [(u["feature"], u["runs"], u["requests"]) for u in usage] == [("stream_guide", 2, 3)]
+
+
+def test_bad_input_is_refused_before_the_turn_and_changes_nothing(db_settings: Settings) -> None:
+    with stream_server(db_settings) as (_, client):
+        cid = start(client)["id"]
+        assert result(turn(client, cid, PURPOSE))["next_step"] == "purpose"
+        before = creation(client, cid)
+        url = f"{CREATION}/{cid}/turns"
+
+        def option(field: str, value: str) -> dict[str, Any]:
+            return {
+                "action": {
+                    "type": "option_selected",
+                    "target_field": field,
+                    "selected_value": value,
+                }
+            }
+
+        cases: list[tuple[dict[str, Any], str, str]] = [
+            (option("stream_type", "banana"), "invalid_input", "'banana' is not a stream type"),
+            (option("report_frequency", "hourly"), "invalid_input", "'hourly' is not a report"),
+            (option("colour", "red"), "invalid_input", "There is no stream field 'colour'"),
+            (
+                {
+                    "action": {
+                        "type": "options_selected",
+                        "target_field": "colour",
+                        "selected_values": ["red"],
+                    }
+                },
+                "invalid_input",
+                "There is no stream field 'colour'",
+            ),
+            ({"action": {"type": "skip_step"}}, "invalid_input", "This field is required"),
+            (
+                {"action": {"type": "skip_step", "target_field": "competitors"}},
+                "invalid_input",
+                "Only the current step can be skipped",
+            ),
+            (
+                {"message": "hi", "edits": {"colour": "red"}},
+                "invalid_input",
+                "There is no editable stream field 'colour'",
+            ),
+            (
+                {"message": "hi", "edits": {"stream_type": "banana"}},
+                "invalid_input",
+                "'banana' is not a stream type",
+            ),
+            ({"message": "   "}, "invalid_input", "The message is empty"),
+            ({"action": {"type": "dance"}}, "validation_error", "action"),
+            ({"message": "hi", "colour": "red"}, "validation_error", "colour"),
+        ]
+        for body, code, message in cases:
+            refused(client.post(url, json=body), 422, code, message)
+            assert creation(client, cid) == before, body
+
+        unknown = uuid.uuid4()
+        refused(
+            client.post(f"{CREATION}/{unknown}/turns", json={"message": "hi"}),
+            404,
+            "not_found",
+            "Stream creation",
+        )
+        refused(client.get(f"{CREATION}/{unknown}"), 404, "not_found", "was not found")
+        refused(client.get(f"{CREATION}/not-an-id"), 422, "validation_error", "creation_id")
+        for method in ("GET", "PATCH", "DELETE"):
+            response = client.request(
+                method, f"{STREAMS}/{unknown}", json={} if method == "PATCH" else None
+            )
+            refused(response, 404, "not_found", f"Stream {unknown} was not found")
+
+        abandoned = client.post(f"{CREATION}/{cid}/abandon")
+        assert abandoned.json()["status"] == "abandoned"
+        refused(client.post(url, json={"message": "hi"}), 409, "conflict", "abandoned")
+        assert creation(client, cid)["config"] == before["config"]
+
+
+def test_a_failed_turn_leaves_the_stored_session_unchanged(db_settings: Settings) -> None:
+    script = GuideScript(
+        Malformed('{"mode": "question", "message": "Hel'),
+        Malformed('{"mode": "question", "message": '),
+        answer("Noted the name. What should the stream focus on?", next_step="exploration"),
+    )
+    with stream_server(db_settings, {"default": script.model()}) as (_, client):
+        cid = start(client)["id"]
+        before = creation(client, cid)
+        edits = {"stream_name": "Palatin Watch"}
+        events = turn(client, cid, PURPOSE, edits=edits)
+        assert events[-1].type == "error"
+        error = events[-1].data
+        assert error["code"] == "llm_error"
+        assert "could not be used" in error["message"]
+        assert error["hint"]
+        assert creation(client, cid) == before  # not even the inline edit was kept
+
+        again = result(turn(client, cid, PURPOSE, edits=edits))
+        assert again["revision"] == 1
+        after = creation(client, cid)
+        assert after["config"]["stream_name"] == "Palatin Watch"
+        assert [m["content"] for m in after["messages"][1:]] == [PURPOSE, again["message"]]
+
+
+def test_another_user_can_neither_see_nor_change_a_stream(
+    data_dir: Path, db_settings: Settings
+) -> None:
+    settings = load_settings(
+        data_dir=data_dir, database_url=db_settings.app_database_url, server={"multi_user": True}
+    )
+    accounts = [Account(name, PASSWORD, name.title()) for name in ("alice", "bob")]
+    with (
+        stream_server(settings, accounts=accounts) as (live, alice),
+        httpx.Client(base_url=live.base_url, timeout=20) as bob,
+    ):
+        refused(bob.get(STREAMS), 401, "not_authenticated", "log in")
+        for client, name in ((alice, "alice"), (bob, "bob")):
+            login = client.post("/api/v1/auth/login", json={"username": name, "password": PASSWORD})
+            assert login.status_code == 200, login.text
+            client.headers["Origin"] = live.base_url  # what our own pages send
+        finished, stream = quick_stream(alice)
+        open_creation = start(alice)["id"]
+
+        assert bob.get(STREAMS).json()["streams"] == []
+        url = f"{STREAMS}/{stream['id']}"
+        refused(bob.get(url), 404, "not_found", "was not found")
+        refused(bob.patch(url, json={"stream_name": "Mine"}), 404, "not_found", "was not found")
+        refused(bob.delete(url), 404, "not_found", "was not found")
+        for cid in (open_creation, finished):
+            refused(bob.get(f"{CREATION}/{cid}"), 404, "not_found", "was not found")
+            refused(
+                bob.post(f"{CREATION}/{cid}/turns", json={"message": "hi"}),
+                404,
+                "not_found",
+                "was not found",
+            )
+            refused(bob.post(f"{CREATION}/{cid}/abandon"), 404, "not_found", "was not found")
+        assert alice.get(url).json() == stream
+        assert creation(alice, open_creation)["status"] == "open"
+
+
+def test_edits_of_a_stream_and_its_retrieval_queries(db_settings: Settings) -> None:
+    with stream_server(db_settings) as (_, client):
+        _, stream = quick_stream(client)
+        url = f"{STREAMS}/{stream['id']}"
+        pubmed = '"bremelanotide"[tiab] AND "obesity"[majr]'
+        edited = client.patch(
+            url,
+            json={
+                "retrieval": {
+                    "queries": {
+                        "pubmed": {"query": pubmed, "limit": 100},
+                        "arxiv": {"enabled": False},
+                    }
+                },
+                "chat_instructions": "Focus on trial methodology.",
+                "report_frequency": "Monthly",
+                "focus_areas": "obesity, hypoactive sexual desire disorder",
+            },
+        )
+        assert edited.status_code == 200, edited.text
+        changed = edited.json()
+        queries = changed["retrieval"]["queries"]
+        assert (queries["pubmed"]["query"], queries["pubmed"]["limit"]) == (pubmed, 100)
+        assert queries["arxiv"]["enabled"] is False
+        # No query had been edited before: the others follow the new focus areas.
+        assert queries["openalex"]["query"].endswith(
+            'AND (obesity OR "hypoactive sexual desire disorder")'
+        )
+        assert queries["openalex"]["enabled"] is True
+        assert changed["chat_instructions"] == "Focus on trial methodology."
+        assert changed["report_frequency"] == "monthly"
+        assert changed["focus_areas"] == ["obesity", "hypoactive sexual desire disorder"]
+        assert client.get(url).json() == changed
+
+        bad: list[tuple[dict[str, Any], str, str]] = [
+            ({"stream_type": "banana"}, "invalid_input", "'banana' is not a stream type"),
+            ({"stream_name": None}, "invalid_input", "stream name is required"),
+            ({"keywords": []}, "invalid_input", "Invalid keywords: must have at least one item"),
+            (
+                {"retrieval": {"queries": {"pubmed": {"limit": 1000}}}},
+                "invalid_input",
+                "queries.pubmed.limit: Input should be less than or equal to 500",
+            ),
+            (
+                {"retrieval": {"queries": {"nowhere": {"query": "x"}}}},
+                "invalid_input",
+                "unknown source 'nowhere'",
+            ),
+            (
+                {"retrieval": {"queries": {"pubmed": {"query": " "}}}},
+                "invalid_input",
+                "a query cannot be blank",
+            ),
+            ({"colour": "red"}, "validation_error", "colour: Extra inputs are not permitted"),
+            (
+                {"retrieval": {"queries": {"pubmed": {"sql": "x"}}}},
+                "validation_error",
+                "retrieval.queries.pubmed.sql",
+            ),
+            ({"purpose": ["a", "list"]}, "validation_error", "purpose"),
+        ]
+        for body, code, message in bad:
+            refused(client.patch(url, json={"stream_name": "Renamed", **body}), 422, code, message)
+            assert client.get(url).json() == changed, body
+
+        off = client.patch(url, json={"enabled": False, "competitors": None})
+        assert (off.json()["enabled"], off.json()["competitors"]) == (False, [])
+        assert client.delete(url).status_code == 204
+        refused(client.get(url), 404, "not_found", "was not found")
+        assert client.get(STREAMS).json()["streams"] == []
+
+
+def both(guide: GuideScript, chat: Script) -> FunctionModel:
+    """One model for the server: the guide's requests (structured output) go to ``guide``,
+    the chat's to ``chat``."""
+
+    async def stream(
+        messages: list[ModelMessage], info: AgentInfo
+    ) -> AsyncIterator[str | DeltaToolCalls]:
+        player = guide.stream if info.output_tools else chat.stream
+        async for chunk in player(messages, info):
+            yield chunk
+
+    return FunctionModel(stream_function=stream)
+
+
+def test_a_streams_chat_instructions_reach_the_chat_system_prompt(db_settings: Settings) -> None:
+    guide = GuideScript(
+        answer("Everything is filled in; please review.", next_step="review"),
+        answer("Created.", next_step="complete"),
+    )
+    chat = Script(["On it."], ["Again."], ["And again."])
+    with stream_server(db_settings, {"default": both(guide, chat)}) as (_, client):
+        cid = start(client)["id"]
+        result(turn(client, cid, "Here it is", edits=FULL_CONFIG))
+        stream_id = result(turn(client, cid, "create"))["stream_id"]
+        instructions = "Focus on trial methodology."
+        patched = client.patch(f"{STREAMS}/{stream_id}", json={"chat_instructions": instructions})
+        assert patched.status_code == 200, patched.text
+
+        for stream in (stream_id, None, str(uuid.uuid4())):
+            context = {"current_page": PAGE, **({"stream_id": stream} if stream else {})}
+            payload = {"message": "What is new?", "context": context}
+            with client.stream("POST", "/api/v1/chat/messages", json=payload) as response:
+                assert response.status_code == 200, response.read()
+                assert list(read_events(response))[-1].type == "complete"
+        section = f"## Instructions for this research stream\n{instructions}"
+        prompts = [p or "" for p in chat.instructions]
+        assert [section in p for p in prompts] == [True, False, False]
+        assert "The test page." in prompts[0]
