@@ -150,3 +150,23 @@ def test_single_user_mode_refuses_other_sites_and_host_names(client: TestClient)
     assert rebound.json()["code"] == "invalid_host"
     assert client.get("/health", headers={"Host": "[::1]:8000"}).status_code == 200
     assert client.get("/health", headers={"Host": "localhost:8000"}).status_code == 200
+
+
+def test_routes_of_the_released_user_keep_the_same_checks(
+    client: TestClient, multi: tuple[Settings, ClientFactory]
+) -> None:
+    # Single-user mode: the local user, with the same cross-site refusal as other routes.
+    assert client.get("/api/v1/chat/conversations").json() == []
+    rename = {"title": "x"}
+    missing = "/api/v1/chat/conversations/00000000-0000-0000-0000-000000000000"
+    evil = client.patch(missing, json=rename, headers={"Origin": "http://evil.example"})
+    assert evil.status_code == 403
+    own = client.patch(missing, json=rename, headers={"Origin": "http://127.0.0.1"})
+    assert own.status_code == 404  # through the check, to the route
+    assert client.patch(missing, json=rename).status_code == 404  # CLI, curl
+    # Multi-user mode: nobody logged in is refused; a logged-in user sees only their own.
+    settings, make_client = multi
+    alice = make_client(settings)
+    assert alice.get("/api/v1/chat/conversations").status_code == 401
+    login(alice, "alice")
+    assert alice.get("/api/v1/chat/conversations").json() == []

@@ -8,7 +8,7 @@ from collections.abc import AsyncGenerator, MutableMapping
 from typing import Any
 
 from scholarstream.chat.events import ErrorEvent, StatusEvent, TextDeltaEvent
-from scholarstream.chat.turns import Batch, Turn
+from scholarstream.chat.turns import Batch, Turn, TurnHub
 from scholarstream.sse import KEEPALIVE, EventStreamResponse, encode_sse
 
 
@@ -100,3 +100,35 @@ async def test_an_idle_follower_gets_an_empty_batch_then_the_rest() -> None:
     turn.publish(ErrorEvent(message="stopped", code="cancelled"))
     assert [e.type for _, e in await anext(follower)] == ["error"]
     assert [b async for b in follower] == []
+
+
+async def test_the_hub_forgets_finished_turns_after_their_retention_only() -> None:
+    hub = TurnHub(grace_seconds=10, retain_seconds=0.05)
+    owner = uuid.uuid4()
+    release = asyncio.Event()
+
+    def start(turn_id: str) -> Turn:
+        turn = Turn(turn_id, owner, uuid.uuid4())
+
+        async def work(t: Turn) -> None:
+            await release.wait()
+
+        hub.start(turn, work)
+        return turn
+
+    running, late, early = start("running"), start("late"), start("early")
+    early.publish(ErrorEvent(message="stopped", code="cancelled"))
+    await asyncio.sleep(0.03)
+    late.publish(ErrorEvent(message="stopped", code="cancelled"))
+    await asyncio.sleep(0.03)
+    start("next")  # forgets what finished more than retain_seconds ago: "early" only
+    assert hub.get("early", owner) is None
+    assert hub.get("late", owner) is late
+    assert hub.get("running", owner) is running
+    assert hub.get("late", uuid.uuid4()) is None  # another user's turn is not found
+    await asyncio.sleep(0.06)
+    start("last")
+    assert hub.get("late", owner) is None
+    assert hub.get("running", owner) is running  # however long it runs
+    release.set()
+    await hub.close()

@@ -269,3 +269,59 @@ async def test_provider_failures_become_llm_errors_with_hints(db_settings: Setti
             assert ok.output == "fine"
     finally:
         await runtime.close()
+
+
+async def test_built_models_are_reused_while_the_credential_stays_the_same(
+    configured: Runtime,
+) -> None:
+    user = await new_user(configured)
+    first = await configured.models.resolve("default", None)
+    again = await configured.models.resolve("fast", None)
+    assert again.model is first.model  # same provider, model and server key: built once
+    assert again.role == "fast"
+    async with configured.database.session() as session:
+        scope = OwnerScope(session, user.id)
+        await configured.credentials.store_user_key(scope, "openai", "sk-user-own-key-999")
+        own = await configured.models.resolve("default", scope)
+        assert own.credential_source == "user"
+        assert own.model is not first.model  # the user's key gets its own model
+        await configured.credentials.store_user_key(scope, "openai", "sk-user-new-key-000")
+        changed = await configured.models.resolve("default", scope)
+        assert changed.model is not own.model  # a changed key never finds the old model
+        assert isinstance(changed.model, OpenAIChatModel)
+        assert changed.model.client.api_key == "sk-user-new-key-000"
+        await configured.credentials.delete_user_key(scope, "openai")
+        server = await configured.models.resolve("default", scope)
+        assert (server.credential_source, server.model) == ("server", first.model)
+
+
+async def test_the_model_cache_is_bounded_and_per_event_loop() -> None:
+    from scholarstream.llm._model_cache import ModelCache
+    from scholarstream.llm.providers import Credential
+
+    built: list[str] = []
+
+    def build(name: str, credential: Credential) -> Any:
+        built.append(name)
+        return TestModel(custom_output_text=f"{name}:{credential.api_key}")
+
+    cache = ModelCache(size=2)
+    key = Credential("k1", None, "server")
+    a = cache.get(build, "p", "a", key)
+    assert cache.get(build, "p", "a", key) is a
+    assert cache.get(build, "p", "a", Credential("k2", None, "user")) is not a
+    cache.get(build, "p", "b", key)  # three entries for two places: "a" with k1 goes
+    assert cache.get(build, "p", "a", key) is not a
+    assert built == ["a", "a", "b", "a"]
+
+    async def elsewhere() -> Any:
+        return cache.get(build, "p", "b", key)
+
+    import asyncio
+    import threading
+
+    result: list[Any] = []
+    thread = threading.Thread(target=lambda: result.append(asyncio.run(elsewhere())))
+    thread.start()
+    thread.join()
+    assert built[-1] == "b" and len(built) == 5  # another loop builds its own

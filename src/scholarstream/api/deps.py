@@ -19,7 +19,9 @@ from scholarstream.runtime import Runtime
 _SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 
 
-def get_runtime(request: Request) -> Runtime:
+async def get_runtime(request: Request) -> Runtime:
+    # async: FastAPI runs a plain ``def`` dependency in its thread pool, a thread round
+    # trip (and a wait for the GIL) on every request for an attribute read.
     runtime: Runtime = request.app.state.runtime
     return runtime
 
@@ -80,7 +82,15 @@ CurrentUser = Annotated[User, Depends(current_user)]
 async def released_user(request: Request, runtime: RuntimeDep) -> User:
     """The caller, looked up in a transaction of its own that is over before the route runs.
     For routes that open their own sessions (or run long): holding the request's
-    connection while they take another would exhaust the pool under load."""
+    connection while they take another would exhaust the pool under load.
+
+    Single-user mode has no login to check: the caller is the local user, read at start-up
+    (a detached, read-only snapshot; nothing changes that row while the server runs)."""
+    if not runtime.settings.server.multi_user:
+        if request.headers.get("origin") is not None:
+            _check_same_origin(request)
+        local: User = request.app.state.local_user
+        return local
     async with runtime.database.session() as session:
         user = await optional_user(request, runtime, session)
     if user is None:

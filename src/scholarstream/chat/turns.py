@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import time
 import uuid
+from collections import deque
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any
 
@@ -28,6 +29,8 @@ class Turn:
         self.listeners = 0
         self.task: asyncio.Task[None] | None = None
         self._waiters: list[asyncio.Future[bool]] = []
+        # Called once with the turn when it publishes its terminal event (the hub's).
+        self.on_finish: Callable[[Turn], object] | None = None
 
     def publish(self, event: ChatEvent) -> int:
         """Stores the event and wakes the listeners; its sequence number (from 1)."""
@@ -37,6 +40,8 @@ class Turn:
         if event.type in TERMINAL_TYPES:
             self.done = True
             self.finished_at = time.monotonic()
+            if self.on_finish is not None:
+                self.on_finish(self)
         waiters, self._waiters = self._waiters, []
         for waiter in waiters:
             _wake(waiter, True)
@@ -89,6 +94,9 @@ class TurnHub:
         self.grace_seconds = grace_seconds
         self.retain_seconds = retain_seconds
         self._turns: dict[str, Turn] = {}
+        # Finished turns in the order they finished (so, of their ``finished_at``): the
+        # expired ones are at the front, and forgetting them never scans the running ones.
+        self._finished: deque[Turn] = deque()
 
     @staticmethod
     def new_turn_id() -> str:
@@ -97,6 +105,10 @@ class TurnHub:
     def start(self, turn: Turn, work: Callable[[Turn], Coroutine[Any, Any, None]]) -> None:
         self._forget_old()
         self._turns[turn.id] = turn
+        if turn.done:
+            self._finished.append(turn)
+        else:
+            turn.on_finish = self._finished.append
         turn.task = asyncio.create_task(work(turn), name=f"chat-turn-{turn.id}")
 
     def get(self, turn_id: str, owner_id: uuid.UUID) -> Turn | None:
@@ -129,12 +141,19 @@ class TurnHub:
 
     def _forget_old(self) -> None:
         now = time.monotonic()
-        for turn_id, turn in list(self._turns.items()):
-            if turn.finished_at is not None and now - turn.finished_at > self.retain_seconds:
-                del self._turns[turn_id]
+        finished = self._finished
+        while finished:
+            turn = finished[0]
+            assert turn.finished_at is not None
+            if now - turn.finished_at <= self.retain_seconds:
+                break
+            finished.popleft()
+            if self._turns.get(turn.id) is turn:
+                del self._turns[turn.id]
 
     async def close(self) -> None:
         """Shutdown: stop every running turn (each saves what it has)."""
         for turn in list(self._turns.values()):
             await self.cancel(turn)
         self._turns.clear()
+        self._finished.clear()

@@ -10,6 +10,7 @@ from pydantic_ai.models import Model
 
 from scholarstream.db.scope import OwnerScope
 from scholarstream.errors import MissingCredentialsError, OfflineModeError, UnknownProviderError
+from scholarstream.llm._model_cache import ModelCache
 from scholarstream.llm.credentials import CredentialStore
 from scholarstream.llm.providers import get_provider, split_model_string
 from scholarstream.settings import Settings
@@ -45,7 +46,10 @@ class RoleStatus(BaseModel):
 
 class ModelRegistry:
     """``overrides`` replaces real models by role (tests pass pydantic-ai's TestModel or
-    FunctionModel); an override for ``default`` serves every role, as a configured default does."""
+    FunctionModel); an override for ``default`` serves every role, as a configured default does.
+
+    Resolving looks the credential up each time (a user's key may change in any process);
+    the model built from it is reused while the credential stays the same (``ModelCache``)."""
 
     def __init__(
         self,
@@ -56,6 +60,7 @@ class ModelRegistry:
         self._settings = settings
         self._credentials = credentials
         self._overrides = dict(overrides or {})
+        self._models = ModelCache()
 
     @property
     def offline(self) -> bool:
@@ -89,7 +94,7 @@ class ModelRegistry:
         spec = get_provider(
             provider, configured_base_url=configured.base_url if configured else None
         )
-        model = spec.build(model_name, credential)
+        model = self._models.get(spec.build, spec.name, model_name, credential)
         return ResolvedModel(role, model_string, provider, model, credential.source)
 
     async def status(self, scope: OwnerScope | None) -> list[RoleStatus]:

@@ -47,7 +47,7 @@ _SSE_DOC: dict[int | str, dict[str, Any]] = {
 }
 
 
-def get_assistant(request: Request) -> Assistant:
+async def get_assistant(request: Request) -> Assistant:
     assistant: Assistant = request.app.state.assistant
     return assistant
 
