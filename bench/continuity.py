@@ -186,9 +186,7 @@ async def run_case(assistant: Assistant, owner: uuid.UUID, case: dict[str, Any])
 
 async def run_mode(mode: str, cases: list[dict[str, Any]]) -> tuple[list[Outcome], float]:
     with tempfile.TemporaryDirectory() as data_dir:
-        settings = load_settings(
-            None, data_dir=Path(data_dir), search={"default_sources": SOURCES}
-        )
+        settings = load_settings(None, data_dir=Path(data_dir), search={"default_sources": SOURCES})
         await upgrade_async(settings.app_database_url)
         models = (
             {"default": FunctionModel(stream_function=pass_through_model)}

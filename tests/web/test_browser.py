@@ -21,6 +21,9 @@ def _nav(page: Page) -> Locator:
     return page.get_by_role("navigation", name="Main")
 
 
+MENU = ["Home", "Search", "Library", "Trials", "Streams", "Settings", "API docs"]
+
+
 def _nav_labels(page: Page) -> list[str]:
     return [text.strip() for text in _nav(page).get_by_role("link").all_inner_texts()]
 
@@ -37,7 +40,7 @@ def test_home_shows_the_shell_and_live_health(
     expect(page).to_have_title("Home · ScholarStream")
     expect(page.get_by_role("heading", level=1)).to_have_text("Welcome, Local user")
     # Only features that exist are in the menu.
-    assert _nav_labels(page) == ["Home", "Search", "Library", "Trials", "Settings", "API docs"]
+    assert _nav_labels(page) == MENU
     expect(_nav(page).get_by_role("link", name="Home")).to_have_attribute("aria-current", "page")
     expect(page.get_by_test_id("username")).to_have_text("Local user")
     # Single-user mode has no accounts, so nothing to log out of.
@@ -241,7 +244,7 @@ def test_login_wrong_password_then_right_then_logout(
     expect(page).to_have_title("Home · ScholarStream")
     expect(page.get_by_test_id("username")).to_have_text(account.display_name)
     expect(page.get_by_role("heading", level=1)).to_have_text(f"Welcome, {account.display_name}")
-    assert _nav_labels(page) == ["Home", "Search", "Library", "Trials", "Settings", "API docs"]
+    assert _nav_labels(page) == MENU
     expect(page.get_by_test_id("health").locator('[data-field="status"]')).to_have_text("ok")
 
     page.get_by_role("button", name="Log out").click()

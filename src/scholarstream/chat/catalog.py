@@ -8,6 +8,7 @@ from scholarstream.chat.pages import (  # noqa: F401  (register the pages)
     library,
     search,
     settings,
+    streams,
     trials,
 )
 from scholarstream.chat.tools import builtin  # noqa: F401  (registers the tools)

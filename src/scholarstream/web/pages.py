@@ -20,6 +20,8 @@ from scholarstream.errors import AuthenticationError
 from scholarstream.llm import registered_providers
 from scholarstream.papers.formats import formats
 from scholarstream.sources import clinicaltrials
+from scholarstream.sources.library.source import INFO as LIBRARY_INFO
+from scholarstream.streams import FieldKind, StreamStore, field_specs
 from scholarstream.web.nav import NavItem, nav_items, register_nav_item
 
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
@@ -30,6 +32,7 @@ MaybeUser = Annotated[User | None, Depends(optional_user)]
 register_nav_item(NavItem("search", "Search", "/search", order=5))
 register_nav_item(NavItem("library", "Library", "/library", order=10))
 register_nav_item(NavItem("trials", "Trials", "/trials", order=20))
+register_nav_item(NavItem("streams", "Streams", "/streams", order=30))
 
 PHASE_LABELS = {
     "EARLY_PHASE1": "Early phase 1",
@@ -144,6 +147,80 @@ async def trials_page(request: Request, user: MaybeUser, runtime: RuntimeDep) ->
             (code, PHASE_LABELS.get(code, _code_label(code))) for code in clinicaltrials.PHASES
         ],
         statuses=[(code, _code_label(code)) for code in clinicaltrials.STATUSES],
+    )
+
+
+def _stream_fields() -> list[dict[str, Any]]:
+    """The stream's editable fields as the forms show them, from the workflow's own field
+    catalogue (labels, kinds, choices), then the chat instructions."""
+    fields: list[dict[str, Any]] = [
+        {
+            "name": spec.name,
+            "label": spec.label.capitalize(),
+            "kind": spec.kind.value,
+            "choices": list(spec.choices),
+            "optional": spec.optional,
+            "long": spec.kind is FieldKind.TEXT and spec.name != "stream_name",
+        }
+        for spec in field_specs()
+    ]
+    fields.append(
+        {
+            "name": "chat_instructions",
+            "label": "Chat instructions",
+            "kind": "text",
+            "choices": [],
+            "optional": True,
+            "long": True,
+        }
+    )
+    return fields
+
+
+@router.get("/streams", response_class=HTMLResponse)
+async def streams_page(request: Request, user: MaybeUser, runtime: RuntimeDep) -> Response:
+    if user is None:
+        return _login_redirect(request)
+    streams = await StreamStore(runtime.database).list(user.id)
+    return render(request, "streams.html", user, "streams", streams=streams)
+
+
+@router.get("/streams/new", response_class=HTMLResponse)
+@router.get("/streams/new/{creation_id}", response_class=HTMLResponse)
+async def stream_creation_page(
+    request: Request, user: MaybeUser, creation_id: str | None = None
+) -> Response:
+    if user is None:
+        return _login_redirect(request)
+    return render(
+        request,
+        "stream_new.html",
+        user,
+        "streams",
+        chat_page="stream_new",
+        creation_id=creation_id or "",
+        fields=_stream_fields(),
+    )
+
+
+@router.get("/streams/{stream_id}", response_class=HTMLResponse)
+async def stream_page(
+    request: Request, user: MaybeUser, runtime: RuntimeDep, stream_id: str
+) -> Response:
+    if user is None:
+        return _login_redirect(request)
+    return render(
+        request,
+        "stream.html",
+        user,
+        "streams",
+        chat_page="stream",
+        stream_id=stream_id,
+        fields=_stream_fields(),
+        sources={
+            info.name: {"label": info.label, "syntax": info.query_syntax}
+            for info in [LIBRARY_INFO, *runtime.sources.infos()]
+        },
     )
 
 

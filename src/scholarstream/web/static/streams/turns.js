@@ -1,0 +1,53 @@
+// One turn of the stream guide over SSE (POST /api/v1/streams/creation/{id}/turns): the
+// events text_delta and retry while the guide writes, then turn_result or error. fetch +
+// ReadableStream because EventSource cannot POST a body.
+
+import { ChatRequestError, SseParser } from "/static/app/chat/stream.js";
+
+const TERMINAL = new Set(["turn_result", "error"]);
+
+async function errorOf(response) {
+  const body = await response.json().catch(() => null);
+  return new ChatRequestError(response.status, body);
+}
+
+/**
+ * Sends one turn. ``onEvent`` gets the text_delta and retry events in order; the promise
+ * resolves with the terminal event (turn_result or error), or with a synthetic
+ * ``connection_lost`` error when the stream ends without one. It rejects with a
+ * ChatRequestError (``body``: the API's {code, message, hint}) when the turn is refused
+ * before anything streams (4xx), and with a TypeError when the server cannot be reached.
+ */
+export async function sendTurn(creationId, body, { onEvent = () => {}, signal } = {}) {
+  const response = await fetch(`/api/v1/streams/creation/${encodeURIComponent(creationId)}/turns`, {
+    method: "POST",
+    credentials: "same-origin",
+    headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
+    body: JSON.stringify(body),
+    signal,
+  });
+  if (!response.ok) throw await errorOf(response);
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  const parser = new SseParser();
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      for (const { event } of parser.feed(value)) {
+        if (TERMINAL.has(event.type)) {
+          reader.cancel().catch(() => {});
+          return event;
+        }
+        onEvent(event);
+      }
+    }
+  } catch {
+    // A dropped connection: said below.
+  }
+  return {
+    type: "error",
+    code: "connection_lost",
+    message: "The connection to the server was lost before the guide finished.",
+    hint: "Check that the server is running, then send your answer again.",
+  };
+}

@@ -1,0 +1,443 @@
+"""The research stream pages in a real browser: Debian's Chromium against a real uvicorn
+server. A whole creation with the rule-based guide (no model configured) through every
+kind of answer the page offers (a suggestion chip, option checkboxes with the guide's
+proposed button, typed text, the skip button, an inline edit in the preview that travels
+with the next answer, the review), then the new stream's page and an edit of a retrieval
+query; and a creation guided by a scripted model, whose message streams token by token."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Locator, Page, Request, expect
+from pydantic_ai.messages import ModelMessage
+from pydantic_ai.models.function import AgentInfo, DeltaToolCalls
+
+from tests.streams.script import GuideScript, Malformed, Step, answer
+from tests.web.live import LiveServer, NewPage, PageProblems, clean_settings, serve
+
+pytestmark = pytest.mark.browser
+
+SCREENSHOTS = Path("/tmp")
+TURN_WAIT_MS = 15_000  # a turn takes well under a second; this only stops a hang
+PURPOSE = (
+    "I want to monitor Palatin Technologies melanocortin programs in obesity and sexual dysfunction"
+)
+GOALS = ["Track competitive landscape", "Support partnership discussions"]
+EDITED_OUTCOMES = "Go/no-go decisions on partnering"
+UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+PUBMED_QUERY = '("bremelanotide"[tiab] OR "setmelanotide"[tiab]) AND obesity[mh]'
+
+
+# --- page helpers ---------------------------------------------------------------------------
+
+
+def _guide(page: Page) -> Locator:
+    return page.get_by_test_id("guide")
+
+
+def _log(page: Page) -> Locator:
+    return page.get_by_role("log", name="Conversation with the stream guide")
+
+
+def _answer_box(page: Page) -> Locator:
+    return page.get_by_label("Your answer")
+
+
+def _offer(page: Page) -> Locator:
+    return page.get_by_test_id("guide-offer")
+
+
+def _preview(page: Page) -> Locator:
+    return page.get_by_test_id("preview")
+
+
+def _wait_for_turn(page: Page, step: str) -> None:
+    """The turn ended (the answer box is usable again) with the workflow at ``step``."""
+    expect(page.get_by_test_id("composer")).to_have_attribute(
+        "aria-busy", "false", timeout=TURN_WAIT_MS
+    )
+    expect(page.get_by_test_id("streaming-message")).to_have_count(0)
+    expect(page.get_by_test_id("turn-problem")).to_be_empty()
+    current = page.get_by_test_id("steps").locator('[aria-current="step"]')
+    expect(current).to_have_attribute("data-step", step)
+
+
+def _type_answer(page: Page, text: str, step: str) -> None:
+    _answer_box(page).fill(text)
+    _answer_box(page).press("Enter")
+    _wait_for_turn(page, step)
+    expect(_answer_box(page)).to_have_value("")
+    expect(_log(page).locator(".guide-msg.user").last).to_contain_text(text)
+
+
+def _turn_bodies(requests: list[Request]) -> list[dict[str, Any]]:
+    bodies: list[dict[str, Any]] = []
+    for request in requests:
+        if request.method == "POST" and request.url.endswith("/turns"):
+            body = request.post_data_json
+            assert isinstance(body, dict)
+            bodies.append(body)
+    return bodies
+
+
+def _api(live: LiveServer, path: str) -> dict[str, Any]:
+    response = httpx.get(live.url(path), timeout=10)
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+# --- a whole creation with the rule-based guide ---------------------------------------------
+
+
+def test_a_whole_creation_with_the_rule_guide_then_the_stream_page(
+    fresh_server: LiveServer, new_page: NewPage, problems: PageProblems
+) -> None:
+    page = new_page(fresh_server)
+    requests: list[Request] = []
+    page.on("request", lambda request: requests.append(request))
+
+    page.goto("/streams")
+    expect(page).to_have_title("Streams · ScholarStream")
+    nav = page.get_by_role("navigation", name="Main")
+    expect(nav.get_by_role("link", name="Streams")).to_have_attribute("aria-current", "page")
+    expect(page.get_by_test_id("no-streams")).to_be_visible()
+    page.get_by_role("link", name="New stream").click()
+
+    # The creation starts and its page can be reloaded: /streams/new/<creation id>.
+    expect(page).to_have_url(re.compile(rf"/streams/new/{UUID}$"))
+    creation_id = page.url.rsplit("/", 1)[1]
+    expect(_log(page)).to_contain_text("Let's set up a research stream.")
+    expect(page.get_by_test_id("guide-kind")).to_contain_text("rule-based")
+    expect(page.get_by_test_id("steps").locator("li")).to_have_count(10)
+
+    # Typed text: the guide takes it as the purpose it suggests.
+    _type_answer(page, PURPOSE, "purpose")
+    chips = _offer(page).get_by_role("group", name="Suggestions for purpose")
+    expect(chips.get_by_role("button")).to_have_text([PURPOSE])
+
+    # A suggestion chip: option_selected.
+    chips.get_by_role("button", name=PURPOSE).click()
+    _wait_for_turn(page, "business_goals")
+    expect(_preview(page).get_by_label("Purpose")).to_have_value(PURPOSE)
+
+    # Checkboxes and the guide's proposed button: options_selected (none ticked is refused).
+    options = _offer(page).get_by_role("group", name="Business goals: tick the ones that apply")
+    proceed = options.get_by_role("button", name="Continue with these business goals")
+    proceed.click()
+    expect(options.get_by_role("alert")).to_contain_text("Tick at least one option")
+    for goal in GOALS:
+        options.get_by_role("checkbox", name=goal).check()
+    proceed.click()
+    _wait_for_turn(page, "expected_outcomes")
+    expect(_preview(page).get_by_label("Business goals")).to_have_value("\n".join(GOALS))
+
+    # Typed text with the Send button.
+    _answer_box(page).fill("Go/no-go decisions on our own program")
+    _guide(page).get_by_role("button", name="Send").click()
+    _wait_for_turn(page, "stream_name")
+
+    # An inline edit in the preview stays local until the next answer carries it.
+    sent_before = len(_turn_bodies(requests))
+    outcomes = _preview(page).get_by_label("Expected outcomes")
+    expect(outcomes).to_have_value("Go/no-go decisions on our own program")
+    outcomes.fill(EDITED_OUTCOMES)
+    expect(page.get_by_test_id("edits-note")).to_have_text(
+        "1 changed field: sent with your next answer."
+    )
+    expect(_preview(page).locator('[data-field="expected_outcomes"] .edited-tag')).to_be_visible()
+    assert len(_turn_bodies(requests)) == sent_before  # nothing sent for an edit
+    stored = _api(fresh_server, f"/api/v1/streams/creation/{creation_id}")
+    assert stored["config"]["expected_outcomes"] == "Go/no-go decisions on our own program"
+
+    # A reload resumes the creation: the unsent edit, a half-typed answer and the chips stay.
+    _answer_box(page).fill("half-typed")
+    page.reload()
+    expect(_log(page)).to_contain_text("What should the stream be called?")
+    expect(_preview(page).get_by_label("Expected outcomes")).to_have_value(EDITED_OUTCOMES)
+    expect(page.get_by_test_id("edits-note")).to_contain_text("1 changed field")
+    expect(_answer_box(page)).to_have_value("half-typed")
+    _answer_box(page).fill("")
+
+    name_chip = _offer(page).get_by_role("group", name="Suggestions for stream name")
+    name = name_chip.get_by_role("button").first.inner_text()
+    name_chip.get_by_role("button", name=name, exact=True).click()
+    _wait_for_turn(page, "stream_type")
+    carried = _turn_bodies(requests)[-1]
+    assert carried["action"] == {
+        "type": "option_selected",
+        "target_field": "stream_name",
+        "selected_value": name,
+    }
+    assert carried["edits"] == {"expected_outcomes": EDITED_OUTCOMES}
+    stored = _api(fresh_server, f"/api/v1/streams/creation/{creation_id}")
+    assert stored["config"]["expected_outcomes"] == EDITED_OUTCOMES
+    assert stored["config"]["stream_name"] == name
+    expect(page.get_by_test_id("edits-note")).to_be_empty()
+    expect(_preview(page).locator('[data-field="expected_outcomes"] .edited-tag')).to_be_hidden()
+
+    # The stream type: its six values as chips.
+    types = _offer(page).get_by_role("group", name="Suggestions for stream type")
+    expect(types.get_by_role("button")).to_have_count(6)
+    types.get_by_role("button", name="competitive", exact=True).click()
+    _wait_for_turn(page, "focus_areas")
+
+    areas = _offer(page).get_by_role("group", name="Focus areas: tick the ones that apply")
+    area_boxes = areas.get_by_role("checkbox")
+    focus = [area_boxes.nth(i).get_attribute("value") or "" for i in range(2)]
+    for i in range(2):
+        area_boxes.nth(i).check()
+    areas.get_by_role("button", name="Continue with these focus areas").click()
+    _wait_for_turn(page, "keywords")
+
+    # A turn the API refuses (422: an inline edit it cannot take) is shown above the answer
+    # box; the typed answer and the edit stay, and nothing is saved.
+    keywords = "bremelanotide, setmelanotide, melanocortin"
+    preview_name = _preview(page).get_by_label("Stream name")
+    preview_name.fill("x" * 130)
+    _answer_box(page).fill(keywords)
+    _answer_box(page).press("Enter")
+    refused = page.get_by_test_id("turn-problem").get_by_role("alert")
+    expect(refused).to_contain_text("Invalid stream name")
+    expect(_answer_box(page)).to_have_value(keywords)
+    expect(preview_name).to_have_value("x" * 130)
+    expect(_log(page).locator(".guide-msg.user").last).not_to_contain_text(keywords)
+    assert _api(fresh_server, f"/api/v1/streams/creation/{creation_id}")["step"] == "keywords"
+    problems.expect_failed_loads(422)
+    _preview(page).get_by_role("button", name="Undo my changes").click()
+    expect(preview_name).to_have_value(name)
+
+    _type_answer(page, keywords, "competitors")
+
+    # The optional step has a skip button: skip_step.
+    expect(_offer(page).get_by_text("This step is optional.")).to_be_visible()
+    _offer(page).get_by_role("button", name="Skip competitors").click()
+    _wait_for_turn(page, "report_frequency")
+    expect(page.get_by_test_id("steps").locator('[data-step="competitors"]')).to_have_class(
+        "skipped"
+    )
+    expect(_offer(page).get_by_role("button", name=re.compile("^Skip"))).to_have_count(0)
+
+    _offer(page).get_by_role("button", name="weekly", exact=True).click()
+    _wait_for_turn(page, "review")
+
+    # The review: the summary, then create.
+    expect(_log(page).locator(".guide-msg.assistant").last).to_contain_text("Here is the stream:")
+    review = page.get_by_test_id("review")
+    expect(review).to_be_visible()
+    page.screenshot(path=str(SCREENSHOTS / "stream-creation.png"), full_page=True)
+    assert [b.get("action", {}).get("type") for b in _turn_bodies(requests)] == [
+        "text_input",
+        "option_selected",
+        "options_selected",
+        "text_input",
+        "option_selected",
+        "option_selected",
+        "options_selected",
+        "text_input",  # refused (422)
+        "text_input",
+        "skip_step",
+        "option_selected",
+    ]
+    review.get_by_role("button", name="Create the stream").click()
+
+    # The new stream's page.
+    expect(page).to_have_url(re.compile(rf"/streams/{UUID}$"), timeout=TURN_WAIT_MS)
+    stream_id = page.url.rsplit("/", 1)[1]
+    expect(page.get_by_role("heading", level=1)).to_have_text(name)
+    expect(page).to_have_title(f"{name} · ScholarStream")
+    config = page.get_by_test_id("config")
+    expect(config.get_by_label("Stream name")).to_have_value(name)
+    expect(config.get_by_label("Purpose")).to_have_value(PURPOSE)
+    expect(config.get_by_label("Business goals")).to_have_value("\n".join(GOALS))
+    expect(config.get_by_label("Expected outcomes")).to_have_value(EDITED_OUTCOMES)
+    expect(config.get_by_label("Stream type")).to_have_value("competitive")
+    expect(config.get_by_label("Focus areas")).to_have_value("\n".join(focus))
+    expect(config.get_by_label("Keywords")).to_have_value(
+        "bremelanotide\nsetmelanotide\nmelanocortin"
+    )
+    expect(config.get_by_label("Competitors")).to_have_value("")
+    expect(config.get_by_label("Report frequency")).to_have_value("weekly")
+    expect(config.get_by_label("Chat instructions")).to_have_value(
+        re.compile(f"^This research stream is '{re.escape(name)}'")
+    )
+    expect(page.get_by_test_id("reports")).to_contain_text("not available")
+
+    # The chat tray sends the stream's id, so the stream's chat instructions apply.
+    context = page.evaluate(
+        "import('/static/app/chat/page-context.js').then((m) => m.collectContext())"
+    )
+    assert context["current_page"] == "stream"
+    assert context["stream_id"] == stream_id
+    assert context["stream"]["stream_name"] == name
+    page.get_by_role("button", name="Assistant", exact=True).click()
+    tray = page.get_by_role("complementary", name="Assistant")
+    expect(tray.get_by_test_id("chat-offline")).to_be_visible()  # the page's chat config loaded
+    tray.get_by_role("button", name="Close the assistant").click()
+
+    # A retrieval query, edited and saved.
+    pubmed = page.get_by_role("form", name="PubMed query")
+    pubmed.get_by_label("Query").fill(PUBMED_QUERY)
+    expect(pubmed).to_have_class(re.compile(r"\bis-edited\b"))
+    pubmed.get_by_role("button", name="Save the PubMed query").click()
+    expect(pubmed.get_by_role("status")).to_have_text("Saved.")
+    stream = _api(fresh_server, f"/api/v1/streams/{stream_id}")
+    assert stream["retrieval"]["queries"]["pubmed"]["query"] == PUBMED_QUERY
+    assert stream["retrieval"]["queries"]["pubmed"]["limit"] == 50
+    assert stream["retrieval"]["queries"]["arxiv"]["query"].startswith("(all:bremelanotide")
+
+    # A refused edit is shown next to the form, and what the user typed stays.
+    config.get_by_label("Stream name").fill("")
+    config.get_by_label("Report frequency").select_option("monthly")
+    config.get_by_role("button", name="Save changes").click()
+    expect(page.get_by_test_id("config-problem")).to_contain_text("cannot be cleared")
+    expect(config.get_by_label("Stream name")).to_have_value("")
+    expect(config.get_by_label("Report frequency")).to_have_value("monthly")
+    assert _api(fresh_server, f"/api/v1/streams/{stream_id}")["report_frequency"] == "weekly"
+    problems.expect_failed_loads(422)
+
+    config.get_by_label("Stream name").fill("Palatin Watch")
+    config.get_by_role("button", name="Save changes").click()
+    expect(page.get_by_test_id("config-status")).to_have_text("Saved.")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Palatin Watch")
+    stream = _api(fresh_server, f"/api/v1/streams/{stream_id}")
+    assert (stream["stream_name"], stream["report_frequency"]) == ("Palatin Watch", "monthly")
+    # The query the user edited was kept.
+    assert stream["retrieval"]["queries"]["pubmed"]["query"] == PUBMED_QUERY
+    page.screenshot(path=str(SCREENSHOTS / "stream-page.png"), full_page=True)
+
+    page.get_by_role("link", name="← All streams").click()
+    expect(page.locator(f'[data-stream-id="{stream_id}"]')).to_contain_text("Palatin Watch")
+    problems.assert_none()
+
+
+# --- a scripted model: the message streams, chips and options follow ------------------------
+
+
+class HeldScript(GuideScript):
+    """A ``GuideScript`` whose answer to request ``hold_request`` stops after ``hold_after``
+    chunks until the test releases it, so the page can be seen half-way through."""
+
+    def __init__(self, *steps: Step, hold_request: int, hold_after: int) -> None:
+        super().__init__(*steps)
+        self.hold_request = hold_request
+        self.hold_after = hold_after
+        self.reached = threading.Event()
+        self.release = threading.Event()
+
+    async def stream(
+        self, messages: list[ModelMessage], info: AgentInfo
+    ) -> AsyncIterator[str | DeltaToolCalls]:
+        request = len(self.instructions)
+        sent = 0
+        async for chunk in super().stream(messages, info):
+            if request == self.hold_request and sent == self.hold_after:
+                self.reached.set()
+                await asyncio.to_thread(self.release.wait, TURN_WAIT_MS / 1000)
+            yield chunk
+            sent += 1
+
+
+FIRST_ANSWER = (
+    "Palatin's melanocortin programs are a classic competitive watch. Which type of stream "
+    "should this be?"
+)
+
+
+@pytest.fixture
+def script() -> HeldScript:
+    return HeldScript(
+        Malformed('{"mode": "question", "message": "Let me'),
+        Malformed('{"mode": "quest'),
+        answer(
+            FIRST_ANSWER,
+            mode="suggestion",
+            target_field="stream_type",
+            suggestions=["competitive", "clinical"],
+            extracted_data={"purpose": PURPOSE},
+            next_step="stream_type",
+        ),
+        answer(
+            "Which areas should it focus on?",
+            mode="suggestion",
+            target_field="focus_areas",
+            options=["Obesity", "Sexual dysfunction"],
+            proposed_message="Continue with these areas",
+            next_step="focus_areas",
+        ),
+        hold_request=2,
+        hold_after=14,
+    )
+
+
+@pytest.fixture
+def model_server(tmp_path: Path, script: HeldScript) -> Iterator[LiveServer]:
+    with serve(clean_settings(tmp_path / "data"), models={"default": script.model()}) as live:
+        yield live
+
+
+def test_a_model_guide_streams_its_message_then_offers_chips_and_options(
+    model_server: LiveServer, script: HeldScript, new_page: NewPage, problems: PageProblems
+) -> None:
+    page = new_page(model_server)
+    requests: list[Request] = []
+    page.on("request", lambda request: requests.append(request))
+    page.goto("/streams/new")
+    expect(page).to_have_url(re.compile(rf"/streams/new/{UUID}$"))
+    expect(page.get_by_test_id("guide-kind")).to_have_text("(a language model)")
+
+    # The model fails twice (its answer is not valid JSON): an error event, shown inline;
+    # the typed answer stays in the box and nothing is saved.
+    _answer_box(page).fill(PURPOSE)
+    _answer_box(page).press("Enter")
+    problem = page.get_by_test_id("turn-problem").get_by_role("alert")
+    expect(problem).to_contain_text("The guide could not answer.", timeout=TURN_WAIT_MS)
+    expect(_answer_box(page)).to_have_value(PURPOSE)
+    expect(_log(page).locator(".guide-msg.user")).to_have_count(0)
+    creation_id = page.url.rsplit("/", 1)[1]
+    assert _api(model_server, f"/api/v1/streams/creation/{creation_id}")["revision"] == 0
+
+    # Sent again: the message streams in, token by token.
+    _guide(page).get_by_role("button", name="Send").click()
+    assert script.reached.wait(TURN_WAIT_MS / 1000), "the model was not asked again"
+    streaming = page.get_by_test_id("streaming-message")
+    expect(streaming).to_have_attribute("aria-busy", "true")
+    expect(streaming.locator(".guide-text")).to_contain_text("Palatin's")
+    partial = streaming.locator(".guide-text").inner_text()
+    assert FIRST_ANSWER.startswith(partial) and len(partial) < len(FIRST_ANSWER), partial
+    expect(page.get_by_test_id("turn-problem")).to_be_empty()
+    expect(_answer_box(page)).to_have_value(PURPOSE)  # kept until the turn succeeds
+    script.release.set()
+
+    _wait_for_turn(page, "stream_type")
+    expect(_log(page).locator(".guide-msg.assistant").last).to_have_text(FIRST_ANSWER)
+    expect(_answer_box(page)).to_have_value("")
+    expect(_preview(page).get_by_label("Purpose")).to_have_value(PURPOSE)
+    chips = _offer(page).get_by_role("group", name="Suggestions for stream type")
+    expect(chips.get_by_role("button")).to_have_text(["competitive", "clinical"])
+
+    chips.get_by_role("button", name="competitive").click()
+    _wait_for_turn(page, "focus_areas")
+    assert _turn_bodies(requests)[-1]["action"] == {
+        "type": "option_selected",
+        "target_field": "stream_type",
+        "selected_value": "competitive",
+    }
+    expect(_log(page).locator(".guide-msg.user").last).to_have_text(
+        "Selected 'competitive' for stream_type."
+    )
+    expect(_preview(page).get_by_label("Stream type")).to_have_value("competitive")
+    options = _offer(page).get_by_role("group", name="Focus areas: tick the ones that apply")
+    expect(options.get_by_role("checkbox")).to_have_count(2)
+    expect(options.get_by_role("button", name="Continue with these areas")).to_be_visible()
+    assert "Current Step: stream_type" in script.system_prompt
+    page.screenshot(path=str(SCREENSHOTS / "stream-creation-model.png"), full_page=True)
+    problems.assert_none()
