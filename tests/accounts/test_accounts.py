@@ -92,9 +92,21 @@ async def test_api_tokens_are_hashed_resolved_and_revoked(runtime: Runtime) -> N
         assert (await resolve_api_token(session, plaintext)).id == user.id
         stored = await session.scalar(select(ApiToken))
         assert stored is not None
-        assert stored.last_used_at is not None
+        first_use = stored.last_used_at
+        assert first_use is not None
         with pytest.raises(AuthenticationError):
             await resolve_api_token(session, plaintext + "x")
+    # Within a minute the use is not written again; after it, it is.
+    async with runtime.database.session() as session:
+        await resolve_api_token(session, plaintext)
+        stored = await session.scalar(select(ApiToken))
+        assert stored is not None and stored.last_used_at == first_use
+        stored.last_used_at = first_use - timedelta(minutes=2)
+    async with runtime.database.session() as session:
+        await resolve_api_token(session, plaintext)
+        stored = await session.scalar(select(ApiToken))
+        assert stored is not None and stored.last_used_at is not None
+        assert stored.last_used_at > first_use
     async with runtime.database.session() as session:
         await revoke_api_token(OwnerScope(session, user.id), token.id)
     async with runtime.database.session() as session:

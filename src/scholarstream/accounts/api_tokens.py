@@ -14,6 +14,7 @@ from scholarstream.db.scope import OwnerScope
 from scholarstream.db.tables import ApiToken, User
 from scholarstream.errors import AuthenticationError, InvalidInputError
 
+LAST_USED_RESOLUTION = timedelta(minutes=1)
 TOKEN_PREFIX = "ss"  # noqa: S105 (a label, not a secret)
 
 
@@ -68,5 +69,9 @@ async def resolve_api_token(session: AsyncSession, plaintext: str) -> User:
         )
     if not user.is_active:
         raise AuthenticationError("This account is disabled.", hint="Ask an administrator.")
-    token.last_used_at = now
+    # Recorded at most once a minute: every request writing the row would make each API call
+    # a write transaction (one writer at a time on SQLite).
+    last = token.last_used_at
+    if last is None or now - last >= LAST_USED_RESOLUTION:
+        token.last_used_at = now
     return user
