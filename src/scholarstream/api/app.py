@@ -27,6 +27,7 @@ from scholarstream.api.routes import (
     models,
     search,
     sources,
+    stream_reports,
     streams,
     tokens,
 )
@@ -53,6 +54,7 @@ def api_router() -> APIRouter:
         chat,
         chat_thread,
         streams,
+        stream_reports,
     ):
         router.include_router(module.router)
     return router

@@ -6,7 +6,12 @@ from scholarstream.db.tables.chat import ChatConversation, ChatMessage
 from scholarstream.db.tables.library import LibraryRecord
 from scholarstream.db.tables.llm import LLMUsage, ProviderKey
 from scholarstream.db.tables.search import SearchRunRow
-from scholarstream.db.tables.streams import StreamCreationRow, StreamRow
+from scholarstream.db.tables.streams import (
+    StreamCreationRow,
+    StreamReportedItemRow,
+    StreamReportRow,
+    StreamRow,
+)
 
 __all__ = [
     "AIColumnRow",
@@ -19,6 +24,8 @@ __all__ = [
     "ProviderKey",
     "SearchRunRow",
     "StreamCreationRow",
+    "StreamReportRow",
+    "StreamReportedItemRow",
     "StreamRow",
     "User",
     "WebSession",

@@ -7,7 +7,7 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, Index, String, Text
+from sqlalchemy import JSON, ForeignKey, Index, String, Text, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from scholarstream.db.base import Base, CreatedAtMixin, Owned, utcnow
@@ -53,3 +53,48 @@ class StreamCreationRow(Owned, CreatedAtMixin, Base):
         ForeignKey("streams.id", ondelete="SET NULL"), default=None
     )
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class StreamReportRow(Owned, Base):
+    """One monitoring run of a stream and the report it wrote. ``status`` is ``running``
+    while the run searches (at most one per stream: a partial unique index), then
+    ``complete``, ``partial`` (a source failed) or ``failed`` (nothing could be searched)."""
+
+    __tablename__ = "stream_reports"
+    __table_args__ = (
+        Index("ix_stream_reports_stream_started", "stream_id", "started_at"),
+        Index(
+            "uq_stream_reports_one_running",
+            "stream_id",
+            unique=True,
+            sqlite_where=text("status = 'running'"),
+            postgresql_where=text("status = 'running'"),
+        ),
+    )
+
+    stream_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("streams.id", ondelete="CASCADE"))
+    # running | complete | partial | failed
+    status: Mapped[str] = mapped_column(String(16))
+    started_at: Mapped[datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(default=None)
+    # The start of the window searched (the previous run, or the first run's default window).
+    since: Mapped[datetime]
+    # A Report dump (None while running, or when the run broke before writing one).
+    report: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    # One SourceOutcome dump per source searched.
+    sources: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+    error: Mapped[str | None] = mapped_column(Text, default=None)
+
+
+class StreamReportedItemRow(Owned, Base):
+    """A record key a stream has reported, and the report that first did: later runs leave
+    out every item with a key here."""
+
+    __tablename__ = "stream_reported_items"
+    __table_args__ = (UniqueConstraint("stream_id", "key"),)
+
+    stream_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("streams.id", ondelete="CASCADE"))
+    key: Mapped[str] = mapped_column(String(300))
+    report_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("stream_reports.id", ondelete="CASCADE")
+    )

@@ -1,0 +1,76 @@
+"""Monitoring runs of a research stream: run it now, list and read its reports, export a
+report's items (RIS, BibTeX, CSV)."""
+
+from __future__ import annotations
+
+import io
+import uuid
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Response
+
+from scholarstream.api.deps import ReleasedUser, RuntimeDep
+from scholarstream.errors import ConflictError
+from scholarstream.papers.formats import get_format
+from scholarstream.streams.monitoring import (
+    ReportList,
+    ReportStore,
+    StoredReport,
+    export_report,
+    run_stream_now,
+)
+
+router = APIRouter(prefix="/streams", tags=["streams"])
+
+
+@router.post("/{stream_id}/runs", response_model=StoredReport, status_code=201)
+async def run_stream(stream_id: uuid.UUID, user: ReleasedUser, runtime: RuntimeDep) -> StoredReport:
+    """Runs the stream now and returns the stored report: ``complete``, ``partial`` (a
+    source failed; the report has what the others found) or ``failed`` (every source
+    failed). 409 while another run of the stream is in progress."""
+    return await run_stream_now(runtime, user.id, stream_id)
+
+
+@router.get("/{stream_id}/reports", response_model=ReportList)
+async def list_reports(stream_id: uuid.UUID, user: ReleasedUser, runtime: RuntimeDep) -> ReportList:
+    """The stream's reports, newest first, with their counts."""
+    return ReportList(reports=await ReportStore(runtime.database).list(user.id, stream_id))
+
+
+@router.get("/{stream_id}/reports/{report_id}", response_model=StoredReport)
+async def get_report(
+    stream_id: uuid.UUID, report_id: uuid.UUID, user: ReleasedUser, runtime: RuntimeDep
+) -> StoredReport:
+    return await ReportStore(runtime.database).get(user.id, stream_id, report_id)
+
+
+@router.get(
+    "/{stream_id}/reports/{report_id}/export",
+    response_class=Response,
+    responses={200: {"description": "The report's items, best first, as a file."}},
+)
+async def export_stream_report(
+    stream_id: uuid.UUID,
+    report_id: uuid.UUID,
+    user: ReleasedUser,
+    runtime: RuntimeDep,
+    format: Annotated[str, Query(description="ris, bibtex or csv")] = "ris",
+) -> Response:
+    file_format = get_format(format, for_export=True)
+    stored = await ReportStore(runtime.database).get(user.id, stream_id, report_id)
+    if stored.report is None:
+        raise ConflictError(
+            "This run has no report (it is still running, or it broke).",
+            hint="Export a report whose status is complete or partial.",
+        )
+    out = io.StringIO()
+    export_report(stored.report, file_format.name, out)
+    return Response(
+        out.getvalue().encode(),
+        media_type=f"{file_format.media_type}; charset=utf-8",
+        headers={
+            "Content-Disposition": (
+                f'attachment; filename="stream-report-{report_id}{file_format.export_extension}"'
+            )
+        },
+    )

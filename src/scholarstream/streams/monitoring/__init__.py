@@ -1,0 +1,67 @@
+"""Monitoring runs of research streams (issue 7, on demand): search the stream's enabled
+queries for items since its last run, merge duplicates, leave out what it already
+reported, score the rest offline against the stream, and store a report (ranked items
+with a reason, groups by focus area and competitor, counts, a publication timeline).
+
+``run_stream_now(runtime, owner_id, stream_id)`` does it all; ``run_stream`` is the run
+without storage; ``ReportStore`` keeps the reports and the reported keys. Not built yet:
+the schedule, notifications, learning from feedback, a model-based relevance judge."""
+
+from scholarstream.streams.monitoring.engine import (
+    DEFAULT_WINDOW,
+    build_result,
+    first_since,
+    run_stream,
+    searches,
+)
+from scholarstream.streams.monitoring.export import export_report, report_collection
+from scholarstream.streams.monitoring.keys import item_keys
+from scholarstream.streams.monitoring.relevance import Match, judge, match, stream_intent
+from scholarstream.streams.monitoring.report import (
+    Report,
+    ReportCounts,
+    ReportGroup,
+    ReportItem,
+    ReportList,
+    ReportSummary,
+    RunResult,
+    RunStatus,
+    SourceOutcome,
+    StoredReport,
+    Timeline,
+    TimelineBucket,
+)
+from scholarstream.streams.monitoring.service import run_stream_now
+from scholarstream.streams.monitoring.store import ReportStore, RunStart
+from scholarstream.streams.monitoring.timeline import timeline
+
+__all__ = [
+    "DEFAULT_WINDOW",
+    "Match",
+    "Report",
+    "ReportCounts",
+    "ReportGroup",
+    "ReportItem",
+    "ReportList",
+    "ReportStore",
+    "ReportSummary",
+    "RunResult",
+    "RunStart",
+    "RunStatus",
+    "SourceOutcome",
+    "StoredReport",
+    "Timeline",
+    "TimelineBucket",
+    "build_result",
+    "export_report",
+    "first_since",
+    "item_keys",
+    "judge",
+    "match",
+    "report_collection",
+    "run_stream",
+    "run_stream_now",
+    "searches",
+    "stream_intent",
+    "timeline",
+]

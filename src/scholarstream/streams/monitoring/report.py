@@ -1,0 +1,130 @@
+"""What a monitoring run writes: the report (new items ranked with a reason, grouped by
+focus area and competitor, counts, a publication timeline) and each source's outcome."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from scholarstream.papers import Record
+
+RunStatus = Literal["running", "complete", "partial", "failed"]
+GroupKind = Literal["focus_area", "competitor"]
+ScorerName = Literal["lexical"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SourceOutcome(_Model):
+    """How one source fared in a run; a source that failed is recorded, never hidden."""
+
+    source: str
+    ok: bool
+    found: int = Field(default=0, description="Records the source returned.")
+    new: int = Field(default=0, description="Items of the report this source returned.")
+    total: int | None = Field(default=None, description="Matches in the whole source.")
+    elapsed_ms: int = 0
+    error_code: str | None = None
+    error: str | None = None
+    hint: str | None = None
+
+
+class ReportItem(_Model):
+    key: str = Field(description="The record key (search.keys.paper_key) of the merged record.")
+    record: Record
+    score: float = Field(ge=0.0, le=1.0)
+    reason: str = Field(description="One line: why it is relevant to the stream.")
+    sources: list[str] = Field(description="Sources that returned it.")
+    focus_areas: list[str] = Field(default_factory=list, description="Focus areas it mentions.")
+    competitors: list[str] = Field(default_factory=list, description="Competitors it names.")
+    keywords: list[str] = Field(default_factory=list, description="Keywords it mentions.")
+
+
+class ReportGroup(_Model):
+    kind: GroupKind
+    name: str
+    item_keys: list[str] = Field(description="Best first; an item may be in several groups.")
+
+
+class ReportCounts(_Model):
+    found: int = Field(description="Records every source returned, copies included.")
+    distinct: int = Field(description="Works once duplicates within the run were merged.")
+    duplicates_dropped: int = Field(description="Copies merged within the run.")
+    already_reported: int = Field(description="Works an earlier report of the stream listed.")
+    new: int = Field(description="Items of this report.")
+    by_source: dict[str, int] = Field(description="Records each source returned.")
+
+
+class TimelineBucket(_Model):
+    period: str = Field(description="'2024' or '2024-03'.")
+    count: int
+
+
+class Timeline(_Model):
+    """Publication dates of the report's items, ready for a bar chart."""
+
+    by_year: list[TimelineBucket] = Field(default_factory=list)
+    by_month: list[TimelineBucket] = Field(
+        default_factory=list, description="Only items whose full date is known."
+    )
+    undated: int = 0
+
+
+class Report(_Model):
+    stream_id: uuid.UUID
+    stream_name: str
+    since: dt.date = Field(description="Items published from this date were searched for.")
+    scorer: ScorerName = Field(
+        default="lexical", description="Offline relevance (BM25 + coverage); no model calls."
+    )
+    items: list[ReportItem] = Field(default_factory=list, description="Best first.")
+    groups: list[ReportGroup] = Field(default_factory=list)
+    ungrouped: list[str] = Field(
+        default_factory=list, description="Keys of items matching no focus area or competitor."
+    )
+    counts: ReportCounts
+    timeline: Timeline = Field(default_factory=Timeline)
+
+
+class RunResult(_Model):
+    """A run's outcome before it is stored."""
+
+    status: RunStatus
+    report: Report
+    sources: list[SourceOutcome]
+    reported_keys: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Each item's key -> every key it is known by (stored for later runs).",
+    )
+
+
+class StoredReport(_Model):
+    id: uuid.UUID
+    stream_id: uuid.UUID
+    status: RunStatus
+    started_at: dt.datetime
+    finished_at: dt.datetime | None
+    since: dt.datetime
+    report: Report | None
+    sources: list[SourceOutcome]
+    error: str | None = None
+
+
+class ReportSummary(_Model):
+    id: uuid.UUID
+    stream_id: uuid.UUID
+    status: RunStatus
+    started_at: dt.datetime
+    finished_at: dt.datetime | None
+    since: dt.datetime
+    counts: ReportCounts | None
+    failed_sources: list[str]
+
+
+class ReportList(_Model):
+    reports: list[ReportSummary] = Field(description="Newest first.")

@@ -1,0 +1,195 @@
+"""Monitoring runs and their reports in the database, through the owner's scope.
+
+``begin`` claims the stream for one run (a second run of the same stream while one is
+``running`` is a ``ConflictError``, enforced by a partial unique index so it holds across
+processes) and hands back what the run needs: the stream, the window start and every key
+the stream already reported. ``finish`` stores the report, the keys it reported, and the
+stream's ``last_run_at`` (a complete or partial run); ``abort`` ends a run that broke."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from dataclasses import dataclass
+
+from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
+
+from scholarstream.db.base import utcnow
+from scholarstream.db.scope import OwnerScope
+from scholarstream.db.session import Database
+from scholarstream.db.tables import StreamReportedItemRow, StreamReportRow, StreamRow
+from scholarstream.errors import ConflictError, NotFoundError
+from scholarstream.streams.monitoring.engine import first_since
+from scholarstream.streams.monitoring.report import (
+    Report,
+    ReportSummary,
+    RunResult,
+    SourceOutcome,
+    StoredReport,
+)
+from scholarstream.streams.records import Stream
+from scholarstream.streams.store import STREAM, to_stream
+
+REPORT = "Report"
+# A run still marked running after this long died with its process; the next run takes over.
+STALE_AFTER = dt.timedelta(hours=1)
+
+
+@dataclass(frozen=True)
+class RunStart:
+    report_id: uuid.UUID
+    stream: Stream
+    since: dt.datetime
+    reported: frozenset[str]
+
+
+def to_stored(row: StreamReportRow) -> StoredReport:
+    return StoredReport(
+        id=row.id,
+        stream_id=row.stream_id,
+        status=row.status,
+        started_at=row.started_at,
+        finished_at=row.finished_at,
+        since=row.since,
+        report=Report.model_validate(row.report) if row.report is not None else None,
+        sources=[SourceOutcome.model_validate(s) for s in row.sources],
+        error=row.error,
+    )
+
+
+def to_summary(row: StreamReportRow) -> ReportSummary:
+    stored = to_stored(row)
+    return ReportSummary(
+        id=stored.id,
+        stream_id=stored.stream_id,
+        status=stored.status,
+        started_at=stored.started_at,
+        finished_at=stored.finished_at,
+        since=stored.since,
+        counts=stored.report.counts if stored.report else None,
+        failed_sources=[s.source for s in stored.sources if not s.ok],
+    )
+
+
+class ReportStore:
+    def __init__(self, database: Database) -> None:
+        self.database = database
+
+    async def begin(
+        self, owner_id: uuid.UUID, stream_id: uuid.UUID, *, now: dt.datetime | None = None
+    ) -> RunStart:
+        started = now or utcnow()
+        try:
+            async with self.database.session(write=True) as session:
+                scope = OwnerScope(session, owner_id)
+                stream = to_stream(await scope.get(StreamRow, stream_id, what=STREAM))
+                await session.execute(
+                    update(StreamReportRow)
+                    .where(
+                        StreamReportRow.stream_id == stream_id,
+                        StreamReportRow.status == "running",
+                        StreamReportRow.started_at < started - STALE_AFTER,
+                    )
+                    .values(
+                        status="failed",
+                        finished_at=started,
+                        error="The run stopped without finishing (the server was restarted?).",
+                    )
+                    .execution_options(synchronize_session=False)
+                )
+                since = stream.last_run_at or first_since(started)
+                row = scope.add(
+                    StreamReportRow(
+                        stream_id=stream_id,
+                        status="running",
+                        started_at=started,
+                        since=since,
+                        sources=[],
+                    )
+                )
+                await session.flush()
+                keys = await session.scalars(
+                    select(StreamReportedItemRow.key).where(
+                        StreamReportedItemRow.stream_id == stream_id
+                    )
+                )
+                return RunStart(row.id, stream, since, frozenset(keys))
+        except IntegrityError:
+            raise ConflictError(
+                f"Stream {stream_id} is already running.",
+                hint="Wait for the run to finish, then read its report "
+                "(GET /api/v1/streams/{id}/reports).",
+            ) from None
+
+    async def finish(self, owner_id: uuid.UUID, start: RunStart, result: RunResult) -> StoredReport:
+        async with self.database.session(write=True) as session:
+            scope = OwnerScope(session, owner_id)
+            row = await scope.get(StreamReportRow, start.report_id, what=REPORT)
+            row.status = result.status
+            row.finished_at = utcnow()
+            row.report = result.report.model_dump(mode="json")
+            row.sources = [s.model_dump(mode="json") for s in result.sources]
+            if result.status != "failed":
+                known = set(
+                    await session.scalars(
+                        select(StreamReportedItemRow.key).where(
+                            StreamReportedItemRow.stream_id == row.stream_id
+                        )
+                    )
+                )
+                for keys in result.reported_keys.values():
+                    for key in keys:
+                        if key not in known:
+                            known.add(key)
+                            scope.add(
+                                StreamReportedItemRow(
+                                    stream_id=row.stream_id, key=key, report_id=row.id
+                                )
+                            )
+                stream = await scope.get(StreamRow, row.stream_id, what=STREAM)
+                # Items published while this run searched are looked for again next time.
+                stream.last_run_at = row.started_at
+            await session.flush()
+            return to_stored(row)
+
+    async def abort(self, owner_id: uuid.UUID, report_id: uuid.UUID, error: str) -> None:
+        """Ends a run that broke (the caller re-raises the error)."""
+        async with self.database.session(write=True) as session:
+            row = await session.scalar(
+                OwnerScope(session, owner_id)
+                .select(StreamReportRow)
+                .where(StreamReportRow.id == report_id)
+            )
+            if row is not None:  # the stream was deleted meanwhile
+                row.status = "failed"
+                row.finished_at = utcnow()
+                row.error = error
+
+    async def list(self, owner_id: uuid.UUID, stream_id: uuid.UUID) -> list[ReportSummary]:
+        """The stream's reports, newest first."""
+        async with self.database.session() as session:
+            scope = OwnerScope(session, owner_id)
+            await scope.get(StreamRow, stream_id, what=STREAM)
+            rows = await session.scalars(
+                scope.select(StreamReportRow)
+                .where(StreamReportRow.stream_id == stream_id)
+                .order_by(StreamReportRow.started_at.desc(), StreamReportRow.id)
+            )
+            return [to_summary(row) for row in rows]
+
+    async def get(
+        self, owner_id: uuid.UUID, stream_id: uuid.UUID, report_id: uuid.UUID
+    ) -> StoredReport:
+        async with self.database.session() as session:
+            row = await session.scalar(
+                OwnerScope(session, owner_id)
+                .select(StreamReportRow)
+                .where(StreamReportRow.id == report_id, StreamReportRow.stream_id == stream_id)
+            )
+            if row is None:
+                raise NotFoundError(
+                    f"{REPORT} {report_id} of stream {stream_id} was not found.",
+                    hint="List the stream's reports (GET /api/v1/streams/{id}/reports).",
+                )
+            return to_stored(row)
