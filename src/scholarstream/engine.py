@@ -25,6 +25,8 @@ from scholarstream import __version__
 from scholarstream.errors import EngineError
 from scholarstream.runtime import Runtime
 from scholarstream.settings import Settings, mask_url_password
+from scholarstream.streams.monitoring.schedule import CRON as STREAMS_CRON
+from scholarstream.streams.monitoring.schedule import run_due_streams_workflow
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +101,8 @@ async def purge_expired_sessions_workflow(scheduled_at: datetime, context: Any) 
 # sharing it fire each slot once.
 SCHEDULES: tuple[ScheduleSpec, ...] = (
     ScheduleSpec("purge-expired-sessions", "0 17 * * * *", purge_expired_sessions_workflow),
+    # Runs due research streams (streams.scheduler_enabled turns it into a no-op).
+    ScheduleSpec("run-due-streams", STREAMS_CRON, run_due_streams_workflow),
 )
 
 

@@ -160,6 +160,14 @@ class ChatSettings(_Section):
     )
 
 
+class StreamSettings(_Section):
+    scheduler_enabled: bool = Field(
+        default=True,
+        description="Run research streams on their report_frequency. The schedule checks "
+        "for due streams every 5 minutes; false leaves only runs on demand.",
+    )
+
+
 class LoggingSettings(_Section):
     level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     format: Literal["plain", "json"] = "plain"
@@ -205,6 +213,7 @@ class Settings(BaseSettings):
     sources: SourceSettings = Field(default_factory=SourceSettings)
     search: SearchSettings = Field(default_factory=SearchSettings)
     chat: ChatSettings = Field(default_factory=ChatSettings)
+    streams: StreamSettings = Field(default_factory=StreamSettings)
     logging: LoggingSettings = Field(default_factory=LoggingSettings)
     engine: EngineSettings = Field(default_factory=EngineSettings)
 

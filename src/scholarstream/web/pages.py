@@ -224,6 +224,23 @@ async def stream_page(
     )
 
 
+@router.get("/streams/{stream_id}/reports/{report_id}", response_class=HTMLResponse)
+async def stream_report_page(
+    request: Request, user: MaybeUser, runtime: RuntimeDep, stream_id: str, report_id: str
+) -> Response:
+    if user is None:
+        return _login_redirect(request)
+    return render(
+        request,
+        "stream_report.html",
+        user,
+        "streams",
+        stream_id=stream_id,
+        report_id=report_id,
+        source_labels={info.name: info.label for info in [LIBRARY_INFO, *runtime.sources.infos()]},
+    )
+
+
 @router.get("/login", response_class=HTMLResponse)
 async def login_page(request: Request, user: MaybeUser, next: str = "/") -> Response:
     if user is not None:

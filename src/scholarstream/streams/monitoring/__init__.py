@@ -1,11 +1,12 @@
-"""Monitoring runs of research streams (issue 7, on demand): search the stream's enabled
-queries for items since its last run, merge duplicates, leave out what it already
+"""Monitoring runs of research streams (issue 7, on demand and on schedule): search the
+stream's enabled queries for items since its last run, merge duplicates, leave out what it already
 reported, score the rest offline against the stream, and store a report (ranked items
 with a reason, groups by focus area and competitor, counts, a publication timeline).
 
 ``run_stream_now(runtime, owner_id, stream_id)`` does it all; ``run_stream`` is the run
-without storage; ``ReportStore`` keeps the reports and the reported keys. Not built yet:
-the schedule, notifications, learning from feedback, a model-based relevance judge."""
+without storage; ``ReportStore`` keeps the reports and the reported keys; ``schedule``
+runs the due streams. Not built yet: notifications, learning from feedback, a model-based
+relevance judge."""
 
 from scholarstream.streams.monitoring.engine import (
     DEFAULT_WINDOW,

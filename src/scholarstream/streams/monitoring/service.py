@@ -1,4 +1,4 @@
-"""A stream's run on demand, for the API and (later) the schedule: claim the stream,
+"""A stream's run on demand, for the API and the schedule: claim the stream,
 run it with the runtime's sources and the owner's library, store the report."""
 
 from __future__ import annotations

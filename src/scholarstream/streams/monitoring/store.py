@@ -4,7 +4,8 @@
 ``running`` is a ``ConflictError``, enforced by a partial unique index so it holds across
 processes) and hands back what the run needs: the stream, the window start and every key
 the stream already reported. ``finish`` stores the report, the keys it reported, and the
-stream's ``last_run_at`` (a complete or partial run); ``abort`` ends a run that broke."""
+stream's ``last_run_at`` (a complete or partial run); ``abort`` ends a run that broke.
+``due_streams`` is the schedule's question: which streams, of every owner, are due now."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import datetime as dt
 import uuid
 from dataclasses import dataclass
 
-from sqlalchemy import select, update
+from sqlalchemy import ColumnElement, and_, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from scholarstream.db.base import utcnow
@@ -20,6 +21,7 @@ from scholarstream.db.scope import OwnerScope
 from scholarstream.db.session import Database
 from scholarstream.db.tables import StreamReportedItemRow, StreamReportRow, StreamRow
 from scholarstream.errors import ConflictError, NotFoundError
+from scholarstream.streams.config import ReportFrequency
 from scholarstream.streams.monitoring.engine import first_since
 from scholarstream.streams.monitoring.report import (
     Report,
@@ -34,6 +36,37 @@ from scholarstream.streams.store import STREAM, to_stream
 REPORT = "Report"
 # A run still marked running after this long died with its process; the next run takes over.
 STALE_AFTER = dt.timedelta(hours=1)
+# How long after its last run a stream is due again, per report_frequency.
+PERIODS: dict[ReportFrequency, dt.timedelta] = {
+    ReportFrequency.DAILY: dt.timedelta(days=1),
+    ReportFrequency.WEEKLY: dt.timedelta(weeks=1),
+    ReportFrequency.BIWEEKLY: dt.timedelta(weeks=2),
+    ReportFrequency.MONTHLY: dt.timedelta(days=30),
+}
+
+
+@dataclass(frozen=True)
+class DueStream:
+    owner_id: uuid.UUID
+    stream_id: uuid.UUID
+
+
+def _due(now: dt.datetime) -> ColumnElement[bool]:
+    """Enabled, and never run or run at least one period ago. Based on ``last_run_at``,
+    not on slots: a stream that missed several slots is due once."""
+    return and_(
+        StreamRow.enabled.is_(True),
+        or_(
+            StreamRow.last_run_at.is_(None),
+            *(
+                and_(
+                    StreamRow.report_frequency == frequency.value,
+                    StreamRow.last_run_at <= now - period,
+                )
+                for frequency, period in PERIODS.items()
+            ),
+        ),
+    )
 
 
 @dataclass(frozen=True)
@@ -121,6 +154,24 @@ class ReportStore:
                 hint="Wait for the run to finish, then read its report "
                 "(GET /api/v1/streams/{id}/reports).",
             ) from None
+
+    async def due_streams(self, now: dt.datetime) -> list[DueStream]:
+        """The streams of every owner due at ``now``, longest waiting first."""
+        async with self.database.session() as session:
+            rows = await session.execute(
+                select(StreamRow.owner_id, StreamRow.id)
+                .where(_due(now))
+                .order_by(StreamRow.last_run_at.is_not(None), StreamRow.last_run_at, StreamRow.id)
+            )
+            return [DueStream(owner_id, stream_id) for owner_id, stream_id in rows]
+
+    async def is_due(self, stream_id: uuid.UUID, now: dt.datetime) -> bool:
+        """Checked again just before a scheduled run: another process may have run it."""
+        async with self.database.session() as session:
+            found = await session.scalar(
+                select(StreamRow.id).where(StreamRow.id == stream_id, _due(now))
+            )
+            return found is not None
 
     async def finish(self, owner_id: uuid.UUID, start: RunStart, result: RunResult) -> StoredReport:
         async with self.database.session(write=True) as session:

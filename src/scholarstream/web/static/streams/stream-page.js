@@ -1,13 +1,15 @@
 // A research stream's page: its configuration (every field, the chat instructions, whether
 // monitoring is on), its retrieval queries per source, all edited with PATCH
-// /api/v1/streams/{id}; what the server refuses is shown next to the form, and the form keeps
-// what the user typed. The chat tray sends the stream's id, so its chat_instructions apply.
+// /api/v1/streams/{id}; what the server refuses is shown next to the form, and the form
+// keeps what the user typed. Its reports and "Run now" are report-list.js's. The chat
+// tray sends the stream's id, so its chat_instructions apply.
 
 import { api } from "/static/app/app.js";
 import { registerChatContext } from "/static/app/chat/page-context.js";
 import { el, renderProblem } from "/static/app/records.js";
 import { fieldControls, markEdited, readControl, sameValue, writeControl } from "/static/app/streams/fields.js";
 import { QueryEditors } from "/static/app/streams/retrieval.js";
+import { bindReports } from "/static/app/streams/report-list.js";
 
 const root = document.querySelector('[data-page="stream"]');
 const streamId = root.dataset.streamId;
@@ -77,6 +79,17 @@ function show(s, { keepEdits = false } = {}) {
   queries.show(s.retrieval);
 }
 
+// A finished run changes the stream's last_run_at: the header shows it.
+const reports = bindReports(root, streamId, {
+  onRun: async () => {
+    const fresh = await api(url).catch(() => null);
+    if (fresh && stream) {
+      stream = { ...stream, last_run_at: fresh.last_run_at };
+      showHeader(stream);
+    }
+  },
+});
+
 async function load() {
   try {
     show(await api(url));
@@ -86,6 +99,7 @@ async function load() {
   }
   loadProblem.replaceChildren();
   view.hidden = false;
+  reports.refresh();
 }
 
 form.addEventListener("input", () => {

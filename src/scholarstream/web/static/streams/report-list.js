@@ -1,0 +1,78 @@
+// The stream page's Reports section: "Run now" (POST /api/v1/streams/{id}/runs, which
+// answers when the run is over; a run already in progress is a 409, shown inline like any
+// other refusal) and the stream's reports, newest first, each linked to its page.
+
+import { api } from "/static/app/app.js";
+import { el, renderProblem } from "/static/app/records.js";
+
+const STATUS_TEXT = { running: "Running", complete: "Complete", partial: "Partial", failed: "Failed" };
+
+function when(value) {
+  const parsed = new Date(value);
+  return Number.isNaN(parsed.getTime()) ? String(value) : parsed.toLocaleString();
+}
+
+function newItems(summary) {
+  if (!summary.counts) return summary.status === "running" ? "in progress" : "no report";
+  const n = summary.counts.new;
+  return `${n} new item${n === 1 ? "" : "s"}`;
+}
+
+/** Binds the Reports section inside ``root``; ``onRun`` is told when a run has finished. */
+export function bindReports(root, streamId, { onRun = () => {} } = {}) {
+  const base = `/api/v1/streams/${encodeURIComponent(streamId)}`;
+  const page = `/streams/${encodeURIComponent(streamId)}/reports`;
+  const button = root.querySelector('[data-action="run"]');
+  const status = root.querySelector('[data-role="run-status"]');
+  const problem = root.querySelector('[data-role="run-problem"]');
+  const list = root.querySelector('[data-role="report-list"]');
+
+  const row = (summary) =>
+    el("li", { class: "report-row", dataset: { status: summary.status, reportId: summary.id } },
+      el("a", { href: `${page}/${encodeURIComponent(summary.id)}` }, `Report of ${when(summary.started_at)}`),
+      el("span", { class: `badge run-${summary.status}` }, STATUS_TEXT[summary.status] || summary.status),
+      el("span", { dataset: { field: "new" } }, newItems(summary)),
+      summary.failed_sources.length
+        ? el("span", { class: "warning-text" }, `failed: ${summary.failed_sources.join(", ")}`)
+        : null);
+
+  async function refresh() {
+    let reports;
+    try {
+      ({ reports } = await api(`${base}/reports`));
+    } catch (error) {
+      renderProblem(list, error, "The reports could not be listed.");
+      return;
+    }
+    list.replaceChildren(
+      reports.length
+        ? el("ul", { class: "report-list" }, reports.map(row))
+        : el("p", { class: "status empty", dataset: { testid: "no-reports" } },
+          "No reports yet: run the stream to get its first one."),
+    );
+  }
+
+  button.addEventListener("click", async () => {
+    problem.replaceChildren();
+    button.disabled = true;
+    list.setAttribute("aria-busy", "true");
+    status.textContent = "Running: searching every enabled source, this can take a minute…";
+    try {
+      const stored = await api(`${base}/runs`, { method: "POST" });
+      const counts = stored.report?.counts;
+      status.textContent = counts
+        ? `Run ${stored.status}: ${counts.new} new item${counts.new === 1 ? "" : "s"}.`
+        : `Run ${stored.status}.`;
+      onRun(stored);
+    } catch (error) {
+      status.textContent = "";
+      renderProblem(problem, error, "The stream was not run.");
+    } finally {
+      button.disabled = false;
+      await refresh();
+      list.removeAttribute("aria-busy");
+    }
+  });
+
+  return { refresh };
+}

@@ -1,0 +1,189 @@
+// One monitoring run's report (GET /api/v1/streams/{id}/reports/{report_id}): its counts,
+// each source's outcome (a failed source with its message and hint, a partial report
+// flagged), the publication timeline, the new items ranked with their one-line reason, or
+// by focus area and competitor. Record text only ever reaches the page as text nodes.
+
+import { api } from "/static/app/app.js";
+import { authorNames, el, renderProblem, safeUrl, venueLine } from "/static/app/records.js";
+import { renderTimeline } from "/static/app/streams/timeline-chart.js";
+
+const root = document.querySelector('[data-page="stream-report"]');
+const streamId = root.dataset.streamId;
+const reportId = root.dataset.reportId;
+const url = `/api/v1/streams/${encodeURIComponent(streamId)}/reports/${encodeURIComponent(reportId)}`;
+const labels = JSON.parse(root.querySelector('[data-role="source-labels"]').textContent || "{}");
+const part = (role) => root.querySelector(`[data-role="${role}"]`);
+
+const STATUS_TEXT = { running: "Running", complete: "Complete", partial: "Partial", failed: "Failed" };
+const sourceLabel = (name) => labels[name] || name;
+
+function when(value) {
+  const parsed = new Date(value);
+  return Number.isNaN(parsed.getTime()) ? "" : parsed.toLocaleString();
+}
+
+function day(value) {
+  const parsed = new Date(value);
+  return Number.isNaN(parsed.getTime()) ? String(value) : parsed.toLocaleDateString();
+}
+
+/** Where the item's title leads: its own link, else its DOI, PMID, NCT or arXiv page. */
+export function recordHref(record) {
+  const ids = record.ids || {};
+  const candidates = [
+    ...(record.links || []).map((link) => link.url),
+    ids.doi && `https://doi.org/${encodeURI(ids.doi)}`,
+    ids.pmid && `https://pubmed.ncbi.nlm.nih.gov/${encodeURIComponent(ids.pmid)}/`,
+    ids.nct_id && `https://clinicaltrials.gov/study/${encodeURIComponent(ids.nct_id)}`,
+    ids.arxiv_id && `https://arxiv.org/abs/${encodeURI(ids.arxiv_id)}`,
+  ];
+  for (const candidate of candidates) {
+    const href = candidate && safeUrl(candidate);
+    if (href) return href;
+  }
+  return null;
+}
+
+function itemTitle(record) {
+  const href = recordHref(record);
+  const text = record.title || "(untitled)";
+  return href ? el("a", { href, target: "_blank", rel: "noopener noreferrer" }, text) : text;
+}
+
+function itemMeta(record) {
+  if (record.kind === "trial") {
+    return [record.ids?.nct_id, record.sponsor, record.status, record.first_posted].filter(Boolean).join(" · ");
+  }
+  const year = record.published || record.year;
+  return [authorNames(record.authors, 3), venueLine(record), year].filter(Boolean).join(" · ");
+}
+
+function itemView(item, rank) {
+  const tags = [
+    ...item.focus_areas.map((name) => el("span", { class: "badge tag-focus" }, `Focus: ${name}`)),
+    ...item.competitors.map((name) => el("span", { class: "badge tag-competitor" }, `Competitor: ${name}`)),
+  ];
+  return el("li", { class: "report-item", dataset: { key: item.key, testid: "report-item" } },
+    el("h3", { class: "item-title" }, rank ? el("span", { class: "rank" }, `${rank}.`) : null, itemTitle(item.record)),
+    el("p", { class: "item-reason", dataset: { testid: "item-reason" } }, item.reason),
+    el("p", { class: "meta muted" }, itemMeta(item.record)),
+    el("p", { class: "meta" },
+      item.sources.map((name) => el("span", { class: "badge source", dataset: { source: name } }, sourceLabel(name))),
+      el("span", { class: "muted", title: "Relevance score (0–1)" }, `score ${item.score.toFixed(2)}`),
+      tags));
+}
+
+function showCounts(counts) {
+  const rows = [
+    ["New items", counts.new],
+    ["Records found", counts.found],
+    ["Distinct works", counts.distinct],
+    ["Duplicates merged", counts.duplicates_dropped],
+    ["Already reported", counts.already_reported],
+  ];
+  part("counts").replaceChildren(
+    ...rows.flatMap(([label, value]) => [el("dt", {}, label), el("dd", { dataset: { count: label } }, String(value))]),
+  );
+}
+
+function showSources(outcomes) {
+  if (!outcomes.length) {
+    part("sources").replaceChildren(el("p", { class: "status empty" }, "No source was searched."));
+    return;
+  }
+  const row = (s) =>
+    el("tr", { class: s.ok ? "" : "source-failed", dataset: { source: s.source } },
+      el("th", { scope: "row" }, sourceLabel(s.source)),
+      el("td", {}, s.ok ? "OK" : el("strong", {}, "Failed")),
+      el("td", {}, String(s.found)),
+      el("td", {}, String(s.new)),
+      el("td", {}, s.total ?? ""),
+      el("td", {}, s.ok ? "" : [el("span", { class: "source-error" }, s.error || s.error_code || "Failed."),
+        s.hint ? el("span", { class: "source-hint muted" }, ` ${s.hint}`) : null]));
+  part("sources").replaceChildren(
+    el("table", { class: "source-outcomes" },
+      el("thead", {}, el("tr", {}, ["Source", "Outcome", "Returned", "New", "In the source", "Problem"]
+        .map((h) => el("th", { scope: "col" }, h)))),
+      el("tbody", {}, outcomes.map(row))));
+}
+
+function showFlag(stored) {
+  const failed = stored.sources.filter((s) => !s.ok);
+  const flag = part("flag");
+  if (stored.status === "partial") {
+    flag.replaceChildren(el("p", { class: "warning", role: "note", dataset: { testid: "partial-flag" } },
+      el("strong", {}, "Partial report: "),
+      `${failed.length} of ${stored.sources.length} sources failed (${failed.map((s) => sourceLabel(s.source)).join(", ")}); `,
+      "items only they would have found are missing, and the next run starts from this one."));
+  } else if (stored.status === "failed") {
+    flag.replaceChildren(el("div", { class: "problem", role: "alert" },
+      el("p", { class: "problem-message" }, "This run failed: no report was written."),
+      stored.error ? el("p", {}, stored.error) : null));
+  } else if (stored.status === "running") {
+    flag.replaceChildren(el("p", { class: "status info" }, "This run is still in progress; reload the page later."));
+  } else {
+    flag.replaceChildren();
+  }
+}
+
+function showItems(report) {
+  const byKey = new Map(report.items.map((item) => [item.key, item]));
+  const ranked = part("ranked");
+  if (!report.items.length) {
+    ranked.replaceChildren(el("p", { class: "status empty" }, "Nothing new since the last run."));
+    part("groups").replaceChildren(el("p", { class: "status empty" }, "Nothing new since the last run."));
+    return;
+  }
+  ranked.replaceChildren(el("ol", { class: "report-items" }, report.items.map((item, i) => itemView(item, i + 1))));
+  const section = (kind, name, keys, id) =>
+    el("section", { class: "report-group", "aria-labelledby": id, dataset: { kind, testid: "report-group" } },
+      el("h3", { id }, kind === "competitor" ? `Competitor: ${name}` : kind === "focus_area" ? `Focus area: ${name}` : name,
+        el("span", { class: "muted" }, ` (${keys.length})`)),
+      keys.length
+        ? el("ul", { class: "report-items" }, keys.map((key) => byKey.get(key)).filter(Boolean).map((item) => itemView(item)))
+        : el("p", { class: "status empty" }, "No new item mentions it."));
+  part("groups").replaceChildren(
+    ...report.groups.map((g, i) => section(g.kind, g.name, g.item_keys, `group-${i}`)),
+    report.ungrouped.length ? section("ungrouped", "Matching no focus area or competitor", report.ungrouped, "group-none") : "",
+  );
+}
+
+function show(stored) {
+  const report = stored.report;
+  const name = report?.stream_name;
+  part("title").textContent = `Report of ${day(stored.started_at)}${name ? ` · ${name}` : ""}`;
+  document.title = `Report${name ? ` · ${name}` : ""} · ScholarStream`;
+  root.querySelector('[data-testid="report-meta"]').replaceChildren(
+    el("span", { class: `badge run-${stored.status}`, dataset: { testid: "report-status" } }, STATUS_TEXT[stored.status] || stored.status),
+    el("span", {}, `Run ${when(stored.started_at)}`),
+    el("span", { class: "muted" }, `Items published since ${day(stored.since)}`),
+  );
+  showFlag(stored);
+  showSources(stored.sources);
+  for (const role of ["exports"]) part(role).hidden = !report;
+  for (const id of ["counts", "timeline", "items"]) root.querySelector(`[data-testid="${id}"]`).hidden = !report;
+  if (!report) return;
+  showCounts(report.counts);
+  renderTimeline(part("timeline"), report.timeline);
+  showItems(report);
+}
+
+root.querySelectorAll('input[name="view"]').forEach((radio) =>
+  radio.addEventListener("change", () => {
+    const groups = radio.value === "groups" && radio.checked;
+    part("ranked").hidden = groups;
+    part("groups").hidden = !groups;
+  }));
+
+async function load() {
+  try {
+    show(await api(url));
+  } catch (error) {
+    renderProblem(part("load-problem"), error, "The report could not be loaded.");
+    return;
+  }
+  part("load-problem").replaceChildren();
+  part("report").hidden = false;
+}
+
+load();

@@ -1,0 +1,220 @@
+"""Streams on their report_frequency, on each backend, with the sources answered from
+recorded responses: a stream is due one period after its last run, for each frequency; a
+stream that missed many slots runs once and is then not due until its next period;
+disabled streams are never due; a pass runs every due stream, skips a running one and
+goes on past a failed one; the scheduled workflow runs them through the engine, and does
+nothing when the scheduler is turned off."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from collections.abc import AsyncIterator, Callable
+
+import pytest
+from dbos import DBOS
+from sqlalchemy import update
+
+from scholarstream import engine as engine_module
+from scholarstream.db.tables import StreamRow
+from scholarstream.engine import SCHEDULES, Engine
+from scholarstream.runtime import Runtime
+from scholarstream.settings import Settings, load_settings
+from scholarstream.streams import StreamStore, StreamUpdate, build_retrieval_config
+from scholarstream.streams.config import ReportFrequency
+from scholarstream.streams.monitoring import ReportStore
+from scholarstream.streams.monitoring.schedule import (
+    CRON,
+    PERIODS,
+    DueStream,
+    run_due_streams,
+    run_due_streams_workflow,
+    slot_time,
+)
+from tests.helpers import make_runtime, new_user
+from tests.search.world import LiteratureWorld
+from tests.streams.test_monitoring import SOURCES, nlp_stream
+
+NOW = dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.UTC)
+SECOND = dt.timedelta(seconds=1)
+
+Make = Callable[[LiteratureWorld], Runtime]
+
+
+@pytest.fixture
+async def make(db_settings: Settings) -> AsyncIterator[Make]:
+    runtimes: list[Runtime] = []
+
+    def build(world: LiteratureWorld) -> Runtime:
+        runtime = make_runtime(db_settings, source_transport=world.transport())
+        runtimes.append(runtime)
+        return runtime
+
+    yield build
+    for runtime in runtimes:
+        await runtime.close()
+
+
+async def new_stream(
+    runtime: Runtime,
+    owner_id: uuid.UUID | None = None,
+    *,
+    frequency: ReportFrequency = ReportFrequency.WEEKLY,
+    sources: list[str] = SOURCES,
+) -> DueStream:
+    if owner_id is None:
+        owner_id = (await new_user(runtime)).id
+    base = nlp_stream()
+    config = base.model_copy(
+        update={
+            "report_frequency": frequency,
+            "retrieval": build_retrieval_config(
+                keywords=base.keywords,
+                focus_areas=base.focus_areas,
+                competitors=base.competitors,
+                sources=sources,
+            ),
+        }
+    )
+    stream = await StreamStore(runtime.database).create(owner_id, config)
+    return DueStream(owner_id, stream.id)
+
+
+async def set_last_run(runtime: Runtime, stream_id: uuid.UUID, at: dt.datetime) -> None:
+    async with runtime.database.session(write=True) as session:
+        await session.execute(
+            update(StreamRow).where(StreamRow.id == stream_id).values(last_run_at=at)
+        )
+
+
+def test_every_frequency_has_a_period() -> None:
+    assert set(PERIODS) == set(ReportFrequency)
+    assert PERIODS[ReportFrequency.WEEKLY] == dt.timedelta(days=7)
+
+
+@pytest.mark.parametrize("frequency", list(ReportFrequency))
+async def test_a_stream_is_due_one_period_after_its_last_run(
+    make: Make, frequency: ReportFrequency
+) -> None:
+    runtime = make(LiteratureWorld())
+    store = ReportStore(runtime.database)
+    due = await new_stream(runtime, frequency=frequency)
+    # Never run: due at once.
+    assert await store.due_streams(NOW) == [due]
+
+    await set_last_run(runtime, due.stream_id, NOW)
+    period = PERIODS[frequency]
+    assert await store.due_streams(NOW + period - SECOND) == []
+    assert not await store.is_due(due.stream_id, NOW + period - SECOND)
+    assert await store.due_streams(NOW + period) == [due]
+    assert await store.is_due(due.stream_id, NOW + period)
+
+
+async def test_a_missed_week_runs_once_then_waits_for_the_next_period(make: Make) -> None:
+    world = LiteratureWorld()
+    runtime = make(world)
+    store = ReportStore(runtime.database)
+    due = await new_stream(runtime, frequency=ReportFrequency.WEEKLY)
+    first = await run_due_streams(runtime, now=NOW)
+    assert first.ran == [str(due.stream_id)]
+
+    # The server was down for five weeks: one run when it is back, not five.
+    back = NOW + dt.timedelta(weeks=5, hours=3)
+    assert await store.due_streams(back) == [due]
+    caught_up = await run_due_streams(runtime, now=back)
+    assert caught_up.ran == [str(due.stream_id)]
+    reports = await store.list(due.owner_id, due.stream_id)
+    assert [r.started_at for r in reports] == [back, NOW]
+    # The catch-up run searched from the last run, so nothing in between is lost.
+    assert reports[0].since == NOW
+
+    # Not due again until a week after the catch-up run.
+    for later in (back + dt.timedelta(minutes=5), back + dt.timedelta(days=6, hours=23)):
+        assert await store.due_streams(later) == []
+        assert (await run_due_streams(runtime, now=later)).ran == []
+    assert await store.due_streams(back + dt.timedelta(weeks=1)) == [due]
+    assert len(await store.list(due.owner_id, due.stream_id)) == 2
+
+
+async def test_disabled_streams_are_not_due(make: Make) -> None:
+    runtime = make(LiteratureWorld())
+    store = ReportStore(runtime.database)
+    due = await new_stream(runtime)
+    await StreamStore(runtime.database).update(
+        due.owner_id, due.stream_id, StreamUpdate(enabled=False)
+    )
+    assert await store.due_streams(NOW + dt.timedelta(days=365)) == []
+    outcome = await run_due_streams(runtime, now=NOW)
+    assert (outcome.ran, outcome.skipped, outcome.failed) == ([], [], [])
+    assert await store.list(due.owner_id, due.stream_id) == []
+
+
+async def test_a_pass_runs_due_streams_skips_a_running_one_and_survives_a_failed_one(
+    make: Make,
+) -> None:
+    runtime = make(LiteratureWorld(failing=("arxiv",)))
+    store = ReportStore(runtime.database)
+    healthy = await new_stream(runtime)
+    running = await new_stream(runtime, healthy.owner_id)
+    # Its only source is down: the run fails, and the pass goes on with the others.
+    broken = await new_stream(runtime, sources=["arxiv"])
+    other_user = await new_stream(runtime)
+    not_yet = await new_stream(runtime)
+    await set_last_run(runtime, not_yet.stream_id, NOW - dt.timedelta(days=1))
+    await store.begin(running.owner_id, running.stream_id, now=NOW)
+
+    outcome = await run_due_streams(runtime, now=NOW)
+
+    assert sorted(outcome.ran) == sorted([str(healthy.stream_id), str(other_user.stream_id)])
+    assert outcome.skipped == [str(running.stream_id)]
+    assert outcome.failed == [str(broken.stream_id)]
+    (still_running,) = await store.list(running.owner_id, running.stream_id)
+    assert still_running.status == "running"
+    assert await store.list(not_yet.owner_id, not_yet.stream_id) == []
+    # A run is (partial: arxiv is down) stored for each stream that ran.
+    for ran in (healthy, other_user):
+        (report,) = await store.list(ran.owner_id, ran.stream_id)
+        assert report.status == "partial" and report.started_at == NOW
+
+
+def test_runs_start_at_their_slot() -> None:
+    assert slot_time(NOW + dt.timedelta(minutes=7, seconds=12, microseconds=5)) == NOW.replace(
+        minute=5
+    )
+    assert slot_time(NOW) == NOW
+
+
+async def test_the_scheduled_workflow_runs_due_streams_through_the_engine(
+    make: Make, db_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    schedule = next(s for s in SCHEDULES if s.workflow is run_due_streams_workflow)
+    assert schedule.cron == CRON
+    runtime = make(LiteratureWorld())
+    store = ReportStore(runtime.database)
+    DBOS.destroy(destroy_registry=False)
+    engine = Engine(runtime)
+    await engine.launch()
+    try:
+        # Turned off: the schedule still fires, and runs nothing.
+        off_settings = load_settings(
+            data_dir=db_settings.data_dir,
+            database_url=db_settings.database_url,
+            streams={"scheduler_enabled": False},
+        )
+        off = make_runtime(off_settings)
+        monkeypatch.setattr(engine_module, "_runtime", off)
+        due = await new_stream(runtime)
+        await run_due_streams_workflow(NOW, None)
+        assert await store.list(due.owner_id, due.stream_id) == []
+        await off.close()
+
+        monkeypatch.setattr(engine_module, "_runtime", runtime)
+        await run_due_streams_workflow(NOW, None)
+        (report,) = await store.list(due.owner_id, due.stream_id)
+        assert report.status == "complete"
+        # Run again at once (a second process, a repeated slot): nothing is due.
+        await run_due_streams_workflow(NOW, None)
+        assert len(await store.list(due.owner_id, due.stream_id)) == 1
+    finally:
+        await engine.shutdown()
+        DBOS.destroy(destroy_registry=False)

@@ -1,0 +1,187 @@
+"""A stream's reports in a real browser (Debian's Chromium against a live server whose
+sources answer from recorded responses): "Run now" on the stream page, the report in the
+list, and the report's page — counts, each source's outcome, the timeline as an SVG bar
+chart with its table, the ranked items with their reasons, the view by focus area and
+competitor, the RIS export; a failing source flags the report as partial."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import rispy
+from playwright.sync_api import Page, expect
+
+from tests.search.world import LiteratureWorld
+from tests.streams.test_runs_api import new_stream
+from tests.web.live import LiveServer, NewPage, PageProblems, clean_settings, serve
+
+pytestmark = pytest.mark.browser
+
+RUN_WAIT_MS = 30_000  # a run over recorded responses takes a few seconds; this stops a hang
+UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+
+
+def _server(tmp_path: Path, world: LiteratureWorld) -> Iterator[LiveServer]:
+    with serve(clean_settings(tmp_path / "data"), source_transport=world.transport()) as live:
+        yield live
+
+
+@pytest.fixture
+def world_server(tmp_path: Path) -> Iterator[LiveServer]:
+    yield from _server(tmp_path, LiteratureWorld())
+
+
+@pytest.fixture
+def failing_server(tmp_path: Path) -> Iterator[LiveServer]:
+    yield from _server(tmp_path, LiteratureWorld(failing=("openalex",)))
+
+
+def _stream_id(live: LiveServer) -> str:
+    with httpx.Client(base_url=live.base_url, timeout=30) as client:
+        return str(new_stream(client)["id"])
+
+
+def _run_now(page: Page) -> None:
+    reports = page.get_by_test_id("reports")
+    expect(reports.get_by_test_id("no-reports")).to_be_visible()
+    with page.expect_response(re.compile(r"/runs$"), timeout=RUN_WAIT_MS):
+        reports.get_by_role("button", name="Run now").click()
+        expect(reports.get_by_test_id("run-status")).to_contain_text("Running")
+    expect(reports.get_by_test_id("run-status")).to_contain_text("new item")
+    expect(reports.get_by_role("button", name="Run now")).to_be_enabled()
+
+
+def test_run_now_then_read_the_report_and_export_it(
+    world_server: LiveServer, new_page: NewPage, problems: PageProblems
+) -> None:
+    stream_id = _stream_id(world_server)
+    page = new_page(world_server)
+    page.goto(f"/streams/{stream_id}")
+    expect(page.get_by_test_id("stream-meta")).to_contain_text("Never run")
+    _run_now(page)
+
+    reports = page.get_by_test_id("reports")
+    rows = reports.locator(".report-row")
+    expect(rows).to_have_count(1)
+    expect(rows.first).to_have_attribute("data-status", "complete")
+    expect(rows.first).to_contain_text("Complete")
+    new_text = rows.first.locator('[data-field="new"]').inner_text()
+    new_count = int(new_text.split()[0])
+    assert new_count > 0
+    expect(page.get_by_test_id("stream-meta")).to_contain_text("Last run")
+    rows.first.get_by_role("link").click()
+
+    expect(page).to_have_url(re.compile(rf"/streams/{stream_id}/reports/{UUID}$"))
+    expect(page.get_by_test_id("report-title")).to_contain_text("Report of")
+    expect(page.get_by_test_id("report-status")).to_have_text("Complete")
+    expect(page.get_by_test_id("partial-flag")).to_have_count(0)
+
+    counts = page.get_by_test_id("counts")
+    expect(counts.locator('[data-count="New items"]')).to_have_text(str(new_count))
+    expect(counts.locator('[data-count="Records found"]')).to_have_text("200")
+    outcomes = page.get_by_test_id("source-outcomes").locator("tbody tr")
+    expect(outcomes).to_have_count(5)
+    expect(page.get_by_test_id("source-outcomes").locator("tr.source-failed")).to_have_count(0)
+
+    chart = page.get_by_test_id("timeline-chart")
+    expect(chart).to_be_visible()
+    expect(chart).to_have_attribute("role", "img")
+    bars = chart.locator("rect.bar")
+    assert bars.count() >= 1
+    expect(chart).to_have_accessible_name(re.compile(r"^New items by publication (year|month)"))
+    table = page.get_by_test_id("timeline-table")
+    expect(table).to_be_visible()
+    expect(table.locator("tbody tr")).to_have_count(bars.count())
+    first_period = bars.first.get_attribute("data-period")
+    expect(table.locator("tbody tr").first.locator("th")).to_have_text(first_period or "")
+
+    ranked = page.get_by_test_id("ranked-items").get_by_test_id("report-item")
+    expect(ranked).to_have_count(new_count)
+    top = ranked.first
+    expect(top.get_by_test_id("item-reason")).to_have_text(re.compile(r"\S"))
+    expect(top.locator("h3 a")).to_have_attribute("href", re.compile(r"^https?://"))
+    expect(top.locator(".badge.source").first).to_be_visible()
+
+    page.get_by_label("By focus area and competitor").check()
+    expect(page.get_by_test_id("ranked-items")).to_be_hidden()
+    groups = page.get_by_test_id("item-groups").get_by_test_id("report-group")
+    expect(groups.first).to_be_visible()
+    assert groups.count() >= 3
+    competitor = page.locator('[data-testid="report-group"][data-kind="competitor"]').first
+    expect(competitor.get_by_role("heading").first).to_contain_text("Competitor:")
+    focus = page.locator('[data-testid="report-group"][data-kind="focus_area"]').first
+    expect(focus.get_by_role("heading").first).to_contain_text("Focus area:")
+    with_items = groups.filter(has=page.get_by_test_id("report-item")).first
+    expect(with_items.get_by_test_id("item-reason").first).to_have_text(re.compile(r"\S"))
+    page.get_by_label("Ranked list").check()
+    expect(page.get_by_test_id("ranked-items")).to_be_visible()
+
+    ris_link = page.get_by_test_id("exports").get_by_role("link", name="RIS")
+    href = ris_link.get_attribute("href")
+    assert href and href.endswith("/export?format=ris")
+    for name in ("BibTeX", "CSV"):
+        expect(page.get_by_test_id("exports").get_by_role("link", name=name)).to_be_visible()
+    response = page.request.get(href)
+    assert response.status == 200, response.text()
+    assert response.headers["content-disposition"].endswith('.ris"')
+    assert len(rispy.loads(response.text())) == new_count
+    with page.expect_download() as download:
+        ris_link.click()
+    assert download.value.suggested_filename.endswith(".ris")
+
+    page.get_by_test_id("back-to-stream").click()
+    expect(page.get_by_test_id("reports").locator(".report-row")).to_have_count(1)
+    problems.assert_none()
+
+
+def test_a_failing_source_flags_the_report_as_partial(
+    failing_server: LiveServer, new_page: NewPage, problems: PageProblems
+) -> None:
+    stream_id = _stream_id(failing_server)
+    page = new_page(failing_server)
+    page.goto(f"/streams/{stream_id}")
+    _run_now(page)
+    row = page.get_by_test_id("reports").locator(".report-row").first
+    expect(row).to_have_attribute("data-status", "partial")
+    expect(row).to_contain_text("failed: openalex")
+    row.get_by_role("link").click()
+
+    expect(page.get_by_test_id("report-status")).to_have_text("Partial")
+    expect(page.get_by_test_id("partial-flag")).to_contain_text("Partial report")
+    failed = page.get_by_test_id("source-outcomes").locator("tr.source-failed")
+    expect(failed).to_have_count(1)
+    expect(failed).to_have_attribute("data-source", "openalex")
+    expect(failed.locator(".source-error")).to_have_text(re.compile(r"\S"))
+    expect(page.get_by_test_id("ranked-items").get_by_test_id("report-item").first).to_be_visible()
+    problems.assert_none()
+
+
+def test_a_run_in_progress_is_shown_inline(
+    world_server: LiveServer, new_page: NewPage, problems: PageProblems
+) -> None:
+    stream_id = _stream_id(world_server)
+    page = new_page(world_server)
+    conflict = {
+        "code": "conflict",
+        "message": "A run of this stream is in progress.",
+        "hint": "Wait for it to finish.",
+    }
+    page.route(
+        re.compile(r"/runs$"),
+        lambda route: route.fulfill(status=409, json=conflict),
+    )
+    page.goto(f"/streams/{stream_id}")
+    reports = page.get_by_test_id("reports")
+    expect(reports.get_by_test_id("no-reports")).to_be_visible()
+    reports.get_by_role("button", name="Run now").click()
+    alert = reports.get_by_test_id("run-problem").get_by_role("alert")
+    expect(alert).to_contain_text("A run of this stream is in progress.")
+    expect(alert).to_contain_text("Wait for it to finish.")
+    expect(reports.get_by_test_id("run-status")).to_have_text("")
+    expect(reports.get_by_role("button", name="Run now")).to_be_enabled()
+    problems.expect_failed_loads(409)
+    problems.assert_none()
