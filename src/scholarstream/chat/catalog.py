@@ -8,6 +8,7 @@ from scholarstream.chat.pages import (  # noqa: F401  (register the pages)
     library,
     search,
     settings,
+    stream_report,
     streams,
     trials,
 )

@@ -4,6 +4,7 @@
 // by focus area and competitor. Record text only ever reaches the page as text nodes.
 
 import { api } from "/static/app/app.js";
+import { registerChatContext } from "/static/app/chat/page-context.js";
 import { authorNames, el, renderProblem, safeUrl, venueLine } from "/static/app/records.js";
 import { renderTimeline } from "/static/app/streams/timeline-chart.js";
 
@@ -16,6 +17,23 @@ const part = (role) => root.querySelector(`[data-role="${role}"]`);
 
 const STATUS_TEXT = { running: "Running", complete: "Complete", partial: "Partial", failed: "Failed" };
 const sourceLabel = (name) => labels[name] || name;
+let shown = null; // the stored report once loaded
+
+// The chat's view of the page: the ids compare_reports defaults to, and the report as shown.
+registerChatContext(() => ({
+  stream_id: streamId,
+  report_id: reportId,
+  viewer: { kind: "stream_report", id: reportId, title: shown?.report?.stream_name || null },
+  report: shown
+    ? {
+        stream_name: shown.report?.stream_name || null,
+        status: shown.status,
+        started_at: shown.started_at,
+        counts: shown.report ? { ...shown.report.counts, by_source: undefined } : null,
+        failed_sources: shown.sources.filter((s) => !s.ok).map((s) => s.source),
+      }
+    : null,
+}));
 
 function when(value) {
   const parsed = new Date(value);
@@ -149,6 +167,7 @@ function showItems(report) {
 }
 
 function show(stored) {
+  shown = stored;
   const report = stored.report;
   const name = report?.stream_name;
   part("title").textContent = `Report of ${day(stored.started_at)}${name ? ` · ${name}` : ""}`;
