@@ -22,9 +22,8 @@ from scholarstream.streams import StreamStore
 from scholarstream.streams.monitoring import StoredReport, run_stream_now
 from tests.helpers import new_user
 from tests.search.world import LiteratureWorld
-from tests.streams.test_monitoring import NOW, Make, make, new_stream, nlp_stream
-
-__all__ = ["make"]  # the fixture, imported for this module
+from tests.streams.conftest import Make
+from tests.streams.test_monitoring import NOW, new_stream, nlp_stream
 
 
 async def compare(runtime: Runtime, owner: User, stored: StoredReport, **arguments: Any) -> str:

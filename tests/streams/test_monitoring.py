@@ -10,7 +10,7 @@ import csv
 import datetime as dt
 import io
 import uuid
-from collections.abc import AsyncIterator, Callable, Collection
+from collections.abc import Collection
 
 import pytest
 import rispy
@@ -20,7 +20,6 @@ from scholarstream.db.tables import User
 from scholarstream.errors import ConflictError, NotFoundError
 from scholarstream.papers import Paper
 from scholarstream.runtime import Runtime
-from scholarstream.settings import Settings
 from scholarstream.sources import MultiSearchResult, SourceStatus
 from scholarstream.streams import (
     PartialStreamConfig,
@@ -41,8 +40,9 @@ from scholarstream.streams.monitoring import (
     item_keys,
     run_stream_now,
 )
-from tests.helpers import make_runtime, new_user
+from tests.helpers import new_user
 from tests.search.world import LiteratureWorld
+from tests.streams.conftest import Make
 
 SOURCES = ["arxiv", "library", "openalex", "pubmed", "semantic_scholar"]
 NOW = dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.UTC)
@@ -69,23 +69,6 @@ def nlp_stream() -> StreamConfig:
         keywords=KEYWORDS, focus_areas=FOCUS, competitors=COMPETITORS, sources=SOURCES
     )
     return config.model_copy(update={"retrieval": retrieval})
-
-
-Make = Callable[[LiteratureWorld], Runtime]
-
-
-@pytest.fixture
-async def make(db_settings: Settings) -> AsyncIterator[Make]:
-    runtimes: list[Runtime] = []
-
-    def build(world: LiteratureWorld) -> Runtime:
-        runtime = make_runtime(db_settings, source_transport=world.transport())
-        runtimes.append(runtime)
-        return runtime
-
-    yield build
-    for runtime in runtimes:
-        await runtime.close()
 
 
 async def new_stream(runtime: Runtime) -> tuple[User, Stream]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from collections.abc import AsyncIterator, Callable
 
 import pytest
 from dbos import DBOS
@@ -33,26 +32,11 @@ from scholarstream.streams.monitoring.schedule import (
 )
 from tests.helpers import make_runtime, new_user
 from tests.search.world import LiteratureWorld
+from tests.streams.conftest import Make
 from tests.streams.test_monitoring import SOURCES, nlp_stream
 
 NOW = dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.UTC)
 SECOND = dt.timedelta(seconds=1)
-
-Make = Callable[[LiteratureWorld], Runtime]
-
-
-@pytest.fixture
-async def make(db_settings: Settings) -> AsyncIterator[Make]:
-    runtimes: list[Runtime] = []
-
-    def build(world: LiteratureWorld) -> Runtime:
-        runtime = make_runtime(db_settings, source_transport=world.transport())
-        runtimes.append(runtime)
-        return runtime
-
-    yield build
-    for runtime in runtimes:
-        await runtime.close()
 
 
 async def new_stream(

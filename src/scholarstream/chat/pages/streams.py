@@ -38,7 +38,8 @@ def build_list_context(context: ChatContext) -> str:
             "To create a stream, point to the New stream button: a guide there asks for the "
             "purpose, goals, name, type, focus areas, keywords, competitors and report "
             "frequency, one at a time.",
-            "Monitoring runs and reports are not available yet; say so if asked.",
+            "Each stream runs on its report frequency (and on demand from its page); its "
+            "reports list the new items found since the previous run.",
         ],
     )
 
@@ -49,8 +50,8 @@ def build_stream_context(context: ChatContext) -> str:
         "research stream",
         "It shows one research stream's configuration (every field and the chat "
         "instructions, editable), its retrieval queries (one per literature source, in that "
-        "source's syntax, editable and saved per source), and its reports (monitoring runs "
-        "are not available yet, so there are none).",
+        "source's syntax, editable and saved per source), and its reports (a Run now button "
+        "and the list of monitoring runs, each opening its report).",
         context,
         extra_lines=_mapping_line("The stream", extras.get("stream")),
         known_extras=["stream"],
