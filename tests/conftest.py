@@ -9,6 +9,7 @@ import os
 import socket
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -108,15 +109,15 @@ def postgres_server_url() -> str:
     return POSTGRES_URL
 
 
-@pytest.fixture
-def postgres_url(postgres_server_url: str) -> Iterator[str]:
-    """A throwaway database on the real server, dropped afterwards."""
+@contextmanager
+def throwaway_postgres_database(server_url: str) -> Iterator[str]:
+    """The URL of a new database on the real server, dropped afterwards."""
     name = f"ss_test_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(_sync_url(postgres_server_url), isolation_level="AUTOCOMMIT")
+    admin = create_engine(_sync_url(server_url), isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
         conn.execute(text(f'CREATE DATABASE "{name}"'))
     try:
-        yield make_url(postgres_server_url).set(database=name).render_as_string(hide_password=False)
+        yield make_url(server_url).set(database=name).render_as_string(hide_password=False)
     finally:
         with admin.connect() as conn:
             conn.execute(
@@ -125,6 +126,13 @@ def postgres_url(postgres_server_url: str) -> Iterator[str]:
             )
             conn.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
         admin.dispose()
+
+
+@pytest.fixture
+def postgres_url(postgres_server_url: str) -> Iterator[str]:
+    """A throwaway database on the real server, dropped afterwards."""
+    with throwaway_postgres_database(postgres_server_url) as url:
+        yield url
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])

@@ -23,6 +23,8 @@ from dbos import DBOS, DBOSConfig
 
 from scholarstream import __version__
 from scholarstream.errors import EngineError
+from scholarstream.research.execution import SWEEP_CRON as RESEARCH_SWEEP_CRON
+from scholarstream.research.execution import research_sweep_workflow
 from scholarstream.runtime import Runtime
 from scholarstream.settings import Settings, mask_url_password
 from scholarstream.streams.monitoring.schedule import CRON as STREAMS_CRON
@@ -38,6 +40,9 @@ class QueueSpec:
     worker_concurrency: int | None = None
     global_concurrency: int | None = None
     polling_interval_sec: float = 1.0
+    # Set: the queue is partitioned (every enqueue names a partition key) and at most this
+    # many workflows of one partition run at once, across all processes.
+    partition_concurrency: int | None = None
 
 
 @dataclass(frozen=True)
@@ -51,9 +56,10 @@ class ScheduleSpec:
 QUEUES: tuple[QueueSpec, ...] = (
     QueueSpec(
         "llm-calls",
-        "one provider call of a multi-LLM research run",
+        "one provider call of a multi-LLM research run; partitioned by provider",
         worker_concurrency=8,
         polling_interval_sec=0.25,
+        partition_concurrency=4,
     ),
     QueueSpec(
         "source-requests",
@@ -103,6 +109,8 @@ SCHEDULES: tuple[ScheduleSpec, ...] = (
     ScheduleSpec("purge-expired-sessions", "0 17 * * * *", purge_expired_sessions_workflow),
     # Runs due research streams (streams.scheduler_enabled turns it into a no-op).
     ScheduleSpec("run-due-streams", STREAMS_CRON, run_due_streams_workflow),
+    # Re-enqueues the calls of research in flight that a stopped process never enqueued.
+    ScheduleSpec("redispatch-research", RESEARCH_SWEEP_CRON, research_sweep_workflow),
 )
 
 
@@ -171,6 +179,7 @@ class Engine:
                 queue.name,
                 worker_concurrency=queue.worker_concurrency,
                 global_concurrency=queue.global_concurrency,
+                partition_concurrency=queue.partition_concurrency,
                 polling_interval_sec=queue.polling_interval_sec,
             )
         await DBOS.apply_schedules_async(

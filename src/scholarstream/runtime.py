@@ -12,6 +12,7 @@ from pydantic_ai.models import Model
 from scholarstream import __version__
 from scholarstream.db.session import Database
 from scholarstream.llm import CredentialStore, LLMGateway, ModelRegistry
+from scholarstream.notify import AppriseNotifier, Notifier
 from scholarstream.secret_box import SecretBox, load_server_secret
 from scholarstream.settings import Settings
 from scholarstream.sources import SourceHttp, SourceHub
@@ -27,6 +28,7 @@ class Runtime:
     llm: LLMGateway
     sources: SourceHub
     library: Library
+    notifier: Notifier
 
     async def close(self) -> None:
         await self.sources.http.client.aclose()
@@ -51,9 +53,10 @@ def build_runtime(
     *,
     model_overrides: Mapping[str, Model] | None = None,
     source_transport: httpx.AsyncBaseTransport | None = None,
+    notifier: Notifier | None = None,
 ) -> Runtime:
     """``source_transport`` replaces the network for the literature sources (tests pass an
-    ``httpx.MockTransport``)."""
+    ``httpx.MockTransport``); ``notifier`` replaces apprise for notifications."""
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     credentials = CredentialStore(settings, SecretBox(load_server_secret(settings)))
     models = ModelRegistry(settings, credentials, overrides=model_overrides)
@@ -66,4 +69,5 @@ def build_runtime(
         llm=LLMGateway(settings, models),
         sources=SourceHub(settings.sources, SourceHttp(_source_client(settings, source_transport))),
         library=Library(database),
+        notifier=notifier if notifier is not None else AppriseNotifier(),
     )

@@ -166,6 +166,21 @@ class StreamSettings(_Section):
         description="Run research streams on their report_frequency. The schedule checks "
         "for due streams every 5 minutes; false leaves only runs on demand.",
     )
+    retry_failed_after_minutes: int = Field(
+        default=60,
+        ge=5,
+        description="A scheduled run in which every source failed is tried again after "
+        "this long, not at every check.",
+    )
+    model_relevance: bool = Field(
+        default=True,
+        description="Judge each new item's relevance with the fast model when one is "
+        "configured (items it cannot judge are scored offline); false: offline scoring "
+        "only, no model costs.",
+    )
+    relevance_batch_size: int = Field(
+        default=10, ge=1, le=50, description="Items per model call when the model judges."
+    )
 
 
 class LoggingSettings(_Section):

@@ -19,9 +19,11 @@ KEEPALIVE = b": keepalive\n\n"
 _NO_STORE = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
-def encode_sse(event_id: str, data: str) -> bytes:
-    """One event: its id and its data. ``data`` must be one line (compact JSON is)."""
-    return f"id: {event_id}\ndata: {data}\n\n".encode()
+def encode_sse(event_id: str, data: str, *, event: str | None = None) -> bytes:
+    """One event: its id, its name if given (browsers' ``EventSource`` then delivers it to
+    ``addEventListener(event)``), and its data. ``data`` must be one line (compact JSON is)."""
+    name = f"event: {event}\n" if event else ""
+    return f"{name}id: {event_id}\ndata: {data}\n\n".encode()
 
 
 class EventStreamResponse(Response):

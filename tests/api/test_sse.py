@@ -132,3 +132,10 @@ async def test_the_hub_forgets_finished_turns_after_their_retention_only() -> No
     assert hub.get("running", owner) is running  # however long it runs
     release.set()
     await hub.close()
+
+
+def test_a_named_event_carries_its_name_before_its_id() -> None:
+    assert encode_sse("7", '{"a":1}', event="research.completed") == (
+        b'event: research.completed\nid: 7\ndata: {"a":1}\n\n'
+    )
+    assert encode_sse("7", "{}") == b"id: 7\ndata: {}\n\n"

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from dbos import DBOS, DBOSClient
+from dbos import DBOS, DBOSClient, SetEnqueueOptions
 
 from scholarstream import engine as engine_module
 from scholarstream.engine import QUEUES, SCHEDULES, Engine, ScheduleSpec, current_runtime
@@ -61,8 +61,14 @@ async def test_launched_engine_has_every_queue_and_schedule_and_runs_queued_work
             await queue.get_worker_concurrency_async(),
             await queue.get_global_concurrency_async(),
             await queue.get_polling_interval_sec_async(),
+            await queue.get_partition_concurrency_async(),
         )
-        declared = (spec.worker_concurrency, spec.global_concurrency, spec.polling_interval_sec)
+        declared = (
+            spec.worker_concurrency,
+            spec.global_concurrency,
+            spec.polling_interval_sec,
+            spec.partition_concurrency,
+        )
         assert registered == declared, spec.name
 
     # Schedules: exactly the declared ones, active.
@@ -79,7 +85,10 @@ async def test_launched_engine_has_every_queue_and_schedule_and_runs_queued_work
     for spec in QUEUES:
         product_queue = await DBOS.retrieve_queue_async(spec.name)
         assert product_queue is not None, spec.name
-        handles.append(await product_queue.enqueue_async(engine_probe_workflow, spec.name))
+        # A partitioned queue runs only work enqueued under a partition key.
+        key = "probe" if spec.partition_concurrency is not None else None
+        with SetEnqueueOptions(queue_partition_key=key):
+            handles.append(await product_queue.enqueue_async(engine_probe_workflow, spec.name))
 
     results = await asyncio.wait_for(
         asyncio.gather(*(handle.get_result() for handle in handles)), timeout=RUN_TIMEOUT_SEC

@@ -1,7 +1,8 @@
 """The streams API over real HTTP (a live server): a whole creation by the rule guide and
 one by a scripted model (its message streamed token by token), every kind of bad input
-refused with a clear 4xx that changes nothing, a failed turn leaving the stored session as
-it was, privacy between users, edits of the retrieval queries, and a stream's chat
+refused with one clear error event (or a 4xx for a body that is not the schema's) that
+changes nothing, a failed turn leaving the stored session as it was, the list of drafts,
+privacy between users, edits of the retrieval queries, and a stream's chat
 instructions reaching the chat's system prompt. Runs on SQLite and PostgreSQL."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +86,20 @@ def creation(client: httpx.Client, creation_id: str) -> dict[str, Any]:
     assert response.status_code == 200, response.text
     found: dict[str, Any] = response.json()
     return found
+
+
+def refused_turn(
+    client: httpx.Client, creation_id: str, body: dict[str, Any], code: str, message: str
+) -> dict[str, Any]:
+    """A turn refused before the guide is asked: still the event stream (200), with one
+    ``error`` event carrying code, message and hint. Returns the event."""
+    events = turn(client, creation_id, **body)
+    assert [e.type for e in events] == ["error"], [e.data for e in events]
+    error = events[0].data
+    assert error["code"] == code, error
+    assert message in error["message"], error
+    assert error["hint"], error
+    return error
 
 
 def refused(response: httpx.Response, status: int, code: str, message: str) -> None:
@@ -188,12 +204,8 @@ def test_a_whole_creation_by_the_rule_guide_ends_in_a_stored_stream(
         assert (finished["status"], finished["step"]) == ("completed", "complete")
         assert (finished["stream_id"], finished["stream_url"]) == (stream["id"], done["stream_url"])
         assert finished["available_next_steps"] == []
-        refused(
-            client.post(f"{CREATION}/{cid}/turns", json={"message": "more"}),
-            409,
-            "conflict",
-            "already been created",
-        )
+        closed = refused_turn(client, cid, {"message": "more"}, "conflict", "already been created")
+        assert closed["field"] is None
         assert len(client.get(STREAMS).json()["streams"]) == 1
 
 
@@ -238,7 +250,9 @@ def test_a_model_guided_creation_streams_its_message_and_records_usage(
         assert [(u["feature"], u["runs"], u["requests"]) for u in usage] == [("stream_guide", 2, 3)]
 
 
-def test_bad_input_is_refused_before_the_turn_and_changes_nothing(db_settings: Settings) -> None:
+def test_bad_input_is_refused_with_an_error_event_and_changes_nothing(
+    db_settings: Settings,
+) -> None:
     with stream_server(db_settings) as (_, client):
         cid = start(client)["id"]
         assert result(turn(client, cid, PURPOSE))["next_step"] == "purpose"
@@ -254,10 +268,15 @@ def test_bad_input_is_refused_before_the_turn_and_changes_nothing(db_settings: S
                 }
             }
 
+        # (body, message, field): each one error event (invalid_input) naming the field.
         cases: list[tuple[dict[str, Any], str, str]] = [
-            (option("stream_type", "banana"), "invalid_input", "'banana' is not a stream type"),
-            (option("report_frequency", "hourly"), "invalid_input", "'hourly' is not a report"),
-            (option("colour", "red"), "invalid_input", "There is no stream field 'colour'"),
+            (option("stream_type", "banana"), "'banana' is not a stream type", "stream_type"),
+            (
+                option("report_frequency", "hourly"),
+                "'hourly' is not a report",
+                "report_frequency",
+            ),
+            (option("colour", "red"), "There is no stream field 'colour'", "colour"),
             (
                 {
                     "action": {
@@ -266,31 +285,39 @@ def test_bad_input_is_refused_before_the_turn_and_changes_nothing(db_settings: S
                         "selected_values": ["red"],
                     }
                 },
-                "invalid_input",
                 "There is no stream field 'colour'",
+                "colour",
             ),
-            ({"action": {"type": "skip_step"}}, "invalid_input", "This field is required"),
+            ({"action": {"type": "skip_step"}}, "This field is required", "purpose"),
             (
                 {"action": {"type": "skip_step", "target_field": "competitors"}},
-                "invalid_input",
                 "Only the current step can be skipped",
+                "competitors",
             ),
             (
                 {"message": "hi", "edits": {"colour": "red"}},
-                "invalid_input",
                 "There is no editable stream field 'colour'",
+                "colour",
             ),
             (
-                {"message": "hi", "edits": {"stream_type": "banana"}},
-                "invalid_input",
+                {"message": "hi", "edits": {"purpose": "Fine", "stream_type": "banana"}},
                 "'banana' is not a stream type",
+                "stream_type",
             ),
-            ({"message": "   "}, "invalid_input", "The message is empty"),
-            ({"action": {"type": "dance"}}, "validation_error", "action"),
-            ({"message": "hi", "colour": "red"}, "validation_error", "colour"),
+            ({"message": "   "}, "The message is empty", "message"),
         ]
-        for body, code, message in cases:
-            refused(client.post(url, json=body), 422, code, message)
+        for body, message, field in cases:
+            error = refused_turn(client, cid, body, "invalid_input", message)
+            assert error["field"] == field, body
+            assert creation(client, cid) == before, body
+
+        # A body that does not fit the schema is still a plain 422.
+        invalid: list[tuple[dict[str, Any], str]] = [
+            ({"action": {"type": "dance"}}, "action"),
+            ({"message": "hi", "colour": "red"}, "colour"),
+        ]
+        for body, message in invalid:
+            refused(client.post(url, json=body), 422, "validation_error", message)
             assert creation(client, cid) == before, body
 
         unknown = uuid.uuid4()
@@ -310,7 +337,8 @@ def test_bad_input_is_refused_before_the_turn_and_changes_nothing(db_settings: S
 
         abandoned = client.post(f"{CREATION}/{cid}/abandon")
         assert abandoned.json()["status"] == "abandoned"
-        refused(client.post(url, json={"message": "hi"}), 409, "conflict", "abandoned")
+        closed = refused_turn(client, cid, {"message": "hi"}, "conflict", "abandoned")
+        assert closed["field"] is None
         assert creation(client, cid)["config"] == before["config"]
 
 
@@ -374,6 +402,70 @@ def test_another_user_can_neither_see_nor_change_a_stream(
             refused(bob.post(f"{CREATION}/{cid}/abandon"), 404, "not_found", "was not found")
         assert alice.get(url).json() == stream
         assert creation(alice, open_creation)["status"] == "open"
+
+
+def drafts(client: httpx.Client, status: str | None = None) -> list[dict[str, Any]]:
+    params = {"status": status} if status else None
+    response = client.get(CREATION, params=params)
+    assert response.status_code == 200, response.text
+    found: list[dict[str, Any]] = response.json()["creations"]
+    return found
+
+
+def test_the_open_drafts_of_the_user_are_listed_newest_first(
+    data_dir: Path, db_settings: Settings
+) -> None:
+    settings = load_settings(
+        data_dir=data_dir, database_url=db_settings.app_database_url, server={"multi_user": True}
+    )
+    accounts = [Account(name, PASSWORD, name.title()) for name in ("alice", "bob")]
+    with (
+        stream_server(settings, accounts=accounts) as (live, alice),
+        httpx.Client(base_url=live.base_url, timeout=20) as bob,
+    ):
+        refused(bob.get(CREATION), 401, "not_authenticated", "log in")
+        for client, name in ((alice, "alice"), (bob, "bob")):
+            login = client.post("/api/v1/auth/login", json={"username": name, "password": PASSWORD})
+            assert login.status_code == 200, login.text
+            client.headers["Origin"] = live.base_url
+        assert drafts(alice) == []
+
+        finished, _ = quick_stream(alice)
+        gone = start(alice)["id"]
+        assert alice.post(f"{CREATION}/{gone}/abandon").status_code == 200
+        older = start(alice)["id"]
+        newer = start(alice)["id"]
+        # A turn on the older draft makes it the most recently changed.
+        named = result(turn(alice, older, PURPOSE, edits={"stream_name": "Palatin Watch"}))
+        bobs = start(bob)["id"]
+
+        listed = drafts(alice)
+        assert [d["id"] for d in listed] == [older, newer]
+        first = listed[0]
+        assert set(first) == {"id", "status", "step", "stream_name", "created_at", "updated_at"}
+        assert (first["status"], first["step"], first["stream_name"]) == (
+            "open",
+            named["next_step"],
+            "Palatin Watch",
+        )
+        assert (listed[1]["step"], listed[1]["stream_name"]) == ("exploration", None)
+        changed = [datetime.fromisoformat(d["updated_at"]) for d in listed]
+        assert changed == sorted(changed, reverse=True)
+        assert drafts(alice, "open") == listed
+
+        assert [(d["id"], d["status"], d["step"]) for d in drafts(alice, "completed")] == [
+            (finished, "completed", "complete")
+        ]
+        assert [(d["id"], d["status"]) for d in drafts(alice, "abandoned")] == [(gone, "abandoned")]
+        everything = drafts(alice, "all")
+        assert [d["id"] for d in everything] == [older, newer, gone, finished]
+
+        # Another user's drafts are not listed, and theirs are only theirs.
+        assert [d["id"] for d in drafts(bob, "all")] == [bobs]
+        refused(bob.get(CREATION, params={"status": "deleted"}), 422, "validation_error", "status")
+        # The list does not take /streams/{stream_id}'s place, nor the other way round.
+        refused(alice.get(f"{STREAMS}/{uuid.uuid4()}"), 404, "not_found", "was not found")
+        assert creation(alice, older)["config"]["stream_name"] == "Palatin Watch"
 
 
 def test_edits_of_a_stream_and_its_retrieval_queries(db_settings: Settings) -> None:

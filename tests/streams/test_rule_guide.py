@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from scholarstream.llm import CredentialStore, ModelRegistry
 from scholarstream.secret_box import SecretBox
 from scholarstream.settings import Settings
@@ -17,7 +19,7 @@ from scholarstream.streams import (
     guide_for,
     new_session,
 )
-from tests.streams.script import FULL_CONFIG, GuideScript, run_turn
+from tests.streams.script import FULL_CONFIG, GuideScript, at_step, run_turn
 
 S = WorkflowStep
 PURPOSE = (
@@ -165,3 +167,113 @@ async def test_review_does_not_complete_while_a_required_field_is_empty() -> Non
     assert turn.result.next_step is S.REVIEW
     assert turn.result.stream is None
     assert turn.result.message.startswith("Some required fields are empty")
+
+
+async def _chips_to_the_competitors(purpose: str) -> dict[str, list[str]]:
+    """A creation by the rule guide from ``purpose``, taking the first chip offered at
+    each step: the chips offered for the name, focus areas, keywords and competitors."""
+    guide = RuleGuide()
+    chips: dict[str, list[str]] = {}
+    turn = await run_turn(
+        at_step(
+            "expected_outcomes",
+            purpose=purpose,
+            business_goals=["Track competitive landscape"],
+        ),
+        "Go/no-go decisions",
+        None,
+        guide,
+    )
+    chips["stream_name"] = turn.result.suggestions
+    turn = await run_turn(
+        turn.session,
+        "",
+        OptionSelected(target_field="stream_name", selected_value=chips["stream_name"][0]),
+        guide,
+    )
+    turn = await run_turn(
+        turn.session,
+        "",
+        OptionSelected(target_field="stream_type", selected_value="competitive"),
+        guide,
+    )
+    for name in ("focus_areas", "keywords"):
+        chips[name] = turn.result.options
+        turn = await run_turn(
+            turn.session,
+            "",
+            OptionsSelected(target_field=name, selected_values=chips[name][:2]),
+            guide,
+        )
+    assert turn.result.next_step is S.COMPETITORS
+    chips["competitors"] = turn.result.options
+    return chips
+
+
+@pytest.mark.parametrize(
+    ("purpose", "competitors", "focus_areas"),
+    [
+        (
+            "I want to monitor Palatin Technologies' melanocortin agonist",
+            ["Palatin Technologies"],
+            ["melanocortin agonist"],
+        ),
+        (
+            "Palatin Technologies melanocortin agonist for obesity",
+            ["Palatin Technologies"],
+            ["melanocortin agonist", "obesity"],
+        ),
+        (
+            "Palatin's melanocortin agonist in obesity",
+            ["Palatin"],
+            ["melanocortin agonist", "obesity"],
+        ),
+        (
+            "Track Eli Lilly and Novo Nordisk GLP-1 drugs in obesity",
+            ["Eli Lilly", "Novo Nordisk"],
+            ["GLP-1 drugs", "obesity"],
+        ),
+        (
+            "setmelanotide by Rhythm Pharmaceuticals, Inc. and Ipsen in obesity",
+            ["Rhythm Pharmaceuticals Inc", "Ipsen"],
+            ["setmelanotide", "obesity"],
+        ),
+        (
+            "Oncology deals of Johnson & Johnson and Merck & Co.",
+            ["Johnson & Johnson", "Merck & Co"],
+            ["Oncology deals"],
+        ),
+    ],
+)
+async def test_competitors_are_whole_company_names_and_nothing_more(
+    purpose: str, competitors: list[str], focus_areas: list[str]
+) -> None:
+    """A name is a run of capitalised words that stops before lowercase words and keeps
+    its company suffix; the chosen stream name (the purpose's words in title case, such
+    as "Palatin Technologies Melanocortin Agonist") adds no organisation."""
+    chips = await _chips_to_the_competitors(purpose)
+    assert chips["competitors"] == competitors
+    assert chips["focus_areas"] == focus_areas
+    assert chips["stream_name"][0] == f"{competitors[0]} {title(focus_areas[0])}"
+    for name in competitors:
+        assert name in chips["keywords"]  # the names are keywords, each one phrase
+
+
+def title(phrase: str) -> str:
+    return " ".join(w[:1].upper() + w[1:] for w in phrase.split())
+
+
+async def test_a_title_cased_stream_name_is_not_taken_for_a_company() -> None:
+    session = at_step(
+        "keywords",
+        **{
+            **FULL_CONFIG,
+            "purpose": "Palatin Technologies' melanocortin agonist",
+            "stream_name": "Palatin Technologies Melanocortin Agonist Tracker",
+            "keywords": None,
+            "competitors": None,
+        },
+    )
+    turn = await run_turn(session, "bremelanotide; Melanocortin Agonist", None, RuleGuide())
+    assert turn.result.next_step is S.COMPETITORS
+    assert turn.result.options == ["Palatin Technologies"]

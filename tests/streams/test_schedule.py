@@ -1,6 +1,7 @@
 """Streams on their report_frequency, on each backend, with the sources answered from
 recorded responses: a stream is due one period after its last run, for each frequency; a
-stream that missed many slots runs once and is then not due until its next period;
+stream that missed many slots runs once and is then not due until its next period; a
+stream whose every source failed waits an hour before it is tried again;
 disabled streams are never due; a pass runs every due stream, skips a running one and
 goes on past a failed one; the scheduled workflow runs them through the engine, and does
 nothing when the scheduler is turned off."""
@@ -159,6 +160,28 @@ async def test_a_pass_runs_due_streams_skips_a_running_one_and_survives_a_failed
     for ran in (healthy, other_user):
         (report,) = await store.list(ran.owner_id, ran.stream_id)
         assert report.status == "partial" and report.started_at == NOW
+
+
+async def test_a_stream_whose_every_source_failed_waits_before_it_is_tried_again(
+    make: Make,
+) -> None:
+    runtime = make(LiteratureWorld(failing=("arxiv",)))
+    store = ReportStore(runtime.database)
+    broken = await new_stream(runtime, sources=["arxiv"])
+    assert (await run_due_streams(runtime, now=NOW)).failed == [str(broken.stream_id)]
+    wait = dt.timedelta(minutes=runtime.settings.streams.retry_failed_after_minutes)
+    assert wait == dt.timedelta(hours=1)
+
+    # Not at every 5-minute check while the source is down...
+    for later in (NOW + dt.timedelta(minutes=5), NOW + wait - dt.timedelta(minutes=5)):
+        assert await store.due_streams(later) == []
+        assert (await run_due_streams(runtime, now=later)).failed == []
+    # ...but once the wait is over.
+    healthy = make(LiteratureWorld())
+    back = await run_due_streams(healthy, now=NOW + wait)
+    assert back.ran == [str(broken.stream_id)]
+    statuses = [r.status for r in await store.list(broken.owner_id, broken.stream_id)]
+    assert statuses == ["complete", "failed"]
 
 
 def test_runs_start_at_their_slot() -> None:

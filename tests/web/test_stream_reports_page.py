@@ -2,10 +2,12 @@
 sources answer from recorded responses): "Run now" on the stream page, the report in the
 list, and the report's page — counts, each source's outcome, the timeline as an SVG bar
 chart with its table, the ranked items with their reasons, the view by focus area and
-competitor, the RIS export; a failing source flags the report as partial."""
+competitor, the RIS export; a failing source flags the report as partial; items judged
+relevant or not stay judged, and the page's chat sees the stream and the report."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -184,4 +186,77 @@ def test_a_run_in_progress_is_shown_inline(
     expect(reports.get_by_test_id("run-status")).to_have_text("")
     expect(reports.get_by_role("button", name="Run now")).to_be_enabled()
     problems.expect_failed_loads(409)
+    problems.assert_none()
+
+
+def _judge(item: object, name: str) -> None:
+    from playwright.sync_api import Locator
+
+    assert isinstance(item, Locator)
+    with item.page.expect_response(re.compile(r"/feedback$")) as saved:
+        item.get_by_role("button", name=name, exact=True).click()
+    assert saved.value.status == 200, saved.value.text()
+
+
+def test_judged_items_stay_judged_and_the_chat_sees_the_report(
+    world_server: LiveServer, new_page: NewPage, problems: PageProblems
+) -> None:
+    stream_id = _stream_id(world_server)
+    page = new_page(world_server)
+    page.goto(f"/streams/{stream_id}")
+    _run_now(page)
+    page.get_by_test_id("reports").locator(".report-row").first.get_by_role("link").click()
+    expect(page.get_by_test_id("report-scorer")).to_have_text("Relevance scored offline")
+    note = page.get_by_test_id("feedback-note")
+    expect(note).to_contain_text("next runs rank new items by what you marked")
+
+    items = page.get_by_test_id("ranked-items").get_by_test_id("report-item")
+    first, second = items.nth(0), items.nth(1)
+    _judge(first, "Relevant")
+    _judge(second, "Not relevant")
+    expect(first.get_by_role("button", name="Relevant", exact=True)).to_have_attribute(
+        "aria-pressed", "true"
+    )
+    expect(second).to_have_attribute("data-judgement", "irrelevant")
+    expect(note).to_contain_text("2 items of this report judged")
+    expect(note).to_contain_text("your 2 judgements")
+    # The same item in the grouped view shows the same judgement.
+    key = first.get_attribute("data-key")
+    page.get_by_label("By focus area and competitor").check()
+    grouped = page.get_by_test_id("item-groups").locator(f'[data-key="{key}"]').first
+    expect(grouped).to_have_attribute("data-judgement", "relevant")
+    page.get_by_label("Ranked list").check()
+
+    page.reload()
+    expect(first).to_have_attribute("data-judgement", "relevant")
+    expect(second).to_have_attribute("data-judgement", "irrelevant")
+    # Pressed again: the judgement is taken back.
+    _judge(first, "Relevant")
+    expect(first).to_have_attribute("data-judgement", "")
+    expect(note).to_contain_text("1 item of this report judged")
+
+    # The page's chat gets the stream and the report as its context.
+    page.get_by_role("button", name="Assistant", exact=True).click()
+    tray = page.get_by_role("complementary", name="Assistant")
+    box = tray.get_by_label("Message to the assistant")
+    box.fill("/compare")
+    with page.expect_request(re.compile(r"/api/v1/chat/messages$")) as sent:
+        box.press("Enter")
+    context = json.loads(sent.value.post_data or "{}")["context"]
+    assert context["current_page"] == "stream_report"
+    assert context["stream_id"] == stream_id
+    report_id = page.url.rsplit("/", 1)[1]
+    assert context["report_id"] == report_id
+    assert context["viewer"] == {
+        "kind": "stream_report",
+        "id": report_id,
+        "title": "Palatin Pipeline Tracker",
+    }
+    assert context["report"]["status"] == "complete"
+    assert context["report"]["counts"]["new"] == items.count()
+    answer = tray.get_by_role("log", name="Conversation with the assistant").locator(
+        '[data-role="assistant"]'
+    )
+    expect(answer.first).to_have_attribute("data-status", "complete", timeout=RUN_WAIT_MS)
+    expect(answer.first).to_contain_text("previous")
     problems.assert_none()

@@ -2,8 +2,9 @@
 server. A whole creation with the rule-based guide (no model configured) through every
 kind of answer the page offers (a suggestion chip, option checkboxes with the guide's
 proposed button, typed text, the skip button, an inline edit in the preview that travels
-with the next answer, the review), then the new stream's page and an edit of a retrieval
-query; and a creation guided by a scripted model, whose message streams token by token."""
+with the next answer, a refused answer, the review), then the new stream's page and an edit
+of a retrieval query; an open draft listed on the streams page and reopened from there; and
+a creation guided by a scripted model, whose message streams token by token."""
 
 from __future__ import annotations
 
@@ -198,22 +199,29 @@ def test_a_whole_creation_with_the_rule_guide_then_the_stream_page(
     areas.get_by_role("button", name="Continue with these focus areas").click()
     _wait_for_turn(page, "keywords")
 
-    # A turn the API refuses (422: an inline edit it cannot take) is shown above the answer
-    # box; the typed answer and the edit stay, and nothing is saved.
+    # A turn the guide refuses (an inline edit it cannot take) is answered with one error
+    # event, shown above the answer box with the refused field marked; the typed answer and
+    # the edit stay, and nothing is saved.
     keywords = "bremelanotide, setmelanotide, melanocortin"
     preview_name = _preview(page).get_by_label("Stream name")
     preview_name.fill("x" * 130)
     _answer_box(page).fill(keywords)
-    _answer_box(page).press("Enter")
+    with page.expect_response(lambda r: r.url.endswith("/turns")) as refused_turn:
+        _answer_box(page).press("Enter")
+    assert refused_turn.value.status == 200
+    assert refused_turn.value.headers["content-type"].startswith("text/event-stream")
     refused = page.get_by_test_id("turn-problem").get_by_role("alert")
-    expect(refused).to_contain_text("Invalid stream name")
+    expect(refused).to_contain_text("Not sent. Invalid stream name")
+    expect(refused).to_have_attribute("data-code", "invalid_input")
+    expect(preview_name).to_have_attribute("aria-invalid", "true")
     expect(_answer_box(page)).to_have_value(keywords)
     expect(preview_name).to_have_value("x" * 130)
     expect(_log(page).locator(".guide-msg.user").last).not_to_contain_text(keywords)
     assert _api(fresh_server, f"/api/v1/streams/creation/{creation_id}")["step"] == "keywords"
-    problems.expect_failed_loads(422)
+    assert problems.console_errors == []  # an answer, not a failed load
     _preview(page).get_by_role("button", name="Undo my changes").click()
     expect(preview_name).to_have_value(name)
+    expect(preview_name).not_to_have_attribute("aria-invalid", "true")
 
     _type_answer(page, keywords, "competitors")
 
@@ -242,7 +250,7 @@ def test_a_whole_creation_with_the_rule_guide_then_the_stream_page(
         "option_selected",
         "option_selected",
         "options_selected",
-        "text_input",  # refused (422)
+        "text_input",  # refused (an error event)
         "text_input",
         "skip_step",
         "option_selected",
@@ -269,7 +277,10 @@ def test_a_whole_creation_with_the_rule_guide_then_the_stream_page(
     expect(config.get_by_label("Chat instructions")).to_have_value(
         re.compile(f"^This research stream is '{re.escape(name)}'")
     )
-    expect(page.get_by_test_id("reports")).to_contain_text("not available")
+    expect(page.get_by_test_id("run-schedule")).to_contain_text(
+        "runs on its own every report period (its report frequency)"
+    )
+    expect(page.get_by_test_id("reports")).not_to_contain_text("not available")
 
     # The chat tray sends the stream's id, so the stream's chat instructions apply.
     context = page.evaluate(
@@ -316,6 +327,49 @@ def test_a_whole_creation_with_the_rule_guide_then_the_stream_page(
 
     page.get_by_role("link", name="← All streams").click()
     expect(page.locator(f'[data-stream-id="{stream_id}"]')).to_contain_text("Palatin Watch")
+    problems.assert_none()
+
+
+# --- drafts in progress --------------------------------------------------------------------
+
+
+def test_an_open_draft_is_listed_on_the_streams_page_and_its_link_reopens_it(
+    fresh_server: LiveServer, new_page: NewPage, problems: PageProblems
+) -> None:
+    page = new_page(fresh_server)
+    page.goto("/streams/new")
+    expect(page).to_have_url(re.compile(rf"/streams/new/{UUID}$"))
+    creation_id = page.url.rsplit("/", 1)[1]
+    _preview(page).get_by_label("Stream name").fill("Palatin Watch")
+    _type_answer(page, PURPOSE, "purpose")
+
+    page.get_by_role("link", name="Streams", exact=True).click()
+    expect(page).to_have_url(re.compile(r"/streams$"))
+    expect(page.get_by_test_id("no-streams")).to_be_visible()
+    drafts = page.get_by_role("region", name="Drafts in progress")
+    expect(drafts).to_be_visible()
+    draft = drafts.locator(f'[data-creation-id="{creation_id}"]')
+    expect(draft).to_contain_text("Step: purpose")
+    draft.get_by_role("link", name="Palatin Watch").click()
+
+    # The draft reopens where it was left: the conversation, the configuration, the step.
+    expect(page).to_have_url(re.compile(rf"/streams/new/{creation_id}$"))
+    expect(_log(page).locator(".guide-msg.user")).to_have_text([PURPOSE])
+    expect(_preview(page).get_by_label("Stream name")).to_have_value("Palatin Watch")
+    current = page.get_by_test_id("steps").locator('[aria-current="step"]')
+    expect(current).to_have_attribute("data-step", "purpose")
+    chips = _offer(page).get_by_role("group", name="Suggestions for purpose")
+    expect(chips.get_by_role("button")).to_have_text([PURPOSE])
+
+    # An abandoned draft is no longer listed.
+    abandoned = httpx.post(
+        fresh_server.url(f"/api/v1/streams/creation/{creation_id}/abandon"), timeout=10
+    )
+    assert abandoned.status_code == 200, abandoned.text
+    page.goto("/streams")
+    expect(page.get_by_test_id("no-streams")).to_be_visible()
+    expect(drafts.locator("li")).to_have_count(0)
+    expect(drafts).to_be_hidden()
     problems.assert_none()
 
 

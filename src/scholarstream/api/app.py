@@ -25,6 +25,8 @@ from scholarstream.api.routes import (
     library,
     me,
     models,
+    notifications,
+    research,
     search,
     sources,
     stream_reports,
@@ -55,6 +57,8 @@ def api_router() -> APIRouter:
         chat_thread,
         streams,
         stream_reports,
+        research,
+        notifications,
     ):
         router.include_router(module.router)
     return router

@@ -21,6 +21,7 @@ from scholarstream.cli import (
     search_cmd,
     server_cmd,
     sources_cmd,
+    streams_cmd,
     tokens_cmd,
     users_cmd,
 )
@@ -87,6 +88,7 @@ for module in (
     export_cmd,
     sources_cmd,
     search_cmd,
+    streams_cmd,
     dedup_cmd,
 ):
     module.register(app)

@@ -47,6 +47,8 @@ class RoleStatus(BaseModel):
 class ModelRegistry:
     """``overrides`` replaces real models by role (tests pass pydantic-ai's TestModel or
     FunctionModel); an override for ``default`` serves every role, as a configured default does.
+    A model string as key (``openai:gpt-4.1-mini``) replaces that model where it is chosen by
+    name (multi-LLM research); the credential is still looked up, as for the real model.
 
     Resolving looks the credential up each time (a user's key may change in any process);
     the model built from it is reused while the credential stays the same (``ModelCache``)."""
@@ -90,6 +92,9 @@ class ModelRegistry:
     ) -> ResolvedModel:
         provider, model_name = split_model_string(model_string)
         credential = await self._credentials.resolve(scope, provider)
+        override = self._overrides.get(model_string) or self._overrides.get(DEFAULT_ROLE)
+        if override is not None:
+            return ResolvedModel(role, model_string, provider, override, credential.source)
         configured = self._settings.llm.providers.get(provider)
         spec = get_provider(
             provider, configured_base_url=configured.base_url if configured else None

@@ -56,12 +56,18 @@ class GuideTurnResult(BaseModel):
 
 
 class GuideError(BaseModel):
-    """The turn failed; the session is unchanged (send the same one again)."""
+    """The turn failed or was refused; the session is unchanged (send the same one again,
+    corrected)."""
 
     type: Literal["error"] = "error"
     code: str
     message: str
     hint: str | None = None
+    field: str | None = Field(
+        default=None,
+        description="What the refusal is about, where known: the stream field an edit or "
+        "action named (even one that does not exist), or 'message' for the typed text.",
+    )
 
 
 GuideEvent = Annotated[

@@ -103,3 +103,29 @@ class CreationView(BaseModel):
             created_at=record.created_at,
             updated_at=record.updated_at,
         )
+
+
+class CreationSummary(BaseModel):
+    """A creation as a list of drafts shows it: enough to find it and reopen it."""
+
+    id: uuid.UUID
+    status: CreationStatus
+    step: WorkflowStep = Field(description="The step the creation is at.")
+    stream_name: str | None = Field(description="The stream name entered so far, if any.")
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def of(cls, record: CreationRecord) -> CreationSummary:
+        return cls(
+            id=record.id,
+            status=record.status,
+            step=record.session.current_step,
+            stream_name=record.session.config.stream_name,
+            created_at=record.created_at,
+            updated_at=record.updated_at,
+        )
+
+
+class CreationList(BaseModel):
+    creations: list[CreationSummary] = Field(description="Most recently changed first.")

@@ -2,7 +2,8 @@
 field in the seed's order, offers the enum values of ``stream_type`` and
 ``report_frequency`` as suggestions, and draws the other suggestions from what the user
 typed (a purpose from the first message, a stream name from the purpose, keywords and
-focus areas from the text, competitors from the organisation names in it).
+focus areas from the text, competitors from the organisation names in it: see
+``_terms`` for how a name such as "Palatin Technologies" is told from the topic around it).
 
 It stays on the current step until its field is answered (an edit of another field
 does not move it on). Typed text answers the current step's field. ``<field>: <value>``
@@ -226,6 +227,15 @@ class _Context:
         return ". ".join(p for p in parts if p)
 
     @property
+    def mentions(self) -> str:
+        """Where organisations are named: the purpose (or what was typed) and the
+        competitors entered. Not the stream name, a label the user chose ("Palatin Pipeline
+        Tracker"), nor the focus areas and keywords, topics written capitalised as list
+        items ("Sexual dysfunction")."""
+        c = self.config
+        return ". ".join([c.purpose or ". ".join(self.typed), *(c.competitors or [])])
+
+    @property
     def everything(self) -> str:
         entered = [
             " ".join(v) if isinstance(v, list) else str(v) for _, v in self.config if v is not None
@@ -290,6 +300,6 @@ _CHIPS: dict[str, Callable[[_Context], list[str]]] = {
     "stream_type": _type_chips,
     "focus_areas": lambda context: topic_phrases(context.topic),
     "keywords": _keyword_chips,
-    "competitors": lambda context: proper_names(context.topic),
+    "competitors": lambda context: proper_names(context.mentions),
     "report_frequency": lambda _context: list(field_spec("report_frequency").choices),
 }

@@ -8,6 +8,7 @@ workflow creates the stream in the same transaction."""
 
 from __future__ import annotations
 
+import builtins
 import uuid
 from typing import Any
 
@@ -19,7 +20,12 @@ from scholarstream.db.tables import StreamCreationRow, StreamRow
 from scholarstream.errors import ConflictError
 from scholarstream.streams.config import StreamConfig
 from scholarstream.streams.edits import StreamUpdate, apply_update
-from scholarstream.streams.records import CreationRecord, Stream
+from scholarstream.streams.records import (
+    CreationRecord,
+    CreationStatus,
+    CreationSummary,
+    Stream,
+)
 from scholarstream.streams.session import CreationSession, new_session
 from scholarstream.streams.workflow import WorkflowStep
 
@@ -146,6 +152,23 @@ class StreamStore:
             )
             await db.flush()
             return to_record(row)
+
+    async def creations(
+        self, owner_id: uuid.UUID, status: CreationStatus | None = "open"
+    ) -> builtins.list[CreationSummary]:  # ``list`` is a method here
+        """The owner's creations with ``status`` (``None``: all), most recently changed
+        first."""
+        async with self.database.session() as session:
+            query = OwnerScope(session, owner_id).select(StreamCreationRow)
+            if status is not None:
+                query = query.where(StreamCreationRow.status == status)
+            query = query.order_by(
+                StreamCreationRow.updated_at.desc(),
+                StreamCreationRow.created_at.desc(),
+                StreamCreationRow.id,
+            )
+            rows = await session.scalars(query)
+            return [CreationSummary.of(to_record(row)) for row in rows]
 
     async def creation(self, owner_id: uuid.UUID, creation_id: uuid.UUID) -> CreationRecord:
         async with self.database.session() as session:

@@ -1,11 +1,12 @@
 """One creation turn as the API runs it, on a stored session.
 
-Before anything is streamed, ``check_turn`` refuses what the turn would refuse (a closed
-creation, an unknown field, a value outside an enum, a required field skipped...), so the
-client gets a plain 4xx. Then the guide streams its message (``text_delta``, ``retry``)
-and the session the turn produced is saved (creating the stream at ``complete``) *before*
-the ``turn_result`` is sent: an ``error`` event, or a client that leaves mid-turn, saves
-nothing and the stored session stays as it was."""
+Before the guide is asked, ``check_turn`` finds what the turn would refuse (a closed
+creation, an unknown field, a value outside an enum, a required field skipped...): such a
+turn is answered with one ``error`` event naming the field, and the guide is not asked.
+Otherwise the guide streams its message (``text_delta``, ``retry``) and the session the
+turn produced is saved (creating the stream at ``complete``) *before* the ``turn_result``
+is sent: an ``error`` event, or a client that leaves mid-turn, saves nothing and the
+stored session stays as it was."""
 
 from __future__ import annotations
 
@@ -18,18 +19,27 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter
 from pydantic_ai.usage import RunUsage
 
 from scholarstream.db.scope import OwnerScope
-from scholarstream.errors import ScholarStreamError
+from scholarstream.errors import InvalidInputError, ScholarStreamError
 from scholarstream.llm import ResolvedModel, record_usage
 from scholarstream.runtime import Runtime
 from scholarstream.sse import encode_sse
-from scholarstream.streams.actions import UserAction
-from scholarstream.streams.creation import advance, prepare_turn
+from scholarstream.streams.actions import (
+    OptionSelected,
+    OptionsSelected,
+    SkipStep,
+    TextInput,
+    UserAction,
+    apply_field_edits,
+)
+from scholarstream.streams.creation import MAX_MESSAGE_CHARS, advance, prepare_turn
 from scholarstream.streams.events import GuideError, GuideRetry, GuideTextDelta, GuideTurnResult
 from scholarstream.streams.guide import Guide
 from scholarstream.streams.model_guide import FEATURE, ModelGuide, UsageSink
 from scholarstream.streams.records import CreationRecord
 from scholarstream.streams.selection import guide_for
+from scholarstream.streams.session import CreationSession
 from scholarstream.streams.store import StreamStore
+from scholarstream.streams.workflow import STEP_TO_FIELD_MAPPING
 
 StreamLocator = Callable[[uuid.UUID], str]
 """A stream id -> the URL of that stream (the API knows its own routes)."""
@@ -72,12 +82,47 @@ def encode_creation_event(event: CreationEvent, event_id: str) -> bytes:
     return encode_sse(event_id, event.model_dump_json())
 
 
-def check_turn(record: CreationRecord, turn: CreationTurnIn) -> None:
-    """Raises what the turn would be refused for: ``ConflictError`` for a creation that is
-    over, ``InvalidInputError`` for edits or an action the current step does not accept."""
+def check_turn(record: CreationRecord, turn: CreationTurnIn) -> GuideError | None:
+    """The ``error`` event the turn is refused with, or ``None`` when the guide may answer
+    it: ``conflict`` for a creation that is over, ``invalid_input`` (with the ``field``)
+    for a message, edits or an action the current step does not accept."""
     if record.status != "open":
-        raise record.closed_error()
-    prepare_turn(record.session, turn.message, turn.action, turn.edits)
+        return _refusal(record.closed_error(), None)
+    try:
+        prepare_turn(record.session, turn.message, turn.action, turn.edits)
+    except InvalidInputError as exc:
+        return _refusal(exc, _refused_field(record.session, turn))
+    except ScholarStreamError as exc:
+        return _refusal(exc, None)
+    return None
+
+
+async def refused_turn(error: GuideError) -> AsyncGenerator[CreationEvent, None]:
+    """A refused turn's events: its one ``error``."""
+    yield error
+
+
+def _refusal(exc: ScholarStreamError, field: str | None) -> GuideError:
+    return GuideError(code=exc.code, message=exc.message, hint=exc.hint, field=field)
+
+
+def _refused_field(session: CreationSession, turn: CreationTurnIn) -> str | None:
+    """What a refused turn is about, checked in ``prepare_turn``'s order: the message, then
+    the first edit refused on its own, then the action's field."""
+    action = turn.action if turn.action is not None else TextInput()
+    empty = isinstance(action, TextInput) and not turn.message.strip()
+    if empty or len(turn.message) > MAX_MESSAGE_CHARS:
+        return "message"
+    for name, value in (turn.edits or {}).items():
+        try:
+            apply_field_edits(session.config, {name: value})
+        except InvalidInputError:
+            return name
+    if isinstance(action, OptionSelected | OptionsSelected):
+        return action.target_field
+    if isinstance(action, SkipStep):
+        return action.target_field or STEP_TO_FIELD_MAPPING.get(session.current_step)
+    return None
 
 
 async def creation_guide(runtime: Runtime, owner_id: uuid.UUID) -> Guide:

@@ -1,5 +1,6 @@
 """Monitoring runs of a research stream: run it now, list and read its reports, export a
-report's items (RIS, BibTeX, CSV)."""
+report's items (RIS, BibTeX, CSV), mark its items relevant or not (later runs learn from
+it)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,9 @@ from scholarstream.api.deps import ReleasedUser, RuntimeDep
 from scholarstream.errors import ConflictError
 from scholarstream.papers.formats import get_format
 from scholarstream.streams.monitoring import (
+    FeedbackStore,
+    ItemJudgement,
+    ReportFeedback,
     ReportList,
     ReportStore,
     StoredReport,
@@ -74,3 +78,25 @@ async def export_stream_report(
             )
         },
     )
+
+
+@router.get("/{stream_id}/reports/{report_id}/feedback", response_model=ReportFeedback)
+async def get_report_feedback(
+    stream_id: uuid.UUID, report_id: uuid.UUID, user: ReleasedUser, runtime: RuntimeDep
+) -> ReportFeedback:
+    """Your judgements of the report's items."""
+    return await FeedbackStore(runtime.database).of_report(user.id, stream_id, report_id)
+
+
+@router.put("/{stream_id}/reports/{report_id}/feedback", response_model=ReportFeedback)
+async def judge_report_item(
+    stream_id: uuid.UUID,
+    report_id: uuid.UUID,
+    body: ItemJudgement,
+    user: ReleasedUser,
+    runtime: RuntimeDep,
+) -> ReportFeedback:
+    """Marks one of the report's items relevant (true) or not (false), or takes the
+    judgement back (null). The stream's next runs rank their new items with what the
+    judgements teach (once there is at least one of each kind)."""
+    return await FeedbackStore(runtime.database).mark(user.id, stream_id, report_id, body)

@@ -1,20 +1,22 @@
 """Research streams (seed 000): create one with the AI guide (a creation session whose
-turns stream over SSE), then list, read, edit and delete the streams."""
+turns stream over SSE; the open ones are listed as drafts to come back to), then list,
+read, edit and delete the streams."""
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Query, Request, Response
 
 from scholarstream.api.deps import ReleasedUser, RuntimeDep
 from scholarstream.runtime import Runtime
 from scholarstream.sse import EventStreamResponse
 from scholarstream.streams.edits import StreamUpdate
 from scholarstream.streams.records import (
+    CreationList,
     CreationRecord,
     CreationView,
     GuideKind,
@@ -28,6 +30,7 @@ from scholarstream.streams.turns import (
     check_turn,
     creation_guide,
     encode_creation_event,
+    refused_turn,
     run_creation_turn,
 )
 
@@ -37,7 +40,11 @@ _SSE_DOC: dict[int | str, dict[str, Any]] = {
     200: {
         "description": "Server-sent events: text_delta (and retry: clear the text so far), "
         "then turn_result (the session saved; stream_id and stream_url once the stream is "
-        "created) or error (nothing saved). Each event's id is '<revision>:<n>'.",
+        "created) or error (nothing saved: code, message, hint, and field when the error "
+        "is about one). A turn refused before the guide is asked (code invalid_input: an "
+        "unknown field, a value outside an enum, a required field skipped, an empty "
+        "message; conflict: the creation is over) is one error event. Each event's id is "
+        "'<revision>:<n>'.",
         "content": {"text/event-stream": {}},
     }
 }
@@ -70,6 +77,24 @@ async def start_creation(user: ReleasedUser, runtime: RuntimeDep, request: Reque
     return _view(record, runtime, request)
 
 
+CreationFilter = Literal["open", "completed", "abandoned", "all"]
+
+
+# Declared before GET /{stream_id}, which would otherwise take "creation" for a stream id.
+@router.get("/creation", response_model=CreationList)
+async def list_creations(
+    user: ReleasedUser,
+    runtime: RuntimeDep,
+    status: Annotated[
+        CreationFilter, Query(description="Which creations: open drafts (default), or all.")
+    ] = "open",
+) -> CreationList:
+    """The user's creations, most recently changed first: by default the open drafts,
+    each reopened with ``GET /creation/{id}`` (on the web, ``/streams/new/{id}``)."""
+    chosen = None if status == "all" else status
+    return CreationList(creations=await StreamStore(runtime.database).creations(user.id, chosen))
+
+
 @router.get("/creation/{creation_id}", response_model=CreationView)
 async def get_creation(
     creation_id: uuid.UUID, user: ReleasedUser, runtime: RuntimeDep, request: Request
@@ -88,15 +113,21 @@ async def creation_turn(
     runtime: RuntimeDep,
     request: Request,
 ) -> EventStreamResponse:
-    """One turn of the guide. Input the turn would refuse (an unknown field, a value outside
-    an enum, a required field skipped, an action the step does not take) is a 422 and a
-    finished or abandoned creation a 409, before anything streams; the stored session only
-    changes when the turn ends with ``turn_result``."""
+    """One turn of the guide, as server-sent events. Input the turn refuses (an unknown
+    field, a value outside an enum, a required field skipped, an action the step does not
+    take: ``invalid_input``) and a finished or abandoned creation (``conflict``) are
+    answered with one ``error`` event naming the ``field``, without asking the guide. A
+    body that does not fit the schema (422 ``validation_error``) and an unknown creation
+    (404) are plain HTTP errors. The stored session only changes when the turn ends with
+    ``turn_result``."""
     store = StreamStore(runtime.database)
     record = await store.creation(user.id, creation_id)
-    check_turn(record, body)
-    guide = await creation_guide(runtime, user.id)
-    events = run_creation_turn(store, user.id, record, body, guide, locate=_locator(request))
+    refused = check_turn(record, body)
+    if refused is not None:
+        events = refused_turn(refused)
+    else:
+        guide = await creation_guide(runtime, user.id)
+        events = run_creation_turn(store, user.id, record, body, guide, locate=_locator(request))
 
     async def chunks() -> AsyncGenerator[bytes, None]:
         async with aclosing(events):

@@ -84,6 +84,8 @@ class StreamReportRow(Owned, Base):
     # One SourceOutcome dump per source searched.
     sources: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
     error: Mapped[str | None] = mapped_column(Text, default=None)
+    # One notify.Delivery dump per notification target the finished run was announced to.
+    notifications: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
 
 
 class StreamReportedItemRow(Owned, Base):
@@ -98,3 +100,21 @@ class StreamReportedItemRow(Owned, Base):
     report_id: Mapped[uuid.UUID] = mapped_column(
         ForeignKey("stream_reports.id", ondelete="CASCADE")
     )
+
+
+class StreamItemFeedbackRow(Owned, Base):
+    """The user's judgement of one reported item (relevant or not), with the item's record
+    so later runs can learn from its text whatever happens to the report."""
+
+    __tablename__ = "stream_item_feedback"
+    __table_args__ = (UniqueConstraint("stream_id", "key"),)
+
+    stream_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("streams.id", ondelete="CASCADE"))
+    key: Mapped[str] = mapped_column(String(300))
+    report_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("stream_reports.id", ondelete="CASCADE")
+    )
+    relevant: Mapped[bool]
+    # A papers.Record dump.
+    record: Mapped[dict[str, Any]] = mapped_column(JSON)
+    judged_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)

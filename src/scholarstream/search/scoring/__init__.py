@@ -10,6 +10,7 @@ from scholarstream.search.scoring.ranking import (
     feedback_probabilities,
     feedback_weight,
     rank,
+    with_feedback_note,
 )
 from scholarstream.search.scoring.text import record_text
 
@@ -27,4 +28,5 @@ __all__ = [
     "lexical_relevance",
     "rank",
     "record_text",
+    "with_feedback_note",
 ]

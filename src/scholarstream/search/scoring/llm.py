@@ -102,6 +102,7 @@ class LLMRelevanceScorer:
         fallback: LexicalRelevanceScorer | None = None,
         max_concurrency: int = 3,
         role: str = "fast",
+        feature: str = FEATURE,
     ) -> None:
         self.llm = llm
         self.batch_size = max(1, batch_size)
@@ -109,6 +110,7 @@ class LLMRelevanceScorer:
         self.fallback = fallback if fallback is not None else LexicalRelevanceScorer()
         self.max_concurrency = max(1, max_concurrency)
         self.role = role
+        self.feature = feature  # the usage ledger's name for these calls
 
     async def _ask(
         self,
@@ -121,7 +123,7 @@ class LLMRelevanceScorer:
         a paper numbered twice keeps its first answer."""
         prompt = _prompt(intent, [records[i] for i in indices])
         async with limit:
-            answer = await self.llm.structured(_AGENT, prompt, feature=FEATURE, role=self.role)
+            answer = await self.llm.structured(_AGENT, prompt, feature=self.feature, role=self.role)
         judged: dict[int, Relevance] = {}
         for item in answer.scores:
             if not 1 <= item.paper <= len(indices) or not math.isfinite(item.score):

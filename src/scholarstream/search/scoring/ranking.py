@@ -61,7 +61,8 @@ async def feedback_probabilities(
     return await asyncio.to_thread(_feedback_probabilities, texts, labels, range(len(records)))
 
 
-def _with_feedback(reason: str, probability: float) -> str:
+def with_feedback_note(reason: str, probability: float) -> str:
+    """``reason`` with a note when the feedback model leans clearly one way."""
     if probability >= _LIKE_RELEVANT:
         note = "similar to papers you marked relevant"
     elif probability <= _LIKE_IRRELEVANT:
@@ -107,7 +108,7 @@ async def rank(
         score, reason = relevance.score, relevance.reason
         if probabilities is not None:
             score = weight * probabilities[i] + (1 - weight) * score
-            reason = _with_feedback(reason, probabilities[i])
+            reason = with_feedback_note(reason, probabilities[i])
         scored.append(
             ScoredPaper(
                 id=paper_id,

@@ -5,8 +5,8 @@ with a reason, groups by focus area and competitor, counts, a publication timeli
 
 ``run_stream_now(runtime, owner_id, stream_id)`` does it all; ``run_stream`` is the run
 without storage; ``ReportStore`` keeps the reports and the reported keys; ``schedule``
-runs the due streams. Not built yet: notifications, learning from feedback, a model-based
-relevance judge."""
+runs the due streams; ``FeedbackStore`` keeps the user's judgements of reported items,
+which later runs learn from; ``stream_judge`` picks the model or the offline scorer."""
 
 from scholarstream.streams.monitoring.engine import (
     DEFAULT_WINDOW,
@@ -16,8 +16,21 @@ from scholarstream.streams.monitoring.engine import (
     searches,
 )
 from scholarstream.streams.monitoring.export import export_report, report_collection
+from scholarstream.streams.monitoring.feedback import (
+    FeedbackStore,
+    ItemJudgement,
+    ReportFeedback,
+    labelled_items,
+)
 from scholarstream.streams.monitoring.keys import item_keys
-from scholarstream.streams.monitoring.relevance import Match, judge, match, stream_intent
+from scholarstream.streams.monitoring.relevance import (
+    OFFLINE_JUDGE,
+    Match,
+    StreamJudge,
+    judge,
+    match,
+    stream_intent,
+)
 from scholarstream.streams.monitoring.report import (
     Report,
     ReportCounts,
@@ -32,15 +45,19 @@ from scholarstream.streams.monitoring.report import (
     Timeline,
     TimelineBucket,
 )
-from scholarstream.streams.monitoring.service import run_stream_now
+from scholarstream.streams.monitoring.service import run_stream_now, stream_judge
 from scholarstream.streams.monitoring.store import ReportStore, RunStart
 from scholarstream.streams.monitoring.timeline import timeline
 
 __all__ = [
     "DEFAULT_WINDOW",
+    "OFFLINE_JUDGE",
+    "FeedbackStore",
+    "ItemJudgement",
     "Match",
     "Report",
     "ReportCounts",
+    "ReportFeedback",
     "ReportGroup",
     "ReportItem",
     "ReportList",
@@ -51,6 +68,7 @@ __all__ = [
     "RunStatus",
     "SourceOutcome",
     "StoredReport",
+    "StreamJudge",
     "Timeline",
     "TimelineBucket",
     "build_result",
@@ -58,11 +76,13 @@ __all__ = [
     "first_since",
     "item_keys",
     "judge",
+    "labelled_items",
     "match",
     "report_collection",
     "run_stream",
     "run_stream_now",
     "searches",
     "stream_intent",
+    "stream_judge",
     "timeline",
 ]

@@ -8,17 +8,17 @@ when every source fails is the run ``failed``."""
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 from collections.abc import Collection, Mapping, Sequence
 
 from scholarstream.papers import Record
 from scholarstream.search.dedup import RecordDeduplicator
 from scholarstream.search.keys import record_sources
+from scholarstream.search.models import LabelledPaper
 from scholarstream.sources import MultiSearchResult, SearchQuery, SourceHub, SourceStatus
 from scholarstream.sources.base import LiteratureSource
 from scholarstream.streams.monitoring.keys import item_keys
-from scholarstream.streams.monitoring.relevance import Judged, judge
+from scholarstream.streams.monitoring.relevance import OFFLINE_JUDGE, Judged, StreamJudge, judge
 from scholarstream.streams.monitoring.report import (
     Report,
     ReportCounts,
@@ -58,14 +58,25 @@ async def run_stream(
     since: dt.date,
     reported: Collection[str],
     local: Mapping[str, LiteratureSource] | None = None,
+    by: StreamJudge = OFFLINE_JUDGE,
+    labelled: Sequence[LabelledPaper] = (),
 ) -> RunResult:
-    """Searches, merges, leaves out the ``reported`` keys, scores and reports."""
+    """Searches, merges, leaves out the ``reported`` keys, scores (``by``, learning from
+    the ``labelled`` items) and reports."""
     result = await hub.search_each(searches(stream, since), local=local)
-    return await build_result(stream, result, since=since, reported=reported)
+    return await build_result(
+        stream, result, since=since, reported=reported, by=by, labelled=labelled
+    )
 
 
 async def build_result(
-    stream: Stream, result: MultiSearchResult, *, since: dt.date, reported: Collection[str]
+    stream: Stream,
+    result: MultiSearchResult,
+    *,
+    since: dt.date,
+    reported: Collection[str],
+    by: StreamJudge = OFFLINE_JUDGE,
+    labelled: Sequence[LabelledPaper] = (),
 ) -> RunResult:
     merged = await RecordDeduplicator().deduplicate(result.records)
     fresh: list[tuple[Record, list[str]]] = []
@@ -73,7 +84,7 @@ async def build_result(
         keys = item_keys(record)
         if not any(key in reported for key in keys):
             fresh.append((record, keys))
-    judged = await asyncio.to_thread(judge, [record for record, _ in fresh], stream)
+    judged = await judge([record for record, _ in fresh], stream, by=by, labelled=labelled)
     items = sorted(
         (
             _item(record, keys[0], verdict)
@@ -94,6 +105,8 @@ async def build_result(
         stream_id=stream.id,
         stream_name=stream.stream_name,
         since=since,
+        scorer=by.name,
+        feedback_used=len(labelled) if any(v.feedback is not None for v in judged) else 0,
         items=items,
         groups=groups,
         ungrouped=ungrouped,
@@ -118,6 +131,7 @@ def _item(record: Record, key: str, verdict: Judged) -> ReportItem:
         focus_areas=verdict.match.focus_areas,
         competitors=verdict.match.competitors,
         keywords=verdict.match.keywords,
+        feedback=verdict.feedback,
     )
 
 

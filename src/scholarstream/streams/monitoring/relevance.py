@@ -1,18 +1,28 @@
-"""Relevance of found items to a stream, offline and deterministic: the paper search's
-lexical scorer (BM25 + concept coverage) with the stream as its intent, and which of the
-stream's focus areas, competitors and keywords each item mentions (for the groups and the
-one-line reason). A model-based judge (``search.scoring.LLMRelevanceScorer``) can take
-the scorer's place later."""
+"""Relevance of found items to a stream: a scorer from the paper search with the stream as
+its intent -- the offline lexical one (BM25 + concept coverage) or the model one, which
+gives its own one-line reason -- blended with the relevance-feedback model learnt from
+the items the user marked in earlier reports (the search's blend: the more judgements,
+the more they weigh). Also which of the stream's focus areas, competitors and keywords
+each item mentions, for the groups and the offline reason."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from scholarstream.papers import Record
-from scholarstream.search.models import Concept, ParsedIntent
-from scholarstream.search.scoring import lexical_relevance, record_text
+from scholarstream.search.models import Concept, LabelledPaper, ParsedIntent
+from scholarstream.search.scoring import (
+    LexicalRelevanceScorer,
+    Relevance,
+    feedback_probabilities,
+    feedback_weight,
+    record_text,
+    with_feedback_note,
+)
 from scholarstream.sources.library.index import query_tokens
+from scholarstream.streams.monitoring.report import ScorerName
 from scholarstream.streams.records import Stream
 
 _MAX_NAMED = 3
@@ -32,6 +42,29 @@ class Judged:
     score: float
     reason: str
     match: Match
+    feedback: float | None = None  # the feedback model's probability of relevance
+
+
+class RelevanceScorer(Protocol):
+    """What the judge needs of a search scorer (``LexicalRelevanceScorer``,
+    ``LLMRelevanceScorer``): each record's relevance to the intent, before feedback."""
+
+    async def relevance(
+        self, records: Sequence[Record], intent: ParsedIntent
+    ) -> list[Relevance]: ...
+
+
+@dataclass(frozen=True)
+class StreamJudge:
+    """The scorer a run uses and how the report names it. ``explains`` is whether the
+    scorer's reasons are worth showing over the offline "Mentions ..." line."""
+
+    scorer: RelevanceScorer
+    name: ScorerName = "lexical"
+    explains: bool = False
+
+
+OFFLINE_JUDGE = StreamJudge(LexicalRelevanceScorer())
 
 
 def stream_intent(stream: Stream) -> ParsedIntent:
@@ -86,11 +119,29 @@ def reason(found: Match, fallback: str) -> str:
     return "Mentions " + "; ".join(parts) + "."
 
 
-def judge(records: Sequence[Record], stream: Stream) -> list[Judged]:
-    """Each record's score (0-1) and reason, in the records' order."""
-    relevances = lexical_relevance(records, stream_intent(stream))
+async def judge(
+    records: Sequence[Record],
+    stream: Stream,
+    *,
+    by: StreamJudge = OFFLINE_JUDGE,
+    labelled: Sequence[LabelledPaper] = (),
+) -> list[Judged]:
+    """Each record's score (0-1) and reason, in the records' order; ``labelled`` are the
+    items the user marked in the stream's earlier reports."""
+    if not records:
+        return []
+    relevances = await by.scorer.relevance(records, stream_intent(stream))
+    probabilities = await feedback_probabilities(records, labelled)
+    weight = feedback_weight(len(labelled))
     judged = []
-    for record, relevance in zip(records, relevances, strict=True):
+    for i, (record, relevance) in enumerate(zip(records, relevances, strict=True)):
         found = match(record, stream)
-        judged.append(Judged(round(relevance.score, 4), reason(found, relevance.reason), found))
+        score = relevance.score
+        text = relevance.reason if by.explains else reason(found, relevance.reason)
+        probability = None
+        if probabilities is not None:
+            probability = probabilities[i]
+            score = weight * probability + (1 - weight) * score
+            text = with_feedback_note(text, probability)
+        judged.append(Judged(round(min(1.0, max(0.0, score)), 4), text, found, probability))
     return judged

@@ -9,11 +9,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from scholarstream.notify import Delivery
 from scholarstream.papers import Record
 
 RunStatus = Literal["running", "complete", "partial", "failed"]
 GroupKind = Literal["focus_area", "competitor"]
-ScorerName = Literal["lexical"]
+ScorerName = Literal["lexical", "model"]
 
 
 class _Model(BaseModel):
@@ -43,6 +44,13 @@ class ReportItem(_Model):
     focus_areas: list[str] = Field(default_factory=list, description="Focus areas it mentions.")
     competitors: list[str] = Field(default_factory=list, description="Competitors it names.")
     keywords: list[str] = Field(default_factory=list, description="Keywords it mentions.")
+    feedback: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="How likely relevant the items you marked earlier make it (0-1); "
+        "none until you marked at least one item relevant and one irrelevant.",
+    )
 
 
 class ReportGroup(_Model):
@@ -80,7 +88,13 @@ class Report(_Model):
     stream_name: str
     since: dt.date = Field(description="Items published from this date were searched for.")
     scorer: ScorerName = Field(
-        default="lexical", description="Offline relevance (BM25 + coverage); no model calls."
+        default="lexical",
+        description="lexical: offline relevance (BM25 + coverage), no model calls; "
+        "model: the fast model judged each item (items it could not judge are scored "
+        "offline, and their reason says so).",
+    )
+    feedback_used: int = Field(
+        default=0, description="Items marked relevant or irrelevant the ranking learnt from."
     )
     items: list[ReportItem] = Field(default_factory=list, description="Best first.")
     groups: list[ReportGroup] = Field(default_factory=list)
@@ -113,6 +127,10 @@ class StoredReport(_Model):
     report: Report | None
     sources: list[SourceOutcome]
     error: str | None = None
+    notifications: list[Delivery] = Field(
+        default_factory=list,
+        description="Each notification target the run was announced to, and how it went.",
+    )
 
 
 class ReportSummary(_Model):

@@ -50,7 +50,12 @@ def slot_time(now: dt.datetime) -> dt.datetime:
 async def run_due_streams(runtime: Runtime, *, now: dt.datetime | None = None) -> ScheduledRuns:
     """Runs every stream due at ``now`` (default: the current slot), one at a time."""
     at = now or slot_time(utcnow())
-    store = ReportStore(runtime.database)
+    store = ReportStore(
+        runtime.database,
+        retry_failed_after=dt.timedelta(
+            minutes=runtime.settings.streams.retry_failed_after_minutes
+        ),
+    )
     outcome = ScheduledRuns()
     for due in await store.due_streams(at):
         name = str(due.stream_id)

@@ -1,18 +1,44 @@
-"""A stream's run on demand, for the API and the schedule: claim the stream,
-run it with the runtime's sources and the owner's library, store the report."""
+"""A stream's run on demand, for the API and the schedule: claim the stream, run it with
+the runtime's sources, the owner's library and the judge the settings call for, store the
+report."""
 
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import uuid
 
+from scholarstream.errors import ScholarStreamError
+from scholarstream.notify import NotificationTargetStore
 from scholarstream.runtime import Runtime
+from scholarstream.search.llm import GatewaySkillLLM
+from scholarstream.search.scoring import LexicalRelevanceScorer, LLMRelevanceScorer
 from scholarstream.sources.library import LibrarySource
+from scholarstream.streams.monitoring.announce import announce
 from scholarstream.streams.monitoring.engine import run_stream
+from scholarstream.streams.monitoring.relevance import OFFLINE_JUDGE, StreamJudge
 from scholarstream.streams.monitoring.report import StoredReport
 from scholarstream.streams.monitoring.store import ReportStore
 
+log = logging.getLogger(__name__)
+
 LIBRARY = "library"
+FEATURE = "streams.relevance"
+
+
+def stream_judge(runtime: Runtime, owner_id: uuid.UUID) -> StreamJudge:
+    """The owner's ``fast`` model when one is configured and ``streams.model_relevance``
+    allows it (what it cannot judge is scored offline); the offline scorer otherwise."""
+    settings = runtime.settings.streams
+    if runtime.llm.offline or not settings.model_relevance:
+        return OFFLINE_JUDGE
+    scorer = LLMRelevanceScorer(
+        GatewaySkillLLM(runtime.llm, runtime.database, owner_id),
+        batch_size=settings.relevance_batch_size,
+        fallback=LexicalRelevanceScorer(),
+        feature=FEATURE,
+    )
+    return StreamJudge(scorer, name="model", explains=True)
 
 
 async def run_stream_now(
@@ -22,9 +48,10 @@ async def run_stream_now(
     *,
     now: dt.datetime | None = None,
 ) -> StoredReport:
-    """Runs the stream and returns its stored report (``failed`` when every source failed;
-    the run is then searched again from the same date next time). ``ConflictError`` when
-    the stream is already running, ``NotFoundError`` for another user's stream."""
+    """Runs the stream, stores its report, announces it to the notification targets, and
+    returns it (``failed`` when every source failed; the run is then searched again from
+    the same date next time). ``ConflictError`` when the stream is already running,
+    ``NotFoundError`` for another user's stream."""
     store = ReportStore(runtime.database)
     start = await store.begin(owner_id, stream_id, now=now)
     try:
@@ -34,9 +61,26 @@ async def run_stream_now(
             since=start.since.date(),
             reported=start.reported,
             local={LIBRARY: LibrarySource(runtime.library, owner_id)},
+            by=stream_judge(runtime, owner_id),
+            labelled=start.labelled,
         )
     except BaseException as exc:
         # Frees the stream for the next run; the error itself goes on to the caller.
         await store.abort(owner_id, start.report_id, str(exc) or type(exc).__name__)
         raise
-    return await store.finish(owner_id, start, result)
+    stored = await store.finish(owner_id, start, result)
+    try:
+        deliveries = await announce(
+            runtime.settings,
+            NotificationTargetStore.for_server(runtime.settings, runtime.database),
+            runtime.notifier,
+            owner_id,
+            stored,
+            start.stream.stream_name,
+        )
+        return await store.record_notifications(owner_id, stored, deliveries)
+    except ScholarStreamError as exc:
+        # The report is stored; a notification that could not even be attempted (the
+        # stream was deleted meanwhile) must not turn the run into an error.
+        log.warning("stream %s: the report was not announced: %s", stream_id, exc)
+        return stored

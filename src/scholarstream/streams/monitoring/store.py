@@ -2,9 +2,10 @@
 
 ``begin`` claims the stream for one run (a second run of the same stream while one is
 ``running`` is a ``ConflictError``, enforced by a partial unique index so it holds across
-processes) and hands back what the run needs: the stream, the window start and every key
-the stream already reported. ``finish`` stores the report, the keys it reported, and the
-stream's ``last_run_at`` (a complete or partial run); ``abort`` ends a run that broke.
+processes) and hands back what the run needs: the stream, the window start, every key
+the stream already reported and the items the user judged. ``finish`` stores the report,
+the keys it reported, and the stream's ``last_run_at`` (a complete or partial run);
+``abort`` ends a run that broke.
 ``due_streams`` is the schedule's question: which streams, of every owner, are due now."""
 
 from __future__ import annotations
@@ -21,8 +22,11 @@ from scholarstream.db.scope import OwnerScope
 from scholarstream.db.session import Database
 from scholarstream.db.tables import StreamReportedItemRow, StreamReportRow, StreamRow
 from scholarstream.errors import ConflictError, NotFoundError
+from scholarstream.notify import Delivery
+from scholarstream.search.models import LabelledPaper
 from scholarstream.streams.config import ReportFrequency
 from scholarstream.streams.monitoring.engine import first_since
+from scholarstream.streams.monitoring.feedback import labelled_items
 from scholarstream.streams.monitoring.report import (
     Report,
     ReportSummary,
@@ -51,11 +55,22 @@ class DueStream:
     stream_id: uuid.UUID
 
 
-def _due(now: dt.datetime) -> ColumnElement[bool]:
-    """Enabled, and never run or run at least one period ago. Based on ``last_run_at``,
-    not on slots: a stream that missed several slots is due once."""
+def _due(now: dt.datetime, retry_failed_after: dt.timedelta) -> ColumnElement[bool]:
+    """Enabled, never run or run at least one period ago, and no run in which every source
+    failed within ``retry_failed_after``. Based on ``last_run_at``, not on slots: a stream
+    that missed several slots is due once."""
+    recently_failed = (
+        select(StreamReportRow.id)
+        .where(
+            StreamReportRow.stream_id == StreamRow.id,
+            StreamReportRow.status == "failed",
+            StreamReportRow.started_at > now - retry_failed_after,
+        )
+        .exists()
+    )
     return and_(
         StreamRow.enabled.is_(True),
+        ~recently_failed,
         or_(
             StreamRow.last_run_at.is_(None),
             *(
@@ -75,6 +90,7 @@ class RunStart:
     stream: Stream
     since: dt.datetime
     reported: frozenset[str]
+    labelled: list[LabelledPaper]
 
 
 def to_stored(row: StreamReportRow) -> StoredReport:
@@ -88,6 +104,7 @@ def to_stored(row: StreamReportRow) -> StoredReport:
         report=Report.model_validate(row.report) if row.report is not None else None,
         sources=[SourceOutcome.model_validate(s) for s in row.sources],
         error=row.error,
+        notifications=[Delivery.model_validate(d) for d in row.notifications or []],
     )
 
 
@@ -106,8 +123,11 @@ def to_summary(row: StreamReportRow) -> ReportSummary:
 
 
 class ReportStore:
-    def __init__(self, database: Database) -> None:
+    def __init__(
+        self, database: Database, *, retry_failed_after: dt.timedelta = dt.timedelta(hours=1)
+    ) -> None:
         self.database = database
+        self.retry_failed_after = retry_failed_after
 
     async def begin(
         self, owner_id: uuid.UUID, stream_id: uuid.UUID, *, now: dt.datetime | None = None
@@ -147,7 +167,8 @@ class ReportStore:
                         StreamReportedItemRow.stream_id == stream_id
                     )
                 )
-                return RunStart(row.id, stream, since, frozenset(keys))
+                labelled = await labelled_items(scope, stream_id)
+                return RunStart(row.id, stream, since, frozenset(keys), labelled)
         except IntegrityError:
             raise ConflictError(
                 f"Stream {stream_id} is already running.",
@@ -160,7 +181,7 @@ class ReportStore:
         async with self.database.session() as session:
             rows = await session.execute(
                 select(StreamRow.owner_id, StreamRow.id)
-                .where(_due(now))
+                .where(_due(now, self.retry_failed_after))
                 .order_by(StreamRow.last_run_at.is_not(None), StreamRow.last_run_at, StreamRow.id)
             )
             return [DueStream(owner_id, stream_id) for owner_id, stream_id in rows]
@@ -169,7 +190,9 @@ class ReportStore:
         """Checked again just before a scheduled run: another process may have run it."""
         async with self.database.session() as session:
             found = await session.scalar(
-                select(StreamRow.id).where(StreamRow.id == stream_id, _due(now))
+                select(StreamRow.id).where(
+                    StreamRow.id == stream_id, _due(now, self.retry_failed_after)
+                )
             )
             return found is not None
 
@@ -203,6 +226,17 @@ class ReportStore:
                 stream.last_run_at = row.started_at
             await session.flush()
             return to_stored(row)
+
+    async def record_notifications(
+        self, owner_id: uuid.UUID, stored: StoredReport, deliveries: list[Delivery]
+    ) -> StoredReport:
+        """Keeps how the run's announcement went with its report."""
+        if not deliveries:
+            return stored
+        async with self.database.session(write=True) as session:
+            row = await OwnerScope(session, owner_id).get(StreamReportRow, stored.id, what=REPORT)
+            row.notifications = [d.model_dump(mode="json") for d in deliveries]
+        return stored.model_copy(update={"notifications": deliveries})
 
     async def abort(self, owner_id: uuid.UUID, report_id: uuid.UUID, error: str) -> None:
         """Ends a run that broke (the caller re-raises the error)."""

@@ -24,7 +24,7 @@ const turnProblem = composer.querySelector('[data-role="turn-problem"]');
 
 const log = new GuideLog(root.querySelector('[data-testid="guide-log"]'));
 const preview = new Preview(root.querySelector('[data-role="preview-form"]'), root.querySelector('[data-testid="steps"]'),
-  { onChange: () => saveDraft() });
+  { onChange: (edits) => { saveDraft(); unmarkSettled(edits); } });
 const offers = new OfferPanel(root.querySelector('[data-testid="guide-offer"]'), {
   labelOf: (field) => preview.labelOf(field),
   isOptional: (step) => preview.dataFields().includes(step) && preview.isOptional(step),
@@ -139,6 +139,25 @@ function load(view) {
 
 // --- one turn ---------------------------------------------------------------------------
 
+// Error codes of a turn refused before the guide was asked (its input, or a closed draft).
+const REFUSED = new Set(["invalid_input", "conflict"]);
+
+const refusedControls = () => root.querySelectorAll('[data-role="preview-form"] [aria-invalid="true"]');
+
+/** Marks the preview control a refused turn named (an inline edit it could not take). */
+function markRefused(field) {
+  for (const marked of refusedControls()) marked.removeAttribute("aria-invalid");
+  const control = field ? preview.form.elements.namedItem(field) : null;
+  if (control instanceof HTMLElement) control.setAttribute("aria-invalid", "true");
+}
+
+/** A refused edit that was undone (or changed) is no longer marked. */
+function unmarkSettled(edits) {
+  for (const marked of refusedControls()) {
+    if (!Object.hasOwn(edits, marked.name)) marked.removeAttribute("aria-invalid");
+  }
+}
+
 function problemOf(error) {
   if (error?.body) return error;
   return { body: { code: "unreachable", message: "The server could not be reached.", hint: "Check that it is running, then send your answer again." } };
@@ -168,6 +187,7 @@ async function recoverLostTurn(terminal) {
 async function send(body, action, message = "") {
   if (state.busy || state.creation?.status !== "open") return false;
   turnProblem.replaceChildren();
+  markRefused(null);
   const edits = preview.edits();
   const request = { message: body.message ?? "", action: body.action };
   if (Object.keys(edits).length) request.edits = edits;
@@ -196,7 +216,13 @@ async function send(body, action, message = "") {
       announce("The guide answered.");
       return true;
     }
-    if (terminal.code !== "connection_lost") renderProblem(turnProblem, { body: terminal }, "The guide could not answer.");
+    if (REFUSED.has(terminal.code)) {
+      // Refused before the guide was asked: the answer box and the edits stay as they are.
+      renderProblem(turnProblem, { body: terminal }, "Not sent.");
+      if (Object.hasOwn(edits, terminal.field ?? "")) markRefused(terminal.field);
+    } else if (terminal.code !== "connection_lost") {
+      renderProblem(turnProblem, { body: terminal }, "The guide could not answer.");
+    }
   }
   if (terminal?.type !== "turn_result") {
     announce("Your answer was not sent; see the problem above the answer box.");
@@ -272,6 +298,7 @@ input.addEventListener("keydown", (event) => {
   }
 });
 input.addEventListener("input", () => saveDraft());
+preview.form.addEventListener("input", (event) => event.target.removeAttribute?.("aria-invalid"));
 
 registerChatContext(() => {
   const creation = state.creation;

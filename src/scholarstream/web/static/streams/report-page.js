@@ -1,11 +1,13 @@
 // One monitoring run's report (GET /api/v1/streams/{id}/reports/{report_id}): its counts,
 // each source's outcome (a failed source with its message and hint, a partial report
 // flagged), the publication timeline, the new items ranked with their one-line reason, or
-// by focus area and competitor. Record text only ever reaches the page as text nodes.
+// by focus area and competitor, each with Relevant / Not relevant buttons whose judgements
+// the stream's later runs learn from. Record text only ever reaches the page as text nodes.
 
 import { api } from "/static/app/app.js";
 import { registerChatContext } from "/static/app/chat/page-context.js";
 import { authorNames, el, renderProblem, safeUrl, venueLine } from "/static/app/records.js";
+import { setPressed, toggleButton } from "/static/app/search-views.js";
 import { renderTimeline } from "/static/app/streams/timeline-chart.js";
 
 const root = document.querySelector('[data-page="stream-report"]');
@@ -18,6 +20,8 @@ const part = (role) => root.querySelector(`[data-role="${role}"]`);
 const STATUS_TEXT = { running: "Running", complete: "Complete", partial: "Partial", failed: "Failed" };
 const sourceLabel = (name) => labels[name] || name;
 let shown = null; // the stored report once loaded
+const judgements = new Map(); // item key -> true (relevant) | false, as stored
+let judgedInStream = 0;
 
 // The chat's view of the page: the ids compare_reports defaults to, and the report as shown.
 registerChatContext(() => ({
@@ -76,6 +80,51 @@ function itemMeta(record) {
   return [authorNames(record.authors, 3), venueLine(record), year].filter(Boolean).join(" · ");
 }
 
+function judgementText() {
+  const here = judgements.size;
+  const note = here ? `${here} item${here === 1 ? "" : "s"} of this report judged. ` : "";
+  return judgedInStream
+    ? `${note}The next run learns from your ${judgedInStream} judgement${judgedInStream === 1 ? "" : "s"} across this stream's reports (once at least one is relevant and one not).`
+    : "Mark items Relevant or Not relevant: the stream's next runs rank new items by what you marked.";
+}
+
+function syncJudgements() {
+  root.querySelectorAll('[data-testid="report-item"]').forEach((node) => {
+    const value = judgements.get(node.dataset.key);
+    node.dataset.judgement = value === undefined ? "" : value ? "relevant" : "irrelevant";
+    node.querySelectorAll("button[data-judge]").forEach((button) =>
+      setPressed(button, value !== undefined && String(value) === button.dataset.judge));
+  });
+  part("feedback-note").textContent = judgementText();
+}
+
+async function judge(item, relevant, problem) {
+  const value = judgements.get(item.key) === relevant ? null : relevant; // pressed again: take back
+  problem.replaceChildren();
+  try {
+    const saved = await api(`${url}/feedback`, { method: "PUT", body: JSON.stringify({ key: item.key, relevant: value }) });
+    judgements.clear();
+    for (const [key, judged] of Object.entries(saved.judgements)) judgements.set(key, judged);
+    judgedInStream = saved.stream_judgements;
+  } catch (error) {
+    renderProblem(problem, error, "Your judgement was not saved.");
+  }
+  syncJudgements();
+}
+
+function judgeButtons(item) {
+  const problem = el("div", { class: "judge-problem", "aria-live": "polite" });
+  const relevant = toggleButton("Relevant", { attrs: { dataset: { judge: "true" } } });
+  const irrelevant = toggleButton("Not relevant", { attrs: { dataset: { judge: "false" } } });
+  relevant.addEventListener("click", () => judge(item, true, problem));
+  irrelevant.addEventListener("click", () => judge(item, false, problem));
+  return [
+    el("div", { class: "marks", role: "group", "aria-label": `Your judgement of ${item.record.title || "this item"}` },
+      relevant, irrelevant),
+    problem,
+  ];
+}
+
 function itemView(item, rank) {
   const tags = [
     ...item.focus_areas.map((name) => el("span", { class: "badge tag-focus" }, `Focus: ${name}`)),
@@ -88,7 +137,8 @@ function itemView(item, rank) {
     el("p", { class: "meta" },
       item.sources.map((name) => el("span", { class: "badge source", dataset: { source: name } }, sourceLabel(name))),
       el("span", { class: "muted", title: "Relevance score (0–1)" }, `score ${item.score.toFixed(2)}`),
-      tags));
+      tags),
+    ...judgeButtons(item));
 }
 
 function showCounts(counts) {
@@ -144,6 +194,18 @@ function showFlag(stored) {
   }
 }
 
+function showNotifications(deliveries) {
+  const box = part("notifications");
+  box.hidden = !deliveries.length;
+  box.replaceChildren(
+    el("strong", {}, "Announced to: "),
+    ...deliveries.flatMap((d, i) => [
+      i ? ", " : "",
+      el("span", { class: d.ok ? "notified" : "notify-failed", dataset: { testid: "delivery" }, title: d.preview },
+        d.ok ? `${d.label} (sent)` : `${d.label} (failed: ${d.error || "no reason given"})`),
+    ]));
+}
+
 function showItems(report) {
   const byKey = new Map(report.items.map((item) => [item.key, item]));
   const ranked = part("ranked");
@@ -176,8 +238,14 @@ function show(stored) {
     el("span", { class: `badge run-${stored.status}`, dataset: { testid: "report-status" } }, STATUS_TEXT[stored.status] || stored.status),
     el("span", {}, `Run ${when(stored.started_at)}`),
     el("span", { class: "muted" }, `Items published since ${day(stored.since)}`),
+    report
+      ? el("span", { class: "muted", dataset: { testid: "report-scorer" } },
+        (report.scorer === "model" ? "Relevance judged by the model" : "Relevance scored offline")
+          + (report.feedback_used ? `, learning from ${report.feedback_used} of your judgements` : ""))
+      : "",
   );
   showFlag(stored);
+  showNotifications(stored.notifications || []);
   showSources(stored.sources);
   for (const role of ["exports"]) part(role).hidden = !report;
   for (const id of ["counts", "timeline", "items"]) root.querySelector(`[data-testid="${id}"]`).hidden = !report;
@@ -185,6 +253,7 @@ function show(stored) {
   showCounts(report.counts);
   renderTimeline(part("timeline"), report.timeline);
   showItems(report);
+  syncJudgements();
 }
 
 root.querySelectorAll('input[name="view"]').forEach((radio) =>
@@ -196,7 +265,10 @@ root.querySelectorAll('input[name="view"]').forEach((radio) =>
 
 async function load() {
   try {
-    show(await api(url));
+    const [stored, feedback] = await Promise.all([api(url), api(`${url}/feedback`)]);
+    for (const [key, judged] of Object.entries(feedback.judgements)) judgements.set(key, judged);
+    judgedInStream = feedback.stream_judgements;
+    show(stored);
   } catch (error) {
     renderProblem(part("load-problem"), error, "The report could not be loaded.");
     return;

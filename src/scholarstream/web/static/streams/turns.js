@@ -14,9 +14,12 @@ async function errorOf(response) {
 /**
  * Sends one turn. ``onEvent`` gets the text_delta and retry events in order; the promise
  * resolves with the terminal event (turn_result or error), or with a synthetic
- * ``connection_lost`` error when the stream ends without one. It rejects with a
- * ChatRequestError (``body``: the API's {code, message, hint}) when the turn is refused
- * before anything streams (4xx), and with a TypeError when the server cannot be reached.
+ * ``connection_lost`` error when the stream ends without one. Input the guide refuses (an
+ * unknown field, a value outside an enum, a required field skipped, a closed draft) is an
+ * error event too: {code: invalid_input | conflict, message, hint, field}. It rejects with
+ * a ChatRequestError (``body``: the API's {code, message, hint}) when the request itself is
+ * refused (4xx: a body the API cannot read, an unknown draft), and with a TypeError when
+ * the server cannot be reached.
  */
 export async function sendTurn(creationId, body, { onEvent = () => {}, signal } = {}) {
   const response = await fetch(`/api/v1/streams/creation/${encodeURIComponent(creationId)}/turns`, {

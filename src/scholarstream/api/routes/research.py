@@ -1,0 +1,225 @@
+"""Multi-LLM research (seed 001): draft a research, edit the draft, start it, answer a
+partial failure (proceed, retry, cancel), retry a failed one, read it, and follow its
+progress as server-sent events from the outbox.
+
+=================================  ==========================================================
+route                              seed
+=================================  ==========================================================
+``POST /research/draft``           ``POST /research/draft`` (201, status ``draft``)
+``PATCH /research/{id}``           editing the draft form
+``POST /research``                 ``POST /research`` (start): ``{"researchId": ...}``
+``POST /research/{id}/confirm``    ``POST /research/:id/confirm`` (proceed/retry/cancel)
+``POST /research/{id}/retry``      ``POST /research/:id/retry`` (Phase 6)
+``GET /research``, ``/{id}``       the list (``?status=``), one research
+``GET /research/{id}/events``      the ``research-events`` of one research, as SSE
+``GET /research/models``           the draft form's choices
+=================================  ==========================================================
+
+Bodies and records use the seed's camelCase (snake_case is accepted on input). Another
+user's research is a 404, as an unknown id is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncGenerator, Sequence
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header, Query, Response
+from pydantic import Field
+
+from scholarstream.api.deps import ReleasedUser, RuntimeDep
+from scholarstream.research import (
+    CamelModel,
+    ConfirmRequest,
+    DraftDefaults,
+    DraftEdit,
+    DraftRequest,
+    Research,
+    ResearchStatus,
+    draft_defaults,
+)
+from scholarstream.research.model_calls import SYNTHESIS_ROLE
+from scholarstream.research.service import ResearchService
+from scholarstream.research.store import StoredEvent
+from scholarstream.sse import KEEPALIVE, EventStreamResponse, encode_sse
+
+router = APIRouter(prefix="/research", tags=["research"])
+
+POLL_SECONDS = 0.25
+"""How often a progress stream looks for new events in the outbox."""
+KEEPALIVE_SECONDS = 15.0
+
+FINISHED = frozenset({ResearchStatus.COMPLETED, ResearchStatus.FAILED})
+_FINISHED_EVENTS = frozenset({"research.completed", "research.failed"})
+
+_SSE_DOC: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "Server-sent events, one per lifecycle event of the research in the "
+        "order they happened: research.started, research.llm_completed, research.llm_failed, "
+        "research.awaiting_confirmation, research.retrying, research.synthesizing, "
+        "research.completed, research.failed, research.shared. Each has 'id: <seq>' (its "
+        "number in the research's outbox), 'event: <type>' and the event as JSON data "
+        "(camelCase, with 'type'). The stream replays the events after Last-Event-ID (or "
+        "?after=), then follows new ones, and ends once the research is completed or "
+        "failed; a comment keeps an idle connection open.",
+        "content": {"text/event-stream": {}},
+    },
+    204: {"description": "The research is completed or failed and no event follows 'after'."},
+}
+
+
+class StartRequest(CamelModel):
+    """The body of ``POST /research``: the draft to start."""
+
+    research_id: uuid.UUID
+
+
+class ResearchList(CamelModel):
+    research: list[Research] = Field(description="Newest first.")
+
+
+def _service(runtime: RuntimeDep) -> ResearchService:
+    return ResearchService(runtime)
+
+
+# --- the draft form ----------------------------------------------------------------------
+
+
+# Declared before GET /{research_id}, which would otherwise take "models" for an id.
+@router.get("/models", response_model=DraftDefaults)
+async def research_models(user: ReleasedUser, runtime: RuntimeDep) -> DraftDefaults:
+    """The models a draft may select: the configured models (of the model roles) you have a
+    key for, which a draft selects when it names none; and the default synthesis model."""
+    available = await _service(runtime).available_models(user.id)
+    return draft_defaults(available, synthesis_model=runtime.models.model_string(SYNTHESIS_ROLE))
+
+
+@router.post("/draft", response_model=Research, status_code=201)
+async def create_draft(body: DraftRequest, user: ReleasedUser, runtime: RuntimeDep) -> Research:
+    """A new research in ``draft``. Left out: ``title`` is cut from the prompt,
+    ``selectedLlms`` are the models of ``GET /research/models``, ``synthesisLlm`` the
+    ``synthesis`` role's model (else a Google model, else the first selected)."""
+    return await _service(runtime).draft(user.id, body)
+
+
+@router.patch("/{research_id}", response_model=Research)
+async def edit_draft(
+    research_id: uuid.UUID, body: DraftEdit, user: ReleasedUser, runtime: RuntimeDep
+) -> Research:
+    """Changes the fields sent; 409 once the research has been started."""
+    return await _service(runtime).edit(user.id, research_id, body)
+
+
+# --- the lifecycle -----------------------------------------------------------------------
+
+
+@router.post("", response_model=Research)
+async def start_research(body: StartRequest, user: ReleasedUser, runtime: RuntimeDep) -> Research:
+    """Starts a draft: ``processing``, one call per selected model. 400
+    ``missing_credentials`` naming every model without an API key (nothing changes), 422
+    without models, 409 unless a draft, 503 when the durable engine is not running."""
+    return await _service(runtime).start(user.id, body.research_id)
+
+
+@router.post("/{research_id}/confirm", response_model=Research)
+async def confirm_research(
+    research_id: uuid.UUID, body: ConfirmRequest, user: ReleasedUser, runtime: RuntimeDep
+) -> Research:
+    """The answer to a partial failure: ``proceed`` synthesises what succeeded, ``retry``
+    calls the failed models again (at most twice; then ``failed``, "Max retries
+    exceeded"), ``cancel`` fails the research ("Cancelled by user"). 409 unless
+    ``awaiting_confirmation``."""
+    return await _service(runtime).confirm(user.id, research_id, body.action)
+
+
+@router.post("/{research_id}/retry", response_model=Research)
+async def retry_research(
+    research_id: uuid.UUID, user: ReleasedUser, runtime: RuntimeDep
+) -> Research:
+    """Retries a failed research: its failed models (``retrying``), else its synthesis
+    (``synthesizing``), else nothing is left to retry (``completed``). 409 for any other
+    status."""
+    return await _service(runtime).retry(user.id, research_id)
+
+
+# --- reading -----------------------------------------------------------------------------
+
+
+@router.get("", response_model=ResearchList)
+async def list_research(
+    user: ReleasedUser,
+    runtime: RuntimeDep,
+    status: Annotated[
+        list[ResearchStatus] | None,
+        Query(description="Only research in these statuses (repeat for several)."),
+    ] = None,
+) -> ResearchList:
+    return ResearchList(research=await _service(runtime).list(user.id, statuses=status))
+
+
+@router.get("/{research_id}", response_model=Research)
+async def get_research(research_id: uuid.UUID, user: ReleasedUser, runtime: RuntimeDep) -> Research:
+    return await _service(runtime).get(user.id, research_id)
+
+
+@router.get("/{research_id}/events", response_class=EventStreamResponse, responses=_SSE_DOC)
+async def research_events(
+    research_id: uuid.UUID,
+    user: ReleasedUser,
+    runtime: RuntimeDep,
+    after: Annotated[
+        int, Query(ge=0, description="Send the events after this seq (0: all of them).")
+    ] = 0,
+    last_event_id: Annotated[
+        int | None, Header(ge=0, description="The seq of the last event received; wins over after.")
+    ] = None,
+) -> Response:
+    """The research's lifecycle events as server-sent events (see the 200 response)."""
+    service = _service(runtime)
+    start_after = last_event_id if last_event_id is not None else after
+    research = await service.get(user.id, research_id)  # 404 before any byte is streamed
+    if research.status in FINISHED and not await service.events(
+        user.id, research_id, after_seq=start_after
+    ):
+        # Tells an EventSource that reconnects after the end to stop reconnecting.
+        return Response(status_code=204)
+    return EventStreamResponse(_follow(service, user.id, research_id, start_after))
+
+
+def _encode(events: Sequence[StoredEvent]) -> bytes:
+    return b"".join(
+        encode_sse(str(stored.seq), stored.event.model_dump_json(), event=stored.event.type)
+        for stored in events
+    )
+
+
+async def _follow(
+    service: ResearchService, owner_id: uuid.UUID, research_id: uuid.UUID, after: int
+) -> AsyncGenerator[bytes, None]:
+    """The events after ``after``, then each new one as the outbox gets it, until the
+    research is completed or failed. The response closes this when the client leaves."""
+    idle_since = time.monotonic()
+    while True:
+        batch = await service.events(owner_id, research_id, after_seq=after)
+        finished = False
+        if not batch:
+            finished = (await service.get(owner_id, research_id)).status in FINISHED
+            if finished:
+                # A status and its events are saved together: read after the status, every
+                # event up to it is in the outbox.
+                batch = await service.events(owner_id, research_id, after_seq=after)
+        if batch:
+            yield _encode(batch)
+            after = batch[-1].seq
+            idle_since = time.monotonic()
+            if batch[-1].event.type in _FINISHED_EVENTS:
+                return
+        if finished:
+            return
+        if time.monotonic() - idle_since >= KEEPALIVE_SECONDS:
+            yield KEEPALIVE
+            idle_since = time.monotonic()
+        await asyncio.sleep(POLL_SECONDS)

@@ -1,0 +1,180 @@
+"""``streams list|run|reports|report``: research streams from the terminal (create them
+with the guide in the web UI or over the API)."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from scholarstream.cli.context import UserOption, console, resolve_user, run_with_runtime
+from scholarstream.papers.formats import get_format
+from scholarstream.runtime import Runtime
+from scholarstream.streams import Stream, StreamList, StreamStore
+from scholarstream.streams.monitoring import (
+    ReportList,
+    ReportStore,
+    ReportSummary,
+    StoredReport,
+    export_report,
+    run_stream_now,
+)
+
+streams_app = typer.Typer(help="Research streams and their reports.", no_args_is_help=True)
+
+_SHOWN_ITEMS = 10
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+
+
+def _table(title: str, *columns: str) -> Table:
+    table = Table(title=title)
+    table.add_column(columns[0], no_wrap=True)  # ids are copied from here whole
+    for column in columns[1:]:
+        table.add_column(column, overflow="fold")
+    return table
+
+
+async def _owner(runtime: Runtime, user: str) -> uuid.UUID:
+    async with runtime.database.session() as session:
+        return (await resolve_user(session, user)).id
+
+
+@streams_app.command("list")
+def streams_list(
+    ctx: typer.Context, as_json: JsonOption = False, user: UserOption = "local"
+) -> None:
+    """Your streams, newest first."""
+
+    async def work(runtime: Runtime) -> list[Stream]:
+        return await StreamStore(runtime.database).list(await _owner(runtime, user))
+
+    streams = run_with_runtime(ctx, work)
+    if as_json:
+        typer.echo(StreamList(streams=streams).model_dump_json(indent=2))
+        return
+    if not streams:
+        console.print("No streams yet: create one at /streams/new in the web UI.")
+        return
+    table = _table(f"{len(streams)} streams", "id", "name", "type", "every", "last run", "on")
+    for stream in streams:
+        table.add_row(
+            str(stream.id),
+            stream.stream_name,
+            stream.stream_type.value,
+            stream.report_frequency.value,
+            stream.last_run_at.isoformat(timespec="minutes") if stream.last_run_at else "never",
+            "yes" if stream.enabled else "no",
+        )
+    console.print(table)
+
+
+def _print_report(stored: StoredReport) -> None:
+    report = stored.report
+    new = report.counts.new if report else 0
+    console.print(
+        f"[bold]{stored.status}[/]: {new} new item{'s' if new != 1 else ''} since "
+        f"{stored.since.date().isoformat()} (report {stored.id})",
+        highlight=False,
+    )
+    for source in stored.sources:
+        if not source.ok:
+            console.print(f"  [red]{source.source} failed:[/] {source.error}", highlight=False)
+    for delivery in stored.notifications:
+        outcome = "sent" if delivery.ok else f"failed: {delivery.error}"
+        console.print(f"  notified {delivery.label}: {outcome}", highlight=False)
+    if report is None:
+        if stored.error:
+            console.print(stored.error, highlight=False)
+        return
+    for rank, item in enumerate(report.items[:_SHOWN_ITEMS], start=1):
+        console.print(
+            f"{rank:>3}. [bold]{item.record.title}[/] ({item.score:.2f})\n     {item.reason}",
+            highlight=False,
+        )
+    if len(report.items) > _SHOWN_ITEMS:
+        console.print(f"     … and {len(report.items) - _SHOWN_ITEMS} more (streams report).")
+
+
+@streams_app.command("run")
+def streams_run(
+    ctx: typer.Context,
+    stream_id: Annotated[uuid.UUID, typer.Argument(help="The stream's id (streams list).")],
+    user: UserOption = "local",
+) -> None:
+    """Run a stream now: search since its last run, report what is new, notify."""
+
+    async def work(runtime: Runtime) -> StoredReport:
+        return await run_stream_now(runtime, await _owner(runtime, user), stream_id)
+
+    stored = run_with_runtime(ctx, work)
+    _print_report(stored)
+    if stored.status == "failed":
+        raise typer.Exit(1)
+
+
+@streams_app.command("reports")
+def streams_reports(
+    ctx: typer.Context,
+    stream_id: uuid.UUID,
+    as_json: JsonOption = False,
+    user: UserOption = "local",
+) -> None:
+    """A stream's reports, newest first."""
+
+    async def work(runtime: Runtime) -> list[ReportSummary]:
+        return await ReportStore(runtime.database).list(await _owner(runtime, user), stream_id)
+
+    summaries = run_with_runtime(ctx, work)
+    if as_json:
+        typer.echo(ReportList(reports=summaries).model_dump_json(indent=2))
+        return
+    table = _table(f"{len(summaries)} reports", "id", "started", "status", "new", "failed")
+    for summary in summaries:
+        table.add_row(
+            str(summary.id),
+            summary.started_at.isoformat(timespec="minutes"),
+            summary.status,
+            str(summary.counts.new) if summary.counts else "",
+            ", ".join(summary.failed_sources),
+        )
+    console.print(table)
+
+
+@streams_app.command("report")
+def streams_report(
+    ctx: typer.Context,
+    stream_id: uuid.UUID,
+    report_id: uuid.UUID,
+    export: Annotated[
+        str | None, typer.Option("--export", help="Write the items as ris, bibtex or csv.")
+    ] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="File for --export.")] = None,
+    as_json: JsonOption = False,
+    user: UserOption = "local",
+) -> None:
+    """One report: its items with their reasons, or exported."""
+    file_format = get_format(export, for_export=True) if export else None
+
+    async def work(runtime: Runtime) -> StoredReport:
+        owner = await _owner(runtime, user)
+        return await ReportStore(runtime.database).get(owner, stream_id, report_id)
+
+    stored = run_with_runtime(ctx, work)
+    if as_json:
+        typer.echo(stored.model_dump_json(indent=2))
+    elif file_format is None or stored.report is None:
+        _print_report(stored)
+    if file_format is not None and stored.report is not None:
+        if out is None:
+            export_report(stored.report, file_format.name, typer.get_text_stream("stdout"))
+        else:
+            with out.open("w", encoding="utf-8", newline="") as handle:
+                count = export_report(stored.report, file_format.name, handle)
+            console.print(f"Exported {count} items to {out}.", highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(streams_app, name="streams")

@@ -1,0 +1,164 @@
+"""Running research through the real durable engine in tests: scripted models (answer,
+fail, hang, wait for each other) in place of the providers, keyed by model string, and
+helpers to wait for a research to settle. The engine itself is a module-scoped fixture of
+the test files (``conftest.py``): launching one costs seconds."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections import Counter, deque
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+
+import pytest
+from pydantic_ai.exceptions import ModelHTTPError
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
+from pydantic_ai.models import Model
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from scholarstream.research import Research, ResearchStatus
+from scholarstream.research.service import ResearchService
+from scholarstream.runtime import Runtime
+
+SYNTHESIZER = "google-gla:gemini-2.5-pro"
+"""The synthesis model of the tests: not one of ``builders.MODELS``, so its calls count apart."""
+
+SETTLE_TIMEOUT_SEC = 30.0  # a healthy run settles in about a second; this only stops a hang
+
+Behaviour = Callable[[str], Awaitable[str]]
+"""What a model does with the prompt it is given: return its answer, or raise."""
+
+
+def answer(text: str) -> Behaviour:
+    async def respond(prompt: str) -> str:
+        return text
+
+    return respond
+
+
+def fail(status_code: int = 500) -> Behaviour:
+    async def respond(prompt: str) -> str:
+        raise ModelHTTPError(status_code, "scripted", body={"error": "scripted failure"})
+
+    return respond
+
+
+def hang() -> Behaviour:
+    async def respond(prompt: str) -> str:
+        await asyncio.Event().wait()  # until the call's timeout cancels it
+        raise AssertionError("unreachable")
+
+    return respond
+
+
+def together(barrier: asyncio.Barrier, text: str) -> Behaviour:
+    """Answers only once every party of ``barrier`` is answering: they return together."""
+
+    async def respond(prompt: str) -> str:
+        await barrier.wait()
+        return text
+
+    return respond
+
+
+def slowly(seconds: float, text: str, in_flight: InFlight) -> Behaviour:
+    async def respond(prompt: str) -> str:
+        with in_flight:
+            await asyncio.sleep(seconds)
+        return text
+
+    return respond
+
+
+@dataclass
+class InFlight:
+    """Counts calls running at once."""
+
+    now: int = 0
+    most: int = 0
+
+    def __enter__(self) -> None:
+        self.now += 1
+        self.most = max(self.most, self.now)
+
+    def __exit__(self, *exc: object) -> None:
+        self.now -= 1
+
+
+def _prompt_of(messages: list[ModelMessage]) -> str:
+    parts = [
+        part.content
+        for message in messages
+        if isinstance(message, ModelRequest)
+        for part in message.parts
+        if isinstance(part, UserPromptPart) and isinstance(part.content, str)
+    ]
+    return parts[-1]
+
+
+@dataclass
+class ScriptedModels:
+    """One FunctionModel per model string; each call takes the model's next planned
+    behaviour (answering ``Answer of <model>`` once the plan is used up)."""
+
+    plans: dict[str, deque[Behaviour]] = field(default_factory=dict)
+    calls: Counter[str] = field(default_factory=Counter)
+    prompts: dict[str, list[str]] = field(default_factory=dict)
+
+    def plan(self, model: str, *behaviours: Behaviour) -> None:
+        self.plans.setdefault(model, deque()).extend(behaviours)
+
+    def reset(self) -> None:
+        self.plans.clear()
+        self.calls.clear()
+        self.prompts.clear()
+
+    def overrides(self, models: Iterable[str]) -> dict[str, Model]:
+        """Model-string overrides, and ``default`` for any other model string."""
+        return {name: self._model(name) for name in [*models, "default"]}
+
+    def _model(self, key: str) -> FunctionModel:
+        async def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+            prompt = _prompt_of(messages)
+            self.calls[key] += 1
+            self.prompts.setdefault(key, []).append(prompt)
+            plan = self.plans.get(key)
+            behaviour = plan.popleft() if plan else answer(f"Answer of {key}")
+            return ModelResponse(parts=[TextPart(await behaviour(prompt))])
+
+        return FunctionModel(respond, model_name=key)
+
+
+SETTLED = (ResearchStatus.AWAITING_CONFIRMATION, ResearchStatus.COMPLETED, ResearchStatus.FAILED)
+
+
+@dataclass
+class World:
+    """The module's engine, its runtime, the scripted models and a fresh user per test."""
+
+    runtime: Runtime
+    models: ScriptedModels
+    owner_id: uuid.UUID
+
+    @property
+    def service(self) -> ResearchService:
+        return ResearchService(self.runtime)
+
+    async def settled(self, research_id: uuid.UUID, status: ResearchStatus) -> Research:
+        """The research once it is ``status``; fails if it settles otherwise."""
+        deadline = time.monotonic() + SETTLE_TIMEOUT_SEC
+        while True:
+            research = await self.service.get(self.owner_id, research_id)
+            if research.status == status:
+                return research
+            if research.status in SETTLED:
+                pytest.fail(f"research settled {research.status}, not {status}: {research}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"research did not become {status}: {research}")
+            await asyncio.sleep(0.05)
+
+    async def quiet(self, seconds: float = 0.6) -> None:
+        """Give any (wrongly) dispatched work time to run: longer than the queue's poll."""
+        await asyncio.sleep(seconds)

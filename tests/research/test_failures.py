@@ -1,0 +1,131 @@
+"""The seed's error summary: each row, reached the way a research really fails."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from scholarstream.research import (
+    ERROR_SUMMARY,
+    ConfirmAction,
+    FailureReason,
+    Research,
+    ResearchStatus,
+    UserAction,
+    apply_completion,
+    confirm,
+    error_summary,
+    record_synthesis_failed,
+)
+from tests.research.builders import GOOGLE, LATER, OPENAI, research, result, results
+
+
+def _all_llms_failed() -> Research:
+    return apply_completion(
+        research("processing", llm_results=results("failed", "failed"))
+    ).research
+
+
+def _synthesis_failed() -> Research:
+    subject = research("synthesizing", llm_results=results("completed", "completed"))
+    return record_synthesis_failed(subject, "HTTP 503", now=LATER).research
+
+
+def _max_retries_exceeded() -> Research:
+    subject = research(
+        "awaiting_confirmation", llm_results=results("completed", "failed"), retry_count=2
+    )
+    return confirm(subject, ConfirmAction.RETRY, now=LATER).research
+
+
+def _api_key_invalid() -> Research:
+    failed = [result(OPENAI, "failed", error_code="api_key_invalid"), result(GOOGLE, "failed")]
+    return apply_completion(research("processing", llm_results=failed), now=LATER).research
+
+
+def _cancelled_by_user() -> Research:
+    subject = research(
+        "awaiting_confirmation", llm_results=results("completed", "failed"), retry_count=0
+    )
+    return confirm(subject, ConfirmAction.CANCEL, now=LATER).research
+
+
+SUMMARY = [
+    pytest.param(
+        _all_llms_failed,
+        "All LLMs failed",
+        UserAction.RETRY,
+        "All LLM calls failed",
+        id="All LLMs failed -> failed, Retry",
+    ),
+    pytest.param(
+        _synthesis_failed,
+        "Synthesis failed",
+        UserAction.RETRY,
+        "Synthesis failed: HTTP 503",
+        id="Synthesis failed -> failed, Retry",
+    ),
+    pytest.param(
+        _max_retries_exceeded,
+        "Max retries exceeded",
+        UserAction.CREATE_NEW_RESEARCH,
+        "Max retries exceeded",
+        id="Max retries exceeded -> failed, Create new research",
+    ),
+    pytest.param(
+        _api_key_invalid,
+        "API key invalid",
+        UserAction.UPDATE_API_KEYS_AND_RETRY,
+        "All LLM calls failed",
+        id="API key invalid -> failed, Update API keys, retry",
+    ),
+    pytest.param(
+        _cancelled_by_user,
+        "Cancelled by user",
+        UserAction.CREATE_NEW_RESEARCH,
+        "Cancelled by user",
+        id="Cancelled by user -> failed, Create new research",
+    ),
+]
+
+
+@pytest.mark.parametrize(("failing", "error_type", "user_action", "error"), SUMMARY)
+def test_the_error_summary(
+    failing: Callable[[], Research], error_type: str, user_action: UserAction, error: str
+) -> None:
+    failed = failing()
+    summary = error_summary(failed)
+    assert failed.status == ResearchStatus.FAILED
+    assert summary is not None
+    assert (summary.error_type, summary.user_action, summary.error) == (
+        error_type,
+        user_action,
+        error,
+    )
+
+
+def test_the_summary_has_one_row_per_failure_reason() -> None:
+    assert set(ERROR_SUMMARY) == set(FailureReason)
+
+
+def test_a_key_failure_names_the_models_whose_key_was_refused() -> None:
+    summary = error_summary(_api_key_invalid())
+    assert summary is not None
+    assert summary.models_with_key_errors == [OPENAI]
+
+
+def test_a_synthesis_key_failure_names_the_synthesis_model() -> None:
+    subject = research("synthesizing", llm_results=results("completed", "completed"))
+    failed = record_synthesis_failed(subject, "HTTP 401", error_code="api_key_invalid").research
+    summary = error_summary(failed)
+    assert summary is not None
+    assert summary.reason == FailureReason.API_KEY_INVALID
+    assert summary.models_with_key_errors == [GOOGLE]
+
+
+@pytest.mark.parametrize(
+    "status", [s for s in ResearchStatus if s != ResearchStatus.FAILED], ids=str
+)
+def test_only_a_failed_research_has_an_error_summary(status: ResearchStatus) -> None:
+    assert error_summary(research(status)) is None
