@@ -4,6 +4,7 @@ set, on that real PostgreSQL server (in a throwaway database)."""
 
 from __future__ import annotations
 
+import gc
 import ipaddress
 import os
 import socket
@@ -55,6 +56,13 @@ def pytest_configure(config: pytest.Config) -> None:
     socket.socket.connect = _guarded_connect  # type: ignore[method-assign,assignment]
     socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign,assignment]
     pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    # Browser tests serve from a thread of this process, so a full collection's pause stalls
+    # their pages; what is loaded by now (modules, collected tests) lives to the end anyway.
+    gc.collect()
+    gc.freeze()
 
 
 LEAKY_ENV = (

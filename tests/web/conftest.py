@@ -13,6 +13,7 @@ from playwright.sync_api import (
     Page,
     Request,
     Route,
+    expect,
     sync_playwright,
 )
 
@@ -29,6 +30,10 @@ from tests.web.live import (
     is_foreign,
     serve,
 )
+
+# Assertions wait as long as actions do (10 s, below): on a loaded two-core CI machine a
+# page's first API answers can take several seconds, and Playwright's default is 5 s.
+expect.set_options(timeout=10_000)
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import fastapi_offline
-from fastapi import APIRouter, FastAPI
+from fastapi import APIRouter, FastAPI, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
@@ -27,6 +27,7 @@ from scholarstream.api.routes import (
     models,
     notifications,
     research,
+    research_share,
     search,
     sources,
     stream_reports,
@@ -108,6 +109,7 @@ def create_app(runtime: Runtime, *, engine: Engine | None = None) -> FastAPI:
     app.add_middleware(RequestIdMiddleware)
     install_error_handlers(app)
     app.include_router(health.router)
+    app.include_router(research_share.router)
     app.include_router(api_router())
     _mount_docs(app)
 
@@ -121,13 +123,16 @@ def _mount_docs(app: FastAPI) -> None:
     """Swagger UI 5 from the fastapi-offline package's assets: /docs works with no internet."""
     assets = Path(fastapi_offline.__file__).parent / "static"
     app.mount(SWAGGER_STATIC, StaticFiles(directory=assets), name="swagger")
+    app.add_api_route("/docs", _swagger_page, include_in_schema=False)
 
-    @app.get("/docs", include_in_schema=False)
-    async def docs() -> HTMLResponse:
-        return get_swagger_ui_html(
-            openapi_url=app.openapi_url or "/openapi.json",
-            title="ScholarStream API",
-            swagger_js_url=f"{SWAGGER_STATIC}/swagger-ui-bundle.js",
-            swagger_css_url=f"{SWAGGER_STATIC}/swagger-ui.css",
-            swagger_favicon_url=f"{SWAGGER_STATIC}/favicon.png",
-        )
+
+async def _swagger_page(request: Request) -> HTMLResponse:
+    # Module-level, not a closure over the app: FastAPI caches endpoints by identity
+    # (an lru_cache of 4096), so a closure would keep every app ever built alive.
+    return get_swagger_ui_html(
+        openapi_url=request.app.openapi_url or "/openapi.json",
+        title="ScholarStream API",
+        swagger_js_url=f"{SWAGGER_STATIC}/swagger-ui-bundle.js",
+        swagger_css_url=f"{SWAGGER_STATIC}/swagger-ui.css",
+        swagger_favicon_url=f"{SWAGGER_STATIC}/favicon.png",
+    )
