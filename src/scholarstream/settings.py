@@ -57,6 +57,13 @@ class ServerSettings(_Section):
     session_days: int = Field(default=14, ge=1)
     cookie_secure: bool = False
 
+    @property
+    def base_url(self) -> str:
+        """Where users reach this server: ``public_url``, else the address it listens on."""
+        if self.public_url:
+            return self.public_url.rstrip("/")
+        return f"http://{self.host}:{self.port}"
+
 
 class ProviderSettings(_Section):
     api_key: SecretStr | None = None
@@ -183,6 +190,107 @@ class StreamSettings(_Section):
     )
 
 
+class WebhookSettings(_Section):
+    """One receiver of the research lifecycle events (the outbox ``research_events``)."""
+
+    url: str = Field(
+        pattern=r"^https?://\S+$",
+        description="Where each event is POSTed as JSON (http:// or https://).",
+    )
+    secret: SecretStr | None = Field(
+        default=None,
+        description="Signs each body: header X-ScholarStream-Signature-256 is 'sha256=' and "
+        "the hex HMAC-SHA256 of the raw body with this secret. Unset: no signature.",
+    )
+    events: list[str] | None = Field(
+        default=None,
+        description="Event types to send (e.g. ['research.completed', 'research.shared']); "
+        "unset: every event.",
+    )
+    name: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=64,
+        description="Names the webhook's delivery progress (default: its URL). Keep the name "
+        "when the URL changes and delivery carries on where it was.",
+    )
+
+    @field_validator("events")
+    @classmethod
+    def _event_types(cls, events: list[str] | None) -> list[str] | None:
+        if events is not None:
+            for event in events:
+                if not event.startswith("research."):
+                    raise ValueError(f"{event!r} is not a research event type (research.*)")
+        return events
+
+
+class ResearchSettings(_Section):
+    title_role: str | None = Field(
+        default="fast",
+        description="The model role that writes a draft's title from its prompt when the draft "
+        "has none (resolved like every role: without its own model, the default model "
+        "writes it). Offline, or when it fails, the title is cut from the prompt. Unset "
+        "(or empty): always cut.",
+    )
+    title_timeout_seconds: float = Field(
+        default=5.0,
+        gt=0,
+        le=60,
+        description="Longest wait for the model-written title; after it the title is cut "
+        "from the prompt.",
+    )
+    share_reports: bool = Field(
+        default=True,
+        description="Store a shareable HTML report of each completed research and notify the "
+        "owner's research_report targets with its link (built on server.public_url; set it "
+        "so that the link reaches people outside this machine).",
+    )
+    share_url: str | None = Field(
+        default=None,
+        description="Where the shareable reports are stored: a directory or any fsspec URL "
+        "(s3://bucket/shares, gs://..., memory://...). Default: the directory 'shares' in "
+        "data_dir. They are served at <server.public_url>/shared/research/<token>.",
+    )
+    webhooks: list[WebhookSettings] = Field(
+        default_factory=list,
+        description="Receivers of every research's lifecycle events, each POSTed as JSON in "
+        "order, at least once, with retries.",
+    )
+    webhook_timeout_seconds: float = Field(
+        default=10.0, gt=0, le=120, description="Longest wait for a webhook to answer one POST."
+    )
+    webhook_max_attempts: int = Field(
+        default=10,
+        ge=1,
+        le=50,
+        description="Tries of one event at one webhook; then it is given up (logged, counted) "
+        "and the next event goes.",
+    )
+    webhook_backoff_seconds: float = Field(
+        default=5.0,
+        gt=0,
+        le=3600,
+        description="Wait before the first retry of a failed POST; each further wait is three "
+        "times longer, up to an hour.",
+    )
+
+    @field_validator("webhooks")
+    @classmethod
+    def _distinct_names(cls, webhooks: list[WebhookSettings]) -> list[WebhookSettings]:
+        names = [hook.name or hook.url for hook in webhooks]
+        duplicates = sorted({name for name in names if names.count(name) > 1})
+        if duplicates:
+            raise ValueError(f"two webhooks have the same name or URL: {', '.join(duplicates)}")
+        return webhooks
+
+    @field_validator("title_role", mode="before")
+    @classmethod
+    def _empty_is_unset(cls, value: object) -> object:
+        # An environment variable cannot be null: SCHOLARSTREAM_RESEARCH__TITLE_ROLE="".
+        return None if value == "" else value
+
+
 class LoggingSettings(_Section):
     level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     format: Literal["plain", "json"] = "plain"
@@ -229,6 +337,7 @@ class Settings(BaseSettings):
     search: SearchSettings = Field(default_factory=SearchSettings)
     chat: ChatSettings = Field(default_factory=ChatSettings)
     streams: StreamSettings = Field(default_factory=StreamSettings)
+    research: ResearchSettings = Field(default_factory=ResearchSettings)
     logging: LoggingSettings = Field(default_factory=LoggingSettings)
     engine: EngineSettings = Field(default_factory=EngineSettings)
 
@@ -279,6 +388,7 @@ class Settings(BaseSettings):
             self.sources.serpapi_api_key,
             self.sources.openalex_api_key,
             *(p.api_key for p in self.llm.providers.values()),
+            *(hook.secret for hook in self.research.webhooks),
         ]
         values = [s.get_secret_value() for s in secrets if s is not None]
         password = urlsplit(self.app_database_url).password

@@ -41,6 +41,9 @@ def research_settings(
             data_dir=data_dir,
             database_url=database_url,
             llm={"providers": PROVIDER_KEYS, "timeout_seconds": timeout_seconds},
+            # Sharing and titles have their own tests (test_share.py, test_titles.py): here a
+            # research ends where it completes, and only its models are called.
+            research={"share_reports": False, "title_role": None},
         )
 
 

@@ -11,6 +11,7 @@ import uuid
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import pytest
 from pydantic_ai.exceptions import ModelHTTPError
@@ -162,3 +163,18 @@ class World:
     async def quiet(self, seconds: float = 0.6) -> None:
         """Give any (wrongly) dispatched work time to run: longer than the queue's poll."""
         await asyncio.sleep(seconds)
+
+
+T = TypeVar("T")
+
+
+async def eventually(check: Callable[[], Awaitable[T | None]], what: str) -> T:
+    """The first thing ``check`` returns that is not ``None``, polled until
+    ``SETTLE_TIMEOUT_SEC`` (work the engine finishes after a research settles: sharing,
+    webhook deliveries)."""
+    deadline = time.monotonic() + SETTLE_TIMEOUT_SEC
+    while (found := await check()) is None:
+        if time.monotonic() > deadline:
+            pytest.fail(f"never happened: {what}")
+        await asyncio.sleep(0.05)
+    return found

@@ -43,6 +43,8 @@ def api_settings(data_dir: Path, database_url: str, *, multi_user: bool) -> Sett
             "roles": {"default": OPENAI, "synthesis": SYNTHESIZER},
             "timeout_seconds": 10.0,
         },
+        # Sharing and titles have their own tests (test_share.py, test_titles.py).
+        research={"share_reports": False, "title_role": None},
     )
 
 

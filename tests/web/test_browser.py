@@ -21,7 +21,7 @@ def _nav(page: Page) -> Locator:
     return page.get_by_role("navigation", name="Main")
 
 
-MENU = ["Home", "Search", "Library", "Trials", "Streams", "Settings", "API docs"]
+MENU = ["Home", "Search", "Library", "Trials", "Streams", "Research", "Settings", "API docs"]
 
 
 def _nav_labels(page: Page) -> list[str]:

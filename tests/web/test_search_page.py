@@ -251,7 +251,9 @@ def test_a_reload_at_the_result_review_continues_the_run(
 ) -> None:
     page = new_page(offline_server)
     page.goto("/")
-    page.get_by_role("navigation", name="Main").get_by_role("link", name="Search").click()
+    page.get_by_role("navigation", name="Main").get_by_role(
+        "link", name="Search", exact=True
+    ).click()
     expect(page).to_have_title("Search · ScholarStream")
     current = page.get_by_role("navigation", name="Main").locator("[aria-current=page]")
     expect(current).to_have_text("Search")

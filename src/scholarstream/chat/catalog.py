@@ -6,6 +6,7 @@ from scholarstream.chat import builtin_payloads  # noqa: F401  (registers the pa
 from scholarstream.chat.pages import (  # noqa: F401  (register the pages)
     home,
     library,
+    research,
     search,
     settings,
     stream_report,

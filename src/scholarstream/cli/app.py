@@ -18,6 +18,7 @@ from scholarstream.cli import (
     import_cmd,
     library_cmd,
     models_cmd,
+    research_cmd,
     search_cmd,
     server_cmd,
     sources_cmd,
@@ -89,6 +90,7 @@ for module in (
     sources_cmd,
     search_cmd,
     streams_cmd,
+    research_cmd,
     dedup_cmd,
 ):
     module.register(app)

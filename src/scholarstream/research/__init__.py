@@ -14,6 +14,7 @@ The flow::
     #   awaiting_confirmation -> confirm(research, proceed | retry | cancel)
     #   failed -> retry_research (Phase 6)
     change = attach_share_info(research, ShareInfo(...))          # completed
+    html = render_share_page(research)                            # the shareable report
 
 Python names are snake_case; JSON uses the seed's camelCase aliases.
 """
@@ -106,7 +107,13 @@ from scholarstream.research.retry import (
     retry_failed_llms,
     retry_research,
 )
-from scholarstream.research.sharing import attach_share_info
+from scholarstream.research.safe_markdown import render_markdown
+from scholarstream.research.share_page import render_share_page
+from scholarstream.research.sharing import (
+    attach_share_info,
+    record_notification,
+    record_share_failed,
+)
 from scholarstream.research.start import (
     CredentialCheck,
     check_can_start,
@@ -214,8 +221,12 @@ __all__ = [
     "record_call_failed",
     "record_call_started",
     "record_call_succeeded",
+    "record_notification",
+    "record_share_failed",
     "record_synthesis_failed",
     "record_synthesis_succeeded",
+    "render_markdown",
+    "render_share_page",
     "research_event_adapter",
     "retry_action",
     "retry_failed_llms",

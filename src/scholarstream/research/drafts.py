@@ -3,8 +3,9 @@
 =================  ===================================================================
 field              source
 =================  ===================================================================
-title              generated from the prompt by a model later; until then (or without
-                   a model) ``fallback_title(prompt)``
+title              user input; else written from the prompt by the title model
+                   (``titles.model_title``, given here as ``generated_title``); else
+                   (without a model, or when it fails) ``fallback_title(prompt)``
 prompt             user input
 selected_llms      user selection; default: every available model
 synthesis_llm      user selection; default: the configured ``synthesis`` role's model,
@@ -130,15 +131,20 @@ def create_draft(
     *,
     available_models: Sequence[str],
     synthesis_model: str | None = None,
+    generated_title: str | None = None,
     research_id: uuid.UUID | None = None,
     now: datetime | None = None,
 ) -> Research:
+    """``generated_title``: the title a model wrote from the prompt, used when the request
+    has none."""
     moment = utc_now(now)
     defaults = draft_defaults(available_models, synthesis_model=synthesis_model)
     title = (request.title or "").strip()
+    generated = (generated_title or "").strip() if not title else ""
     return Research(
         id=research_id or uuid.uuid4(),
-        title=title or fallback_title(request.prompt),
+        title=title or generated or fallback_title(request.prompt),
+        title_generated=bool(generated),
         prompt=request.prompt,
         selected_llms=(
             request.selected_llms if request.selected_llms is not None else defaults.selected_llms
@@ -153,8 +159,9 @@ def create_draft(
 
 def edit_draft(research: Research, edit: DraftEdit, *, now: datetime | None = None) -> Research:
     """The draft with the fields ``edit`` gives (not ``None``) changed; ``ConflictError``
-    once it has been started. An empty title, or a title still cut from the old prompt when
-    the prompt changes, becomes the fallback title of the new prompt."""
+    once it has been started. An empty title, or a title still cut from the old prompt (or
+    written by a model from it) when the prompt changes, becomes the fallback title of the
+    new prompt."""
     if research.status != ResearchStatus.DRAFT:
         raise conflict(
             research.status, f"Only a draft can be edited; this research is {research.status}."
@@ -166,10 +173,10 @@ def edit_draft(research: Research, edit: DraftEdit, *, now: datetime | None = No
     }
     prompt = edit.prompt or research.prompt
     title = (edit.title or "").strip()
-    title_was_cut = research.title == fallback_title(research.prompt)
+    title_follows = research.title_generated or research.title == fallback_title(research.prompt)
     if title:
-        update["title"] = title
-    elif edit.title is not None or (edit.prompt is not None and title_was_cut):
-        update["title"] = fallback_title(prompt)
+        update |= {"title": title, "title_generated": False}
+    elif edit.title is not None or (edit.prompt is not None and title_follows):
+        update |= {"title": fallback_title(prompt), "title_generated": False}
     update["updated_at"] = utc_now(now)
     return Research.model_validate({**research.model_dump(by_alias=False), **update})

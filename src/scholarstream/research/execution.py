@@ -19,6 +19,12 @@ revision for a synthesis), so dispatching the same work twice starts it once. Th
 of every research in flight, which covers a process that stopped between saving a change
 and enqueueing its calls.
 
+After every saved change, ``dispatch`` also starts what follows it outside the model
+calls: a research that became ``completed`` (by any path) is shared once
+(``share_workflow``), and the events the change saved are delivered to the configured
+webhooks (``webhook_delivery``). The sweep covers both as well: it shares research
+completed recently but not shared, and restarts the deliveries webhooks are owed.
+
 Workflow functions are module-level and reach the process's ``Runtime`` through
 ``engine.current_runtime()``, imported when called (the engine imports this module).
 """
@@ -31,12 +37,14 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from dbos import DBOS, SetEnqueueOptions, SetWorkflowID, StepOptions
+from dbos import DBOS, SetEnqueueOptions, SetWorkflowID
 from pydantic import Field
 
 from scholarstream.errors import ConflictError, EngineError, InvalidInputError, NotFoundError
 from scholarstream.llm import split_model_string
 from scholarstream.research._base import CamelModel
+from scholarstream.research._engine import RECORD_STEP as _RECORD_STEP
+from scholarstream.research._engine import runtime as _runtime
 from scholarstream.research.advance import advance
 from scholarstream.research.changes import ResearchChange
 from scholarstream.research.events import LLMCallEvent
@@ -48,12 +56,14 @@ from scholarstream.research.results import (
     record_call_started,
     record_call_succeeded,
 )
+from scholarstream.research.share_workflow import start_share, unshared_research
 from scholarstream.research.store import AppliedChange, ResearchStore, StoredResearch
 from scholarstream.research.synthesis import (
     record_synthesis_failed,
     record_synthesis_succeeded,
 )
 from scholarstream.research.synthesis_prompt import SynthesisPrompt, build_synthesis_prompt
+from scholarstream.research.webhook_delivery import start_webhooks, webhook_backlog
 from scholarstream.runtime import Runtime
 
 __all__ = [
@@ -78,34 +88,10 @@ SWEEP_CRON = "30 */2 * * * *"  # every two minutes; work already dispatched is n
 DROPPED = "dropped"
 
 
-def _runtime() -> Runtime:
-    from scholarstream.engine import current_runtime
-
-    return current_runtime()
-
-
 def require_engine() -> None:
     """``EngineError`` unless the durable engine runs in this process (nothing could run
     the calls of a research started now)."""
     _runtime()
-
-
-# Answers, not accidents: retrying the step would get the same answer.
-_FINAL_ERRORS = (ConflictError, NotFoundError, InvalidInputError)
-
-
-def _transient(exc: BaseException) -> bool:
-    return not isinstance(exc, _FINAL_ERRORS)
-
-
-# Database writes: retried when the database hiccups.
-_RECORD_STEP: StepOptions = {
-    "retries_allowed": True,
-    "max_attempts": 5,
-    "interval_seconds": 0.5,
-    "backoff_rate": 2.0,
-    "should_retry": _transient,
-}
 
 
 class Dispatch(CamelModel):
@@ -117,10 +103,17 @@ class Dispatch(CamelModel):
     status: ResearchStatus
     calls: list[LLMCallEvent] = Field(default_factory=list)
     synthesis_llm: str | None = None
+    announced: bool = Field(
+        default=False, description="The change saved events: deliver them to the webhooks."
+    )
 
     @property
     def runs_synthesis(self) -> bool:
         return self.status == ResearchStatus.SYNTHESIZING
+
+    @property
+    def shares(self) -> bool:
+        return self.status == ResearchStatus.COMPLETED
 
 
 def dispatch_for(applied: AppliedChange[Any]) -> Dispatch:
@@ -132,6 +125,7 @@ def dispatch_for(applied: AppliedChange[Any]) -> Dispatch:
         status=research.status,
         calls=applied.change.llm_calls,
         synthesis_llm=research.synthesis_llm,
+        announced=bool(applied.change.events),
     )
 
 
@@ -167,7 +161,16 @@ def _partition(model: str | None) -> str:
 
 
 async def dispatch(work: Dispatch) -> None:
-    """Enqueue ``work``'s calls and synthesis; work already enqueued (same id) is kept."""
+    """Enqueue ``work``'s calls and synthesis, share a research that completed, deliver
+    the events the change saved; work already started (same id) is kept."""
+    await _enqueue(work)
+    if work.shares:
+        await start_share(work.owner_id, work.research_id)
+    if work.announced:
+        await start_webhooks(work.research_id, str(work.revision))
+
+
+async def _enqueue(work: Dispatch) -> None:
     if not work.calls and not work.runs_synthesis:
         return
     queue = await DBOS.retrieve_queue_async(CALL_QUEUE)
@@ -304,15 +307,23 @@ def _recorded_synthesis(outcome: CallOutcome) -> Callable[[Research], ResearchCh
 
 async def _record_synthesis(
     owner_id: str, research_id: str, revision: int, outcome: CallOutcome
-) -> str:
+) -> Dispatch | None:
     applied = await _apply(
         owner_id, research_id, _recorded_synthesis(outcome), expected_revision=revision
     )
-    return applied.research.status.value if applied else DROPPED
+    return dispatch_for(applied) if applied else None
 
 
 async def _active_work() -> list[Dispatch]:
     return [_resumed(stored) for stored in await ResearchStore(_runtime().database).active()]
+
+
+async def _unshared() -> list[tuple[uuid.UUID, uuid.UUID]]:
+    return await unshared_research(_runtime())
+
+
+async def _webhook_backlog() -> list[uuid.UUID]:
+    return await webhook_backlog(_runtime())
 
 
 # -- workflows ------------------------------------------------------------------------
@@ -364,7 +375,7 @@ async def research_synthesis_workflow(owner_id: str, research_id: str, revision:
     outcome = await DBOS.run_step_async(
         {"name": "research.synthesis.model"}, _ask_synthesis_model, owner_id, job
     )
-    status: str = await DBOS.run_step_async(
+    recorded: Dispatch | None = await DBOS.run_step_async(
         {**_RECORD_STEP, "name": "research.synthesis.recorded"},
         _record_synthesis,
         owner_id,
@@ -372,12 +383,23 @@ async def research_synthesis_workflow(owner_id: str, research_id: str, revision:
         revision,
         outcome,
     )
-    return status
+    if recorded is None:
+        return DROPPED
+    await dispatch(recorded)  # a completed research is shared; its events delivered
+    return recorded.status.value
 
 
 @DBOS.workflow()
 async def research_sweep_workflow(scheduled_at: datetime, context: Any) -> None:
-    """Scheduled: re-enqueue the work of every research in flight (see the module)."""
+    """Scheduled: re-enqueue the work of every research in flight, share the research
+    completed recently but not shared, and deliver the events webhooks are owed (see the
+    module)."""
     work = await DBOS.run_step_async({"name": "research.sweep"}, _active_work)
     for item in work:
         await dispatch(item)
+    unshared = await DBOS.run_step_async({"name": "research.sweep.unshared"}, _unshared)
+    for owner_id, research_id in unshared:
+        await start_share(owner_id, research_id)
+    owed = await DBOS.run_step_async({"name": "research.sweep.webhooks"}, _webhook_backlog)
+    for research_id in owed:
+        await start_webhooks(research_id, f"sweep-{scheduled_at:%Y%m%dT%H%M%S}")

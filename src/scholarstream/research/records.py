@@ -94,16 +94,36 @@ class ExternalReport(CamelModel):
 
 
 class ShareInfo(CamelModel):
-    """Where the shareable HTML report of a completed research lives."""
+    """Where the shareable HTML report of a completed research lives, and how telling its
+    owner went (a failed notification is recorded here; the research stays completed)."""
 
     share_url: str = Field(description="The address to send people.")
     storage_url: str = Field(description="Where the HTML is stored (path or fsspec URL).")
     created_at: datetime
+    token: str | None = Field(
+        default=None,
+        description="The unguessable part of share_url that names the stored page; kept so "
+        "that sharing again (after a crash) rewrites the same page.",
+    )
+    notified_at: datetime | None = Field(
+        default=None, description="When the owner's notification targets were sent the link."
+    )
+    notified_targets: int = Field(
+        default=0, ge=0, description="How many targets took the notification."
+    )
+    notification_error: str | None = Field(
+        default=None, description="Why the notification failed at some target, or at all."
+    )
 
 
 class Research(CamelModel):
     id: uuid.UUID = Field(default_factory=uuid.uuid4)
     title: str
+    title_generated: bool = Field(
+        default=False,
+        description="The title was written by a model from the prompt. Like a title cut "
+        "from the prompt (and unlike one the user wrote), it follows prompt edits.",
+    )
     prompt: Prompt
     selected_llms: list[ModelString] = Field(default_factory=list)
     synthesis_llm: ModelString | None = None
@@ -120,6 +140,10 @@ class Research(CamelModel):
         default=None, description="The error summary row of the failure (only while failed)."
     )
     share_info: ShareInfo | None = None
+    share_error: str | None = Field(
+        default=None,
+        description="Why the shareable report could not be stored; the research stays completed.",
+    )
     created_at: datetime
     updated_at: datetime
     started_at: datetime | None = None

@@ -37,6 +37,7 @@ from scholarstream.research.records import Research
 from scholarstream.research.retry import retry_research
 from scholarstream.research.start import models_needing_credentials, start_research
 from scholarstream.research.store import ResearchStore, StoredEvent
+from scholarstream.research.titles import model_title
 from scholarstream.runtime import Runtime
 
 __all__ = ["ResearchService"]
@@ -61,12 +62,17 @@ class ResearchService:
         return [model for model in configured if model in usable]
 
     async def draft(self, owner_id: uuid.UUID, request: DraftRequest) -> Research:
+        """A new draft. Without a title, the title model writes one from the prompt (in at
+        most ``research.title_timeout_seconds``), else it is cut from the prompt."""
         needs_defaults = request.selected_llms is None or request.synthesis_llm is None
         available = await self.available_models(owner_id) if needs_defaults else []
+        untitled = not (request.title or "").strip()
+        generated = await model_title(self.runtime, owner_id, request.prompt) if untitled else None
         research = create_draft(
             request,
             available_models=available,
             synthesis_model=self.runtime.models.model_string(SYNTHESIS_ROLE),
+            generated_title=generated,
         )
         return await self.store.create(owner_id, research)
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Generic, TypeVar, cast
 
 from sqlalchemy import CursorResult, func, select, update
@@ -153,6 +154,18 @@ class ResearchStore:
             rows = await session.scalars(
                 select(ResearchRow).where(
                     ResearchRow.status.in_([s.value for s in ACTIVE_STATUSES])
+                )
+            )
+            return [StoredResearch(row.owner_id, _load(row), row.revision) for row in rows]
+
+    async def completed_since(self, since: datetime) -> list[StoredResearch]:
+        """Every user's research completed (or changed once completed) since ``since``
+        (for the engine's sweep, which makes sure each was shared)."""
+        async with self.database.session() as session:
+            rows = await session.scalars(
+                select(ResearchRow).where(
+                    ResearchRow.status == ResearchStatus.COMPLETED.value,
+                    ResearchRow.updated_at >= since,
                 )
             )
             return [StoredResearch(row.owner_id, _load(row), row.revision) for row in rows]

@@ -22,6 +22,7 @@ __all__ = [
     "SynthesisPrompt",
     "SynthesisSource",
     "build_synthesis_prompt",
+    "fence_for",
     "synthesis_sources",
 ]
 
@@ -82,7 +83,7 @@ def build_synthesis_prompt(research: Research) -> SynthesisPrompt:
     sources = synthesis_sources(research)
     if not sources:
         raise conflict(research.status, "There is nothing to synthesise: no source succeeded.")
-    fence = _fence_for([research.prompt, *(s.content for s in sources)])
+    fence = fence_for([research.prompt, *(s.content for s in sources)])
     parts = [f"Research question:\n\n{fence}text\n{research.prompt}\n{fence}"]
     for source in sources:
         kind = "answer of model" if source.kind == "model" else "report supplied by the user:"
@@ -109,6 +110,7 @@ def _report_text(content: str, source: str | None) -> str:
 _BACKTICK_RUN = re.compile(r"`+")
 
 
-def _fence_for(texts: list[str]) -> str:
+def fence_for(texts: list[str]) -> str:
+    """A code fence longer than any run of backticks in ``texts``: none of them can close it."""
     longest = max((len(run) for t in texts for run in _BACKTICK_RUN.findall(t)), default=0)
     return "`" * max(3, longest + 1)

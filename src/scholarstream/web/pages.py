@@ -19,6 +19,8 @@ from scholarstream.db.tables import User
 from scholarstream.errors import AuthenticationError
 from scholarstream.llm import registered_providers
 from scholarstream.papers.formats import formats
+from scholarstream.research import ResearchStatus
+from scholarstream.research.service import ResearchService
 from scholarstream.sources import clinicaltrials
 from scholarstream.sources.library.source import INFO as LIBRARY_INFO
 from scholarstream.streams import FieldKind, StreamStore, field_specs
@@ -33,6 +35,7 @@ register_nav_item(NavItem("search", "Search", "/search", order=5))
 register_nav_item(NavItem("library", "Library", "/library", order=10))
 register_nav_item(NavItem("trials", "Trials", "/trials", order=20))
 register_nav_item(NavItem("streams", "Streams", "/streams", order=30))
+register_nav_item(NavItem("research", "Research", "/research", order=40))
 
 PHASE_LABELS = {
     "EARLY_PHASE1": "Early phase 1",
@@ -238,6 +241,58 @@ async def stream_report_page(
         stream_id=stream_id,
         report_id=report_id,
         source_labels={info.name: info.label for info in [LIBRARY_INFO, *runtime.sources.infos()]},
+    )
+
+
+RESEARCH_STATUS_LABELS = {
+    ResearchStatus.DRAFT: "Draft",
+    ResearchStatus.PROCESSING: "Processing",
+    ResearchStatus.SYNTHESIZING: "Synthesizing",
+    ResearchStatus.RETRYING: "Retrying",
+    ResearchStatus.AWAITING_CONFIRMATION: "Awaiting confirmation",
+    ResearchStatus.COMPLETED: "Completed",
+    ResearchStatus.FAILED: "Failed",
+}
+
+
+@router.get("/research", response_class=HTMLResponse)
+async def research_list_page(request: Request, user: MaybeUser, runtime: RuntimeDep) -> Response:
+    if user is None:
+        return _login_redirect(request)
+    runs = await ResearchService(runtime).list(user.id)
+    return render(
+        request,
+        "research.html",
+        user,
+        "research",
+        chat_page="research_list",
+        runs=runs,
+        status_labels={status.value: label for status, label in RESEARCH_STATUS_LABELS.items()},
+        # What the page's chat sees of the list (static/research/list-page.js).
+        runs_json=[
+            {
+                "id": str(run.id),
+                "title": run.title,
+                "status": run.status.value,
+                "models": run.selected_llms,
+                "created_at": run.created_at.isoformat(),
+            }
+            for run in runs
+        ],
+    )
+
+
+@router.get("/research/{research_id}", response_class=HTMLResponse)
+async def research_page(request: Request, user: MaybeUser, research_id: str) -> Response:
+    if user is None:
+        return _login_redirect(request)
+    return render(
+        request,
+        "research_detail.html",
+        user,
+        "research",
+        chat_page="research",
+        research_id=research_id,
     )
 
 

@@ -46,3 +46,30 @@ class ResearchEventRow(Owned, CreatedAtMixin, Base):
     type: Mapped[str] = mapped_column(String(64))
     # A ResearchEvent dump (camelCase, as delivered).
     payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+
+class ResearchWebhookCursorRow(Owned, Base):
+    """How far one webhook (``research.webhooks``, by name or URL) has got through one
+    research's outbox: every event up to ``delivered_seq`` was delivered, filtered out, or
+    given up. ``attempts`` counts the failed POSTs of the next event and
+    ``next_attempt_at`` says when to try it again. A deliverer holds ``lease_token`` until
+    ``lease_until`` while it works, so one research's events reach one webhook in order.
+    The owner is the research's."""
+
+    __tablename__ = "research_webhook_cursors"
+    __table_args__ = (
+        UniqueConstraint("research_id", "webhook"),
+        # The engine's sweep looks for deliveries waiting for a retry.
+        Index("ix_research_webhook_cursors_next_attempt_at", "next_attempt_at"),
+    )
+
+    research_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("research.id", ondelete="CASCADE"))
+    webhook: Mapped[str] = mapped_column(String(64))
+    delivered_seq: Mapped[int] = mapped_column(default=0)
+    attempts: Mapped[int] = mapped_column(default=0)
+    next_attempt_at: Mapped[datetime | None]
+    last_error: Mapped[str | None] = mapped_column(Text)
+    given_up: Mapped[int] = mapped_column(default=0)
+    lease_token: Mapped[uuid.UUID | None]
+    lease_until: Mapped[datetime | None]
+    updated_at: Mapped[datetime]

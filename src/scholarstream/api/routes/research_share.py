@@ -1,0 +1,28 @@
+"""The shareable report of a completed research, served publicly: ``GET
+/shared/research/{token}`` needs no login. The token (``secrets.token_urlsafe(32)``) is
+the page's only address; an unknown token is a 404 like any other.
+
+The page is sent with headers that keep it inert and private: a Content-Security-Policy
+that allows no script and no request (only the page's own stylesheet), ``nosniff``, no
+referrer, ``noindex``, no framing (``share_page.SHARE_HEADERS``).
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from fastapi.responses import HTMLResponse
+
+from scholarstream.api.deps import RuntimeDep
+from scholarstream.research.share_notice import SHARED_PATH
+from scholarstream.research.share_page import SHARE_HEADERS
+from scholarstream.research.share_storage import ShareStorage
+
+router = APIRouter(tags=["research"])
+
+
+# A page, not part of the API: left out of the OpenAPI document like the web UI's pages.
+@router.get(SHARED_PATH + "{token}", response_class=HTMLResponse, include_in_schema=False)
+async def shared_research(token: str, runtime: RuntimeDep) -> HTMLResponse:
+    """The shareable HTML report of a completed research, public to whoever has the link."""
+    page = await ShareStorage.for_settings(runtime.settings).read(token)
+    return HTMLResponse(page, headers=SHARE_HEADERS)

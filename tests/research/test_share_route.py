@@ -1,0 +1,81 @@
+"""``GET /shared/research/{token}``: a stored report is served to anyone with the link (no
+login, in multi-user mode too) with the headers that keep it inert; any other token is a
+404, and nothing outside the store can be reached through it."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from scholarstream.api import create_app
+from scholarstream.db import upgrade
+from scholarstream.research import ResearchStatus, render_share_page
+from scholarstream.research.share_page import CONTENT_SECURITY_POLICY
+from scholarstream.research.share_storage import ShareStorage, new_token
+from scholarstream.settings import Settings, load_settings
+from tests.helpers import make_runtime
+from tests.research.builders import LATER, research, results
+
+
+@pytest.fixture(params=[False, True], ids=["single-user", "multi-user"])
+def settings(request: pytest.FixtureRequest, data_dir: Path) -> Settings:
+    settings = load_settings(
+        data_dir=data_dir,
+        server={"multi_user": request.param, "public_url": "https://scholar.example.org"},
+        research={"share_url": f"memory://route-shares-{uuid.uuid4().hex}"},
+    )
+    upgrade(settings.app_database_url)
+    return settings
+
+
+@pytest.fixture
+def client(settings: Settings) -> Iterator[TestClient]:
+    with TestClient(create_app(make_runtime(settings)), base_url="http://127.0.0.1") as client:
+        yield client
+
+
+def store_page(settings: Settings) -> tuple[str, str]:
+    page = render_share_page(
+        research(ResearchStatus.COMPLETED, llm_results=results("completed")), now=LATER
+    )
+    token = new_token()
+    asyncio.run(ShareStorage.for_settings(settings).write(token, page))
+    return token, page
+
+
+def test_a_shared_report_is_public_and_served_with_safe_headers(
+    client: TestClient, settings: Settings
+) -> None:
+    token, page = store_page(settings)
+    response = client.get(f"/shared/research/{token}")
+    assert response.status_code == 200, response.text
+    assert response.text == page
+    assert response.headers["content-type"] == "text/html; charset=utf-8"
+    assert response.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
+    assert "default-src 'none'" in response.headers["content-security-policy"]
+    assert response.headers["x-content-type-options"] == "nosniff"
+    assert response.headers["referrer-policy"] == "no-referrer"
+    assert response.headers["x-robots-tag"] == "noindex, nofollow"
+    assert response.headers["x-frame-options"] == "DENY"
+    assert "set-cookie" not in response.headers
+
+
+OTHER_TOKENS = [
+    "unknown",
+    "A" * 43,  # well formed, nothing stored under it
+    "..%2F..%2Fscholarstream.sqlite",
+    "%2e%2e%2f%2e%2e%2f" + "a" * 30,
+]
+
+
+def test_any_other_token_is_not_found(client: TestClient, settings: Settings) -> None:
+    store_page(settings)
+    for token in OTHER_TOKENS:
+        response = client.get(f"/shared/research/{token}")
+        assert response.status_code == 404, (token, response.text)
+        assert response.json()["code"] == "not_found"
