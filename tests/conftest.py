@@ -56,6 +56,9 @@ def pytest_configure(config: pytest.Config) -> None:
     socket.socket.connect = _guarded_connect  # type: ignore[method-assign,assignment]
     socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign,assignment]
     pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
+    # The CLI's rich consoles take their width when created: one width for every test,
+    # whatever runs them (a terminal, a pipe, an xdist worker), so wrapping is the same.
+    os.environ["COLUMNS"] = "200"
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -79,3 +79,18 @@ def test_any_other_token_is_not_found(client: TestClient, settings: Settings) ->
         response = client.get(f"/shared/research/{token}")
         assert response.status_code == 404, (token, response.text)
         assert response.json()["code"] == "not_found"
+
+
+def test_a_shared_report_is_served_under_any_host_name_and_nothing_else_is(
+    client: TestClient, settings: Settings
+) -> None:
+    # Single-user mode refuses other host names (DNS rebinding), but a shared report is
+    # for anyone: behind the user's reverse proxy it is asked for under a public name.
+    token, page = store_page(settings)
+    public = {"Host": "scholar.example.org"}
+    assert client.get(f"/shared/research/{token}", headers=public).text == page
+    api = client.get("/api/v1/research", headers=public)
+    if settings.server.multi_user:
+        assert api.status_code == 401  # the API still asks who you are
+    else:
+        assert (api.status_code, api.json()["code"]) == (400, "invalid_host")

@@ -37,6 +37,7 @@ from scholarstream.api.routes import (
 from scholarstream.chat.assistant import Assistant
 from scholarstream.chat.turns import TurnHub
 from scholarstream.engine import Engine
+from scholarstream.research.share_notice import SHARED_PATH
 from scholarstream.runtime import Runtime
 
 API_PREFIX = "/api/v1"
@@ -105,7 +106,7 @@ def create_app(runtime: Runtime, *, engine: Engine | None = None) -> FastAPI:
         ),
     )
     if not runtime.settings.server.multi_user:
-        app.add_middleware(LoopbackHostMiddleware)
+        app.add_middleware(LoopbackHostMiddleware, public_paths=(SHARED_PATH,))
     app.add_middleware(RequestIdMiddleware)
     install_error_handlers(app)
     app.include_router(health.router)

@@ -69,13 +69,16 @@ def is_loopback_host(host: str) -> bool:
 
 class LoopbackHostMiddleware:
     """Single-user mode has no login and listens on loopback only; refusing other Host
-    names stops DNS-rebinding pages from reaching it through the user's browser."""
+    names stops DNS-rebinding pages from reaching it through the user's browser.
+    ``public_paths`` are meant for anyone (shared reports behind the user's reverse proxy):
+    they are served under any name."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, *, public_paths: tuple[str, ...] = ()) -> None:
         self.app = app
+        self.public_paths = public_paths
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
+        if scope["type"] == "http" and not scope["path"].startswith(self.public_paths):
             host = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
             if not is_loopback_host(host):
                 body = ErrorBody(

@@ -22,20 +22,24 @@ from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, Protocol, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
 from pydantic import BaseModel
-from rich.console import Console, Group
-from rich.live import Live
-from rich.markdown import Markdown
+from rich.console import Console
 from rich.markup import escape
 from rich.prompt import Prompt
-from rich.spinner import Spinner
 from rich.table import Table
 from typer.core import TyperGroup
 
 from scholarstream.cli.context import UserOption, err_console, resolve_user, run_with_runtime
+from scholarstream.cli.research_views import (
+    SETTLED,
+    ProgressView,
+    print_outcome,
+    progress_view,
+    results_table,
+)
 from scholarstream.db.scope import OwnerScope
 from scholarstream.engine import Engine
 from scholarstream.errors import (
@@ -52,24 +56,14 @@ from scholarstream.research import (
     ConfirmAction,
     DraftRequest,
     ExternalReport,
-    LLMResult,
     LLMResultStatus,
     Research,
-    ResearchEvent,
-    ResearchLLMCompleted,
-    ResearchLLMFailed,
-    ResearchRetrying,
-    ResearchStarted,
     ResearchStatus,
-    ResearchSynthesizing,
-    UserAction,
     check_can_start,
     create_draft,
-    error_summary,
     models_needing_credentials,
     retry_research,
     synthesis_may_run,
-    synthesis_not_available,
 )
 from scholarstream.research.model_calls import SYNTHESIS_ROLE
 from scholarstream.research.service import ResearchService
@@ -78,9 +72,6 @@ from scholarstream.runtime import Runtime
 T = TypeVar("T")
 
 POLL_SECONDS = 0.2
-_SETTLED = frozenset(
-    {ResearchStatus.AWAITING_CONFIRMATION, ResearchStatus.COMPLETED, ResearchStatus.FAILED}
-)
 # Exit code 2: the command as given cannot work (main() also gives 2 to the first two).
 _USAGE_ERRORS = (
     ConfigurationError,
@@ -88,12 +79,6 @@ _USAGE_ERRORS = (
     MissingCredentialsError,
     UnknownProviderError,
 )
-_LOOK: dict[LLMResultStatus, tuple[str, str]] = {  # mark, style
-    LLMResultStatus.PENDING: ("·", "dim"),
-    LLMResultStatus.PROCESSING: ("…", "cyan"),
-    LLMResultStatus.COMPLETED: ("✓", "green"),
-    LLMResultStatus.FAILED: ("✗", "red"),
-}
 
 
 class OnPartialFailure(StrEnum):
@@ -263,143 +248,13 @@ async def _check_can_start(
 # --- following a research ------------------------------------------------------------------
 
 
-class _View(Protocol):
-    def event(self, event: ResearchEvent) -> None: ...
-
-    def snapshot(self, research: Research) -> None: ...
-
-    def close(self) -> None: ...
-
-
-def _synthesis_runs(event: ResearchSynthesizing) -> bool:
-    """The seed's skip logic, from the event: one answer and no report is not synthesised."""
-    return len(event.successful_models) > 1 or event.external_reports > 0
-
-
-def _seconds(result: LLMResult) -> str:
-    if result.started_at is None or result.completed_at is None:
-        return ""
-    return f"{(result.completed_at - result.started_at).total_seconds():.1f} s"
-
-
-class _LineView:
-    """Plain lines (not a terminal): each model's status once as it changes, then what
-    the research does next."""
-
-    def __init__(self, console: Console) -> None:
-        self.console = console
-        self.shown: set[tuple[str, int, LLMResultStatus]] = set()
-
-    def _line(self, model: str, attempt: int, status: LLMResultStatus, error: str | None) -> None:
-        if (model, attempt, status) in self.shown:
-            return
-        self.shown.add((model, attempt, status))
-        again = f" (attempt {attempt})" if attempt > 1 else ""
-        why = f": {error}" if error and status is LLMResultStatus.FAILED else ""
-        self.console.print(
-            f"  {_LOOK[status][0]} {model}{again} {status}{why}",
-            markup=False,
-            highlight=False,
-        )
-
-    def event(self, event: ResearchEvent) -> None:
-        if isinstance(event, ResearchStarted):
-            count = f"{len(event.models)} model{'s' if len(event.models) != 1 else ''}"
-            self.console.print(f"Asking {count}: {', '.join(event.models)}", highlight=False)
-            for model in event.models:
-                self._line(model, 1, LLMResultStatus.PENDING, None)
-        elif isinstance(event, ResearchLLMCompleted):
-            self._line(event.model, event.attempt, LLMResultStatus.COMPLETED, None)
-        elif isinstance(event, ResearchLLMFailed):
-            self._line(event.model, event.attempt, LLMResultStatus.FAILED, event.error)
-        elif isinstance(event, ResearchRetrying):
-            self.console.print("Retrying failed providers...", highlight=False)
-        elif isinstance(event, ResearchSynthesizing) and _synthesis_runs(event):
-            self.console.print("Synthesizing...", highlight=False)
-
-    def snapshot(self, research: Research) -> None:
-        for result in research.llm_results:
-            self._line(result.model, result.attempt, result.status, result.error)
-
-    def close(self) -> None:
-        pass
-
-
-def results_table(research: Research) -> Table:
-    table = Table(show_edge=False, pad_edge=False)
-    table.add_column("model", no_wrap=True)
-    table.add_column("status")
-    table.add_column("time", justify="right")
-    table.add_column("error", overflow="fold")
-    for result in research.llm_results:
-        mark, style = _LOOK[result.status]
-        again = f" (attempt {result.attempt})" if result.attempt > 1 else ""
-        table.add_row(
-            escape(result.model),
-            f"[{style}]{mark} {result.status}{again}[/]",
-            _seconds(result),
-            escape(result.error or "") if result.status is LLMResultStatus.FAILED else "",
-        )
-    return table
-
-
-_STATUS_TEXT: dict[ResearchStatus, str] = {
-    ResearchStatus.PROCESSING: "Waiting for the models...",
-    ResearchStatus.RETRYING: "Retrying failed providers...",
-    ResearchStatus.SYNTHESIZING: "Synthesizing...",
-}
-
-
-class _LiveView:
-    """A terminal: one live table of the models, and a spinner saying what happens (the
-    state it shows is the one the events announce)."""
-
-    def __init__(self, console: Console) -> None:
-        self.console = console
-        self.research: Research | None = None
-        self.live: Live | None = None
-
-    def _render(self) -> Group:
-        assert self.research is not None
-        text = _STATUS_TEXT.get(self.research.status)
-        parts: list[Table | Spinner] = [results_table(self.research)]
-        if text:
-            parts.append(Spinner("dots", text=text, style="cyan"))
-        return Group(*parts)
-
-    def event(self, event: ResearchEvent) -> None:
-        pass
-
-    def snapshot(self, research: Research) -> None:
-        self.research = research
-        if self.live is None:
-            self.live = Live(
-                self._render(),
-                console=self.console,
-                refresh_per_second=8,
-                get_renderable=self._render,
-            )
-            self.live.start()
-        if research.status in _SETTLED:
-            self.close()  # a question or the report comes next
-
-    def close(self) -> None:
-        if self.live is not None:
-            self.live.stop()
-            self.live = None
-
-
-def _view(console: Console) -> _View:
-    return _LiveView(console) if console.is_terminal else _LineView(console)
-
-
 async def _last_seq(service: ResearchService, owner: uuid.UUID, research_id: uuid.UUID) -> int:
     events = await service.events(owner, research_id)
     return events[-1].seq if events else 0
 
 
 async def _follow(
-    service: ResearchService, owner: uuid.UUID, research: Research, view: _View, seq: int
+    service: ResearchService, owner: uuid.UUID, research: Research, view: ProgressView, seq: int
 ) -> tuple[Research, int]:
     """Until the research settles: its new outbox events, then its state. Events and
     state are saved in one transaction, so the events read before a settled state are
@@ -409,7 +264,7 @@ async def _follow(
             seq = stored.seq
             view.event(stored.event)
         research = await service.get(owner, research.id)
-        if research.status in _SETTLED:
+        if research.status in SETTLED:
             for stored in await service.events(owner, research.id, after_seq=seq):
                 seq = stored.seq
                 view.event(stored.event)
@@ -510,7 +365,7 @@ async def _drive(
     seq: int,
 ) -> Research:
     """Follow ``research`` to ``completed`` or ``failed``, answering partial failures."""
-    view = _view(err_console)
+    view = progress_view(err_console)
     try:
         while True:
             research, seq = await _follow(service, owner, research, view, seq)
@@ -537,62 +392,8 @@ async def _engine(runtime: Runtime) -> AsyncIterator[None]:
         await engine.shutdown()
 
 
-# --- the result ----------------------------------------------------------------------------
-
-
-def report_markdown(research: Research) -> str:
-    """The synthesis (or why there is none), then each model's report, as Markdown."""
-    lines = [f"# {research.title}", ""]
-    if research.synthesized_result:
-        lines += ["## Synthesis", "", research.synthesized_result.strip(), ""]
-    elif synthesis_not_available(research):
-        lines += ["*Synthesis not available* (one model answered, and no external report).", ""]
-    elif research.synthesis_error:
-        lines += [f"*Synthesis failed: {research.synthesis_error}*", ""]
-    for result in research.llm_results:
-        if result.status is LLMResultStatus.COMPLETED:
-            lines += [f"## {result.model}", "", (result.content or "").strip(), ""]
-        elif result.status is LLMResultStatus.FAILED:
-            lines += [f"## {result.model} (failed)", "", f"*{result.error or 'failed'}*", ""]
-        else:
-            lines += [f"## {result.model} ({result.status})", ""]
-    if research.share_info is not None:
-        lines += [f"Share link: {research.share_info.share_url}", ""]
-    return "\n".join(lines).rstrip() + "\n"
-
-
-def _print_report(research: Research) -> None:
-    out = Console()
-    if out.is_terminal:
-        out.print(Markdown(report_markdown(research)))
-    else:
-        typer.echo(report_markdown(research), nl=False)
-
-
-def _print_failure(research: Research) -> None:
-    summary = error_summary(research)
-    error = summary.error if summary else research.error or "failed"
-    err_console.print(f"[bold red]Research failed:[/] {escape(error)}", highlight=False)
-    if summary is None:
-        return
-    advice = summary.advice
-    if summary.models_with_key_errors:
-        advice += f" ({', '.join(summary.models_with_key_errors)})"
-    err_console.print(f"[yellow]What to do:[/] {escape(advice)}", highlight=False)
-    if summary.user_action is not UserAction.CREATE_NEW_RESEARCH:
-        err_console.print(f"Retry it: scholarstream research retry {research.id}", highlight=False)
-
-
-def _print_outcome(research: Research) -> None:
-    """The report on stdout (for a failure, what was received) and the error summary."""
-    if research.status is ResearchStatus.COMPLETED or research.successful_results:
-        _print_report(research)
-    if research.status is ResearchStatus.FAILED:
-        _print_failure(research)
-
-
 def _finish(research: Research) -> None:
-    _print_outcome(research)
+    print_outcome(research)
     if research.status is not ResearchStatus.COMPLETED:
         raise typer.Exit(1)
 
@@ -737,7 +538,7 @@ def research_show(
     if as_json:
         typer.echo(research.model_dump_json(indent=2))
     elif research.status in (ResearchStatus.COMPLETED, ResearchStatus.FAILED):
-        _print_outcome(research)
+        print_outcome(research)
     else:
         out = Console()
         out.print(f"[bold]{escape(research.title)}[/] ({research.status})", highlight=False)
