@@ -26,6 +26,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from pydantic import BaseModel
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.prompt import Prompt
@@ -505,9 +506,10 @@ def research_list(
     if not found:
         typer.echo('No research yet: scholarstream research "PROMPT" --models a,b starts one.')
         return
-    table = Table(title=f"{len(found)} research")
-    table.add_column("id", no_wrap=True)
-    for column in ("title", "status", "models", "created"):
+    table = Table(title=f"{len(found)} research", box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("id", no_wrap=True)  # whole, for 'research show ID'
+    table.add_column("title", overflow="fold", ratio=1)
+    for column in ("status", "models", "created"):
         table.add_column(column, overflow="fold")
     for research in found:
         answered = len(research.successful_results)
@@ -516,7 +518,7 @@ def research_list(
             escape(research.title),
             str(research.status),
             f"{answered}/{len(research.selected_llms)} answered",
-            research.created_at.isoformat(timespec="minutes"),
+            f"{research.created_at:%Y-%m-%d %H:%M}",
         )
     Console().print(table)
 
