@@ -1,5 +1,6 @@
-"""A webhook receiver on loopback for apprise's ``json://`` URLs: records what each POST
-carried, and answers slowly on ``/slow`` (to test timeouts) and 500 on ``/broken``."""
+"""A webhook receiver on loopback (apprise's ``json://`` URLs, research webhooks): records
+what each POST carried, and answers slowly on ``/slow`` (to test timeouts) and 500 on
+``/broken``."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ SLOW_SECONDS = 3.0
 class Posted:
     path: str
     body: dict[str, Any]
+    headers: dict[str, str]  # names in lower case
+    raw: bytes  # the body as sent (what a signature covers)
 
 
 @dataclass
@@ -42,10 +45,10 @@ def hook_server() -> Iterator[HookServer]:
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
-            length = int(self.headers.get("content-length", "0"))
-            body = json.loads(self.rfile.read(length) or b"{}")
+            raw = self.rfile.read(int(self.headers.get("content-length", "0")))
+            headers = {name.lower(): value for name, value in self.headers.items()}
             with hooks.lock:
-                hooks.posted.append(Posted(self.path, body))
+                hooks.posted.append(Posted(self.path, json.loads(raw or b"{}"), headers, raw))
             if self.path.startswith("/slow"):
                 time.sleep(SLOW_SECONDS)
             status = 500 if self.path.startswith("/broken") else 200

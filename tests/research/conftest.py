@@ -6,8 +6,9 @@ fresh user and fresh scripts (``world``). Tests using it run on the module's eve
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_asyncio
@@ -31,8 +32,15 @@ PROVIDER_KEYS = {
 
 
 def research_settings(
-    data_dir: Path, database_url: str, *, timeout_seconds: float = 10.0
+    data_dir: Path,
+    database_url: str,
+    *,
+    timeout_seconds: float = 10.0,
+    research: Mapping[str, Any] | None = None,
+    **overrides: Any,
 ) -> Settings:
+    """Settings from nothing but the arguments (no SCHOLARSTREAM_* of the environment);
+    ``research`` is laid over the research defaults below, ``overrides`` are sections."""
     with pytest.MonkeyPatch.context() as env:
         for name in list(os.environ):
             if name.startswith("SCHOLARSTREAM_") or name.endswith("_API_KEY"):
@@ -43,7 +51,8 @@ def research_settings(
             llm={"providers": PROVIDER_KEYS, "timeout_seconds": timeout_seconds},
             # Sharing and titles have their own tests (test_share.py, test_titles.py): here a
             # research ends where it completes, and only its models are called.
-            research={"share_reports": False, "title_role": None},
+            research={"share_reports": False, "title_role": None, **(research or {})},
+            **overrides,
         )
 
 

@@ -9,7 +9,6 @@ completed research nobody shared."""
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -45,11 +44,11 @@ from scholarstream.research.share_workflow import (
     unshared_research,
 )
 from scholarstream.research.store import ResearchStore
-from scholarstream.settings import Settings, load_settings
+from scholarstream.settings import Settings
 from tests.helpers import make_runtime
 from tests.notify.hooks import HookServer, Posted, hook_server
 from tests.research.builders import ANTHROPIC, MODELS, OPENAI
-from tests.research.conftest import PROVIDER_KEYS
+from tests.research.conftest import research_settings
 from tests.research.engine_world import SYNTHESIZER, World, answer, eventually, fail
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -61,17 +60,9 @@ HOSTILE = "# Synthesis [M1][M2]\n\n<script>alert(1)</script> [x](javascript:aler
 
 
 def engine_settings(data_dir: Path, database_url: str, **overrides: Any) -> Settings:
-    """The settings of ``conftest.research_settings``, with ``overrides``."""
-    with pytest.MonkeyPatch.context() as env:
-        for name in list(os.environ):
-            if name.startswith("SCHOLARSTREAM_") or name.endswith("_API_KEY"):
-                env.delenv(name)
-        return load_settings(
-            data_dir=data_dir,
-            database_url=database_url,
-            llm={"providers": PROVIDER_KEYS, "timeout_seconds": 10.0},
-            **overrides,
-        )
+    """``conftest.research_settings`` with sharing on, and ``overrides``."""
+    research = {"share_reports": True, **overrides.pop("research", {})}
+    return research_settings(data_dir, database_url, research=research, **overrides)
 
 
 @pytest.fixture(scope="module")

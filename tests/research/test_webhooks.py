@@ -17,15 +17,12 @@ import asyncio
 import hashlib
 import hmac
 import json
-import os
-import threading
 import uuid
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -53,8 +50,9 @@ from scholarstream.research.webhooks import DELIVERY_HEADER, EVENT_HEADER, SIGNA
 from scholarstream.runtime import Runtime
 from scholarstream.settings import Settings, load_settings
 from tests.helpers import make_runtime, new_user
+from tests.notify.hooks import HookServer, Posted, hook_server
 from tests.research.builders import ANTHROPIC, LATER, OPENAI
-from tests.research.conftest import PROVIDER_KEYS
+from tests.research.conftest import research_settings
 from tests.research.engine_world import SYNTHESIZER, World, eventually
 
 SECRET = "whsec-test-0123456789"
@@ -309,108 +307,54 @@ async def test_the_backlog_names_the_research_owed_events(
 # --- through the engine, with a receiver on loopback -----------------------------------------
 
 
-@dataclass(frozen=True)
-class Received:
-    path: str
-    headers: dict[str, str]
-    body: bytes
-
-    @property
-    def data(self) -> dict[str, Any]:
-        payload: dict[str, Any] = json.loads(self.body)
-        return payload
-
-
-@dataclass
-class Receiver:
-    port: int
-    received: list[Received] = field(default_factory=list)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
-
-    def of(self, research_id: uuid.UUID, path: str) -> list[Received]:
-        with self.lock:
-            return [
-                r
-                for r in self.received
-                if r.path == path and r.data["event"]["researchId"] == str(research_id)
-            ]
-
-
 @pytest.fixture(scope="module")
-def receiver() -> Iterator[Receiver]:
+def receiver() -> Iterator[HookServer]:
     """Answers 500 on /broken, 200 elsewhere."""
-    server_state = Receiver(port=0)
+    with hook_server() as hooks:
+        yield hooks
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            body = self.rfile.read(int(self.headers.get("content-length", "0")))
-            with server_state.lock:
-                server_state.received.append(
-                    Received(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
-                )
-            self.send_response(500 if self.path.startswith("/broken") else 200)
-            self.send_header("content-length", "0")
-            self.end_headers()
 
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    server_state.port = server.server_address[1]
-    thread = threading.Thread(target=server.serve_forever, name="webhooks", daemon=True)
-    thread.start()
-    try:
-        yield server_state
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+def received_by(hooks: HookServer, research_id: uuid.UUID, path: str) -> list[Posted]:
+    return [
+        posted
+        for posted in hooks.received()
+        if posted.path == path and posted.body["event"]["researchId"] == str(research_id)
+    ]
 
 
 @pytest.fixture(scope="module")
 def module_settings(
-    module_database_url: str, tmp_path_factory: pytest.TempPathFactory, receiver: Receiver
+    module_database_url: str, tmp_path_factory: pytest.TempPathFactory, receiver: HookServer
 ) -> Settings:
     # Replaces conftest's: the module's engine delivers to two webhooks on loopback.
-    with pytest.MonkeyPatch.context() as env:
-        for name in list(os.environ):
-            if name.startswith("SCHOLARSTREAM_") or name.endswith("_API_KEY"):
-                env.delenv(name)
-        settings = load_settings(
-            data_dir=tmp_path_factory.mktemp("webhook-data"),
-            database_url=module_database_url,
-            llm={"providers": PROVIDER_KEYS, "timeout_seconds": 10.0},
-            research={
-                "webhooks": [
-                    {"url": receiver.url("/good"), "secret": SECRET, "name": "good"},
-                    {"url": receiver.url("/broken"), "name": "broken"},
-                ],
-                "webhook_backoff_seconds": 0.05,
-                "webhook_max_attempts": 2,
-                "webhook_timeout_seconds": 2.0,
-                # The events end at research.completed (sharing has its own tests).
-                "share_reports": False,
-            },
-        )
+    settings = research_settings(
+        tmp_path_factory.mktemp("webhook-data"),
+        module_database_url,
+        research={
+            "webhooks": [
+                {"url": receiver.url("/good", scheme="http"), "secret": SECRET, "name": "good"},
+                {"url": receiver.url("/broken", scheme="http"), "name": "broken"},
+            ],
+            "webhook_backoff_seconds": 0.05,
+            "webhook_max_attempts": 2,
+            "webhook_timeout_seconds": 2.0,
+        },
+    )
     upgrade(settings.app_database_url)
     return settings
 
 
-def delivered(receiver: Receiver, research_id: uuid.UUID, last: str) -> Callable[[], Any]:
-    async def check() -> list[Received] | None:
-        got = receiver.of(research_id, "/good")
-        return got if got and got[-1].data["event"]["type"] == last else None
+def delivered(receiver: HookServer, research_id: uuid.UUID, last: str) -> Callable[[], Any]:
+    async def check() -> list[Posted] | None:
+        got = received_by(receiver, research_id, "/good")
+        return got if got and got[-1].body["event"]["type"] == last else None
 
     return check
 
 
 @pytest.mark.asyncio(loop_scope="module")
 async def test_a_research_s_events_reach_the_webhook_in_order_while_another_fails(
-    world: World, receiver: Receiver
+    world: World, receiver: HookServer
 ) -> None:
     draft = await world.service.draft(
         world.owner_id,
@@ -427,11 +371,11 @@ async def test_a_research_s_events_reach_the_webhook_in_order_while_another_fail
         delivered(receiver, draft.id, "research.completed"), "research.completed delivered"
     )
     outbox = await world.service.events(world.owner_id, draft.id)
-    assert [r.data["seq"] for r in good] == [e.seq for e in outbox]
-    assert [r.data["event"]["type"] for r in good] == [e.event.type for e in outbox]
+    assert [r.body["seq"] for r in good] == [e.seq for e in outbox]
+    assert [r.body["event"]["type"] for r in good] == [e.event.type for e in outbox]
     for received in good:
-        assert received.headers[SIGNATURE_HEADER.lower()] == signature(received.body)
-        assert received.headers[EVENT_HEADER.lower()] == received.data["event"]["type"]
+        assert received.headers[SIGNATURE_HEADER.lower()] == signature(received.raw)
+        assert received.headers[EVENT_HEADER.lower()] == received.body["event"]["type"]
 
     # The broken webhook was tried (twice an event), each event given up in turn.
     cursors = WebhookCursors(world.runtime.database)
@@ -442,14 +386,14 @@ async def test_a_research_s_events_reach_the_webhook_in_order_while_another_fail
         return broken.given_up if broken is not None and done else None
 
     assert await eventually(gave_up, "the broken webhook's events given up") == len(outbox)
-    assert [r.data["seq"] for r in receiver.of(draft.id, "/broken")] == [
+    assert [r.body["seq"] for r in received_by(receiver, draft.id, "/broken")] == [
         e.seq for e in outbox for _ in range(2)
     ]
 
 
 @pytest.mark.asyncio(loop_scope="module")
 async def test_the_sweep_delivers_events_whose_delivery_never_started(
-    world: World, receiver: Receiver
+    world: World, receiver: HookServer
 ) -> None:
     store = ResearchStore(world.runtime.database)
     draft = await world.service.draft(
@@ -461,10 +405,10 @@ async def test_the_sweep_delivers_events_whose_delivery_never_started(
         world.owner_id, draft.id, lambda r: advance(record_call_succeeded(r, OPENAI, 1, "Yes."))
     )
     await world.quiet()
-    assert receiver.of(draft.id, "/good") == []
+    assert received_by(receiver, draft.id, "/good") == []
     assert draft.id in await webhook_backlog(world.runtime)
 
     sweep = await DBOS.start_workflow_async(research_sweep_workflow, datetime.now(UTC), None)
     await sweep.get_result()
     good = await eventually(delivered(receiver, draft.id, "research.completed"), "delivered")
-    assert [r.data["event"]["type"] for r in good] == EVENTS
+    assert [r.body["event"]["type"] for r in good] == EVENTS
