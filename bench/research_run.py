@@ -46,24 +46,25 @@ import argparse
 import asyncio
 import contextlib
 import dataclasses
-import ipaddress
 import json
 import logging
 import os
 import platform
 import random
-import socket
 import statistics
 import sys
 import tempfile
 import time
 import uuid
 from collections import Counter
-from collections.abc import Coroutine, Iterator, Sequence
+from collections.abc import Coroutine, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
+
+from _offline import blocked, forbid_network
+from _pg import throwaway_postgres_database
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage, ModelResponse
@@ -124,48 +125,6 @@ Critical path (ms): the chain of marks from start() to completed seen, through t
   PostgreSQL only (on SQLite before Python 3.12 DBOS stamps them in whole seconds). DBOS's
   times are wall-clock milliseconds set against the bench's monotonic clock: a segment may
   read a few ms off (even slightly negative)."""
-
-
-# --- no network ------------------------------------------------------------------------------
-
-_blocked: list[str] = []
-_real_connect = socket.socket.connect
-_real_connect_ex = socket.socket.connect_ex
-
-
-def _is_local(address: Any) -> bool:
-    if isinstance(address, (str, bytes)):  # AF_UNIX path
-        return True
-    host = address[0]
-    if host in ("localhost", ""):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def _guarded_connect(self: socket.socket, address: Any) -> None:
-    if not _is_local(address):
-        _blocked.append(repr(address))
-        raise RuntimeError(f"the benchmark must not reach the network (tried {address!r})")
-    _real_connect(self, address)
-
-
-def _guarded_connect_ex(self: socket.socket, address: Any) -> int:
-    if not _is_local(address):
-        _blocked.append(repr(address))
-        raise RuntimeError(f"the benchmark must not reach the network (tried {address!r})")
-    return _real_connect_ex(self, address)
-
-
-def forbid_network() -> None:
-    """As the tests do: loopback only (SQLite, the local PostgreSQL), no real model requests."""
-    import pydantic_ai.models
-
-    socket.socket.connect = _guarded_connect  # type: ignore[method-assign,assignment]
-    socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign,assignment]
-    pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
 
 
 # --- scripted providers ----------------------------------------------------------------------
@@ -530,32 +489,6 @@ def bench_settings(data_dir: Path, database_url: str | None, timeout: float) -> 
     return load_settings(None, **overrides)
 
 
-def _sync_url(url: str) -> str:
-    return url.replace("+asyncpg", "+psycopg", 1)
-
-
-@contextlib.contextmanager
-def throwaway_postgres_database(server_url: str) -> Iterator[str]:
-    """A new database on the server of ``server_url``, dropped afterwards (as tests do)."""
-    from sqlalchemy import create_engine, text
-    from sqlalchemy.engine import make_url
-
-    name = f"ss_bench_research_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(_sync_url(server_url), isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield make_url(server_url).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as conn:
-            conn.execute(
-                text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :n"),
-                {"n": name},
-            )
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
-        admin.dispose()
-
-
 class _Problems(logging.Handler):
     """Keeps the WARNING+ records logged during the benchmark (DBOS's queue contention ...)."""
 
@@ -638,8 +571,8 @@ async def bench(
                     f"overhead {run.overhead:+.3f} s  cpu wait {run.cpu_wait:.3f} s",
                     flush=True,
                 )
-                if _blocked:
-                    raise BenchError(f"a connection outside the loopback was tried: {_blocked}")
+                if blocked:
+                    raise BenchError(f"a connection outside the loopback was tried: {blocked}")
             results.append(Scenario(scenario, warm, measured))
         return results
     finally:
@@ -850,7 +783,7 @@ def main() -> None:
     with contextlib.ExitStack() as stack:
         tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="research-run-")))
         database_url = (
-            stack.enter_context(throwaway_postgres_database(args.database_url))
+            stack.enter_context(throwaway_postgres_database(args.database_url, "ss_bench_research"))
             if args.database_url
             else None
         )
@@ -881,8 +814,8 @@ def main() -> None:
     )
     print(
         "\nnetwork: no connection outside the loopback was attempted"
-        if not _blocked
-        else f"\nnetwork: BLOCKED attempts {_blocked}"
+        if not blocked
+        else f"\nnetwork: BLOCKED attempts {blocked}"
     )
     if problems.lines:
         print(f"\n{len(problems.lines)} warnings/errors were logged; the first:")

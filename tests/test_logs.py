@@ -93,3 +93,30 @@ def test_each_request_is_logged_with_its_id(
     assert [r["request_id"] for r in access] == ["trace-7"]
     assert access[0]["message"].startswith("GET /health 200 ")
     assert "typed-by-user" not in access[0]["message"]
+
+
+async def test_a_users_provider_key_of_any_shape_never_reaches_the_log(
+    restore_logging: None, capsys: pytest.CaptureFixture[str], db_settings: Settings
+) -> None:
+    """A key with no known shape (not ``sk-...``), once used for a call, is redacted from
+    every log line, e.g. a provider error that echoes it."""
+    from scholarstream.db.scope import OwnerScope
+    from tests.helpers import make_runtime, new_user
+
+    key = "gemini-like-UserKey-7f3a9c1e5b"
+    assert redact(f"Invalid key {key}") == f"Invalid key {key}"  # no pattern knows it
+    configure_logging(LoggingSettings())
+    runtime = make_runtime(db_settings)
+    try:
+        user = await new_user(runtime)
+        async with runtime.database.session() as session:
+            scope = OwnerScope(session, user.id)
+            await runtime.credentials.store_user_key(scope, "google", key)
+            used = await runtime.credentials.resolve(scope, "google")
+        assert used.api_key == key
+        logging.getLogger("scholarstream.test").error("provider said: API key %s is invalid", key)
+    finally:
+        await runtime.close()
+    err = capsys.readouterr().err
+    assert "provider said: API key *** is invalid" in err
+    assert key not in err

@@ -3,8 +3,18 @@
 DBOS keeps workflow state in its system database (SQLite in the data directory, or the
 PostgreSQL app database, in its own ``dbos`` schema). A workflow interrupted by a crash
 resumes when a process with the same executor id and the same release starts again; its
-completed steps are not run again. Processes sharing a database need distinct executor
-ids, or each launch would also take over the workflows the others are running.
+completed steps are not run again.
+
+Executor ids (the rules for operators: docs/deployment.md) are leased while a process
+runs (``executor_leases``). Every process looks every few seconds for interrupted workflows
+whose executor's lease is free, and puts them back on their queues: a CLI run's at once,
+the others after ``engine.recovery_grace_seconds``. Work of an executor that never comes
+back is not lost.
+
+Queues: a process works the product queues it is given (all for a worker and for ``serve``
+unless ``engine.run_queues`` is off; ``llm-calls`` for the CLI). Scheduled workflows go to
+the ``schedules`` queue, so only processes working it run them; a slot is one workflow id,
+run once whatever the number of processes.
 
 Workflow functions are module-level (DBOS registers them by name), so they reach the
 process's ``Runtime`` through ``current_runtime()`` rather than through arguments.
@@ -13,8 +23,10 @@ process's ``Runtime`` through ``current_runtime()`` rather than through argument
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-import socket
+import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -22,7 +34,18 @@ from typing import Any
 from dbos import DBOS, DBOSConfig
 
 from scholarstream import __version__
-from scholarstream.errors import EngineError
+from scholarstream.errors import ConfigurationError, EngineError
+from scholarstream.executor_leases import (
+    LEASE_WAIT_SEC,
+    MAX_SLOTS,
+    SLOT_RECHECK_SEC,
+    Lease,
+    Leases,
+    is_per_run,
+    leases_for,
+    per_run_executor_id,
+    slot_executor_id,
+)
 from scholarstream.research.execution import SWEEP_CRON as RESEARCH_SWEEP_CRON
 from scholarstream.research.execution import research_sweep_workflow
 from scholarstream.runtime import Runtime
@@ -31,6 +54,12 @@ from scholarstream.streams.monitoring.schedule import CRON as STREAMS_CRON
 from scholarstream.streams.monitoring.schedule import run_due_streams_workflow
 
 log = logging.getLogger(__name__)
+
+SERVE = "serve"
+WORKER = "worker"
+CLI = "cli"
+# Roles whose every run takes a new executor id: nobody waits for them to come back.
+PER_RUN_ROLES = frozenset({CLI})
 
 
 @dataclass(frozen=True)
@@ -52,6 +81,7 @@ class ScheduleSpec:
     workflow: Any
 
 
+SCHEDULE_QUEUE = "schedules"
 # Every queue of the product. Features enqueue by these names; limits live only here.
 QUEUES: tuple[QueueSpec, ...] = (
     QueueSpec(
@@ -76,7 +106,13 @@ QUEUES: tuple[QueueSpec, ...] = (
         global_concurrency=4,
     ),
     QueueSpec("maintenance", "housekeeping", worker_concurrency=1, global_concurrency=1),
+    QueueSpec(
+        SCHEDULE_QUEUE,
+        "the runs of SCHEDULES: only processes that work the queues run them",
+        worker_concurrency=3,
+    ),
 )
+QUEUE_NAMES = frozenset(q.name for q in QUEUES)
 
 _runtime: Runtime | None = None
 
@@ -106,7 +142,7 @@ async def purge_expired_sessions_workflow(scheduled_at: datetime, context: Any) 
 
 
 # Every schedule of the product. Stored in the system database, so several processes
-# sharing it fire each slot once.
+# sharing it fire each slot once. ``engine.schedules`` may replace a cron.
 SCHEDULES: tuple[ScheduleSpec, ...] = (
     ScheduleSpec("purge-expired-sessions", "0 17 * * * *", purge_expired_sessions_workflow),
     # Runs due research streams (streams.scheduler_enabled turns it into a no-op).
@@ -116,8 +152,19 @@ SCHEDULES: tuple[ScheduleSpec, ...] = (
 )
 
 
-def executor_id(settings: Settings, role: str) -> str:
-    return settings.engine.executor_id or f"{socket.gethostname()}-{role}"
+def scheduled_crons(settings: Settings) -> dict[str, str]:
+    """Each schedule's cron: the built-in one unless ``engine.schedules`` replaces it."""
+    overrides = settings.engine.schedules
+    unknown = sorted(set(overrides) - {s.name for s in SCHEDULES})
+    if unknown:
+        raise ConfigurationError(
+            f"engine.schedules names unknown schedules: {', '.join(unknown)}.",
+            hint=f"Schedules: {', '.join(s.name for s in SCHEDULES)}.",
+        )
+    return {s.name: overrides.get(s.name, s.cron) for s in SCHEDULES}
+
+
+# --- the engine ------------------------------------------------------------------------------
 
 
 def _dbos_logs_through_ours() -> None:
@@ -130,11 +177,11 @@ def _dbos_logs_through_ours() -> None:
     dbos_log.propagate = True
 
 
-def dbos_config(settings: Settings, *, name: str, role: str) -> DBOSConfig:
+def dbos_config(settings: Settings, *, name: str, executor_id: str) -> DBOSConfig:
     return {
         "name": name,
         "system_database_url": settings.system_database_url,
-        "executor_id": executor_id(settings, role),
+        "executor_id": executor_id,
         # The release, not DBOS's default hash of the workflow code: a restart of the same
         # release resumes its workflows whatever else changed in the process.
         "application_version": __version__,
@@ -143,50 +190,139 @@ def dbos_config(settings: Settings, *, name: str, role: str) -> DBOSConfig:
     }
 
 
+def recovery_interval(grace_seconds: float) -> float:
+    """How often a process looks for the interrupted workflows of processes gone."""
+    return min(15.0, max(0.5, grace_seconds / 4))
+
+
 class Engine:
-    """Owns the DBOS instance of this process. ``role`` ("serve" or "worker") names the
-    process in the default executor id."""
+    """Owns the DBOS instance of this process.
+
+    ``role`` ("serve", "worker" or "cli") names the process in its default executor id.
+    ``queues``: the product queues it works; ``None`` (the default) all of them, the
+    scheduled workflows included; ``()`` none (it still enqueues, and runs the workflows it
+    starts itself). ``executor_id`` replaces ``engine.executor_id`` (ignored by the CLI)."""
 
     def __init__(
-        self, runtime: Runtime, *, name: str = "scholarstream", role: str = "serve"
+        self,
+        runtime: Runtime,
+        *,
+        name: str = "scholarstream",
+        role: str = SERVE,
+        queues: Collection[str] | None = None,
+        executor_id: str | None = None,
     ) -> None:
+        unknown = sorted(set(queues or ()) - QUEUE_NAMES)
+        if unknown:
+            raise ValueError(f"unknown queues: {unknown}")
         self.runtime = runtime
         self.name = name
         self.role = role
+        self.queues: frozenset[str] | None = None if queues is None else frozenset(queues)
+        self.requested_executor_id = (
+            None if role in PER_RUN_ROLES else executor_id or runtime.settings.engine.executor_id
+        )
+        self.executor_id: str | None = None
         self.running = False
+        self._leases: Leases | None = None
+        self._lease: Lease | None = None
+        self._recovery: asyncio.Task[None] | None = None
+        self._free_since: dict[str, float] = {}
 
     async def launch(self) -> None:
         global _runtime
+        settings = self.runtime.settings
+        crons = scheduled_crons(settings)
         _runtime = self.runtime
         # Registers the product's workflows with DBOS before launch recovers any of them.
         import scholarstream.search.durable  # noqa: F401
 
         _dbos_logs_through_ours()
-        DBOS(config=dbos_config(self.runtime.settings, name=self.name, role=self.role))
         try:
+            self._leases = leases_for(settings, self.name)
+            # Not in a thread: the loop's default executor may be the one a previous DBOS
+            # instance of this process shut down; the new instance installs its own.
+            executor_id, self._lease = self._claim_executor_id()
+            self.executor_id = executor_id
+            DBOS(config=dbos_config(settings, name=self.name, executor_id=executor_id))
+            if self.queues is not None:
+                DBOS.listen_queues(sorted(self.queues))
             DBOS.launch()
-            await self._declare()
+            await self._declare(crons)
         except BaseException as exc:
             # DBOS is one instance per process: a half-launched one would be silently
             # reused, with this configuration, by the next launch.
             DBOS.destroy(destroy_registry=False)
+            self._release()
             _runtime = None
             if not isinstance(exc, Exception):
+                raise
+            if isinstance(exc, EngineError):
                 raise
             raise EngineError(
                 f"The durable engine could not start: {exc}",
                 hint="Check that its database "
-                f"({mask_url_password(self.runtime.settings.system_database_url)}) "
+                f"({mask_url_password(settings.system_database_url)}) "
                 "is reachable and writable; SCHOLARSTREAM_ENGINE__SYSTEM_DATABASE_URL sets it.",
             ) from exc
         self.running = True
+        grace = settings.engine.recovery_grace_seconds
+        self._recovery = asyncio.create_task(
+            self._recover_forever(recovery_interval(grace)), name="engine-recovery"
+        )
+        works = "all" if self.queues is None else ", ".join(sorted(self.queues)) or "none"
         log.info(
-            "durable engine started (%s, executor %s)",
-            "PostgreSQL" if self.runtime.settings.is_postgres else "SQLite",
-            executor_id(self.runtime.settings, self.role),
+            "durable engine started (%s, executor %s, queues: %s)",
+            "PostgreSQL" if settings.is_postgres else "SQLite",
+            self.executor_id,
+            works,
         )
 
-    async def _declare(self) -> None:
+    def _claim_executor_id(self) -> tuple[str, Lease]:
+        assert self._leases is not None
+        if self.role in PER_RUN_ROLES:
+            executor_id = per_run_executor_id(self.role)
+            lease = self._leases.acquire(executor_id)
+            assert lease is not None  # a fresh random id
+            return executor_id, lease
+        if self.requested_executor_id:
+            deadline = time.monotonic() + LEASE_WAIT_SEC
+            while (lease := self._leases.acquire(self.requested_executor_id)) is None:
+                if time.monotonic() > deadline:
+                    raise EngineError(
+                        f"Executor id {self.requested_executor_id!r} is in use by another "
+                        "running process.",
+                        hint="Give every process its own id (--executor-id or "
+                        "SCHOLARSTREAM_ENGINE__EXECUTOR_ID), or leave it unset for a distinct "
+                        "default.",
+                    )
+                time.sleep(0.2)
+            return self.requested_executor_id, lease
+        for slot in range(MAX_SLOTS):
+            executor_id = slot_executor_id(self.role, slot)
+            if (lease := self._leases.acquire(executor_id)) is not None:
+                return self._lowest_slot(slot, executor_id, lease)
+        raise EngineError(
+            f"{MAX_SLOTS} '{self.role}' processes already run on this host.",
+            hint="Stop some, or give this one an id of its own with --executor-id.",
+        )
+
+    def _lowest_slot(self, slot: int, executor_id: str, lease: Lease) -> tuple[str, Lease]:
+        """Slot ``slot`` is ours; a lower one that was busy may have been held only for a
+        moment, by another process checking whether its process is gone (this one,
+        restarting): asked once more, it is taken instead."""
+        assert self._leases is not None
+        if slot == 0:
+            return executor_id, lease
+        time.sleep(SLOT_RECHECK_SEC)
+        for lower in range(slot):
+            lower_id = slot_executor_id(self.role, lower)
+            if (lower_lease := self._leases.acquire(lower_id)) is not None:
+                lease.release()
+                return lower_id, lower_lease
+        return executor_id, lease
+
+    async def _declare(self, crons: dict[str, str]) -> None:
         for queue in QUEUES:
             await DBOS.register_queue_async(
                 queue.name,
@@ -197,7 +333,12 @@ class Engine:
             )
         await DBOS.apply_schedules_async(
             [
-                {"schedule_name": s.name, "workflow_fn": s.workflow, "schedule": s.cron}
+                {
+                    "schedule_name": s.name,
+                    "workflow_fn": s.workflow,
+                    "schedule": crons[s.name],
+                    "queue_name": SCHEDULE_QUEUE,
+                }
                 for s in SCHEDULES
             ]
         )
@@ -207,10 +348,100 @@ class Engine:
             if stale["schedule_name"] not in declared:
                 await DBOS.delete_schedule_async(stale["schedule_name"])
 
+    # --- recovery of the workflows of processes gone --------------------------------------
+
+    async def _recover_forever(self, interval: float) -> None:
+        """A first pass at once (a CLI run picks up what the last one left), then every
+        ``interval`` seconds."""
+        while True:
+            try:
+                await self._keep_lease()
+                await self.recover_abandoned()
+            except Exception:
+                log.warning("looking for interrupted workflows failed", exc_info=True)
+            await asyncio.sleep(interval)
+
+    async def _keep_lease(self) -> None:
+        """A database lock lives as long as its connection: one lost is taken again."""
+        if self._leases is None or self.executor_id is None:
+            return
+        if self._lease is not None and await asyncio.to_thread(self._lease.held):
+            return
+        if self._lease is not None:
+            await asyncio.to_thread(self._lease.release)
+        self._lease = await asyncio.to_thread(self._leases.acquire, self.executor_id)
+        if self._lease is None:
+            log.error(
+                "executor %s lost its lease and another process holds it now: its "
+                "workflows may run twice; restart this process",
+                self.executor_id,
+            )
+
+    async def recover_abandoned(self) -> list[str]:
+        """Puts back on their queues the interrupted workflows of every executor whose
+        process is gone: a per-run (CLI) one at once, any other once it has been gone for
+        ``engine.recovery_grace_seconds``. Returns the executors recovered. The CLI
+        recovers only per-run executors."""
+        leases = self._leases
+        if leases is None:
+            return []
+        pending = await DBOS.list_workflows_async(
+            status="PENDING",
+            app_version=__version__,
+            application_name=self.name,
+            load_input=False,
+            load_output=False,
+        )
+        executors = {w.executor_id for w in pending if w.executor_id} - {self.executor_id}
+        for gone in set(self._free_since) - executors:  # nothing of theirs is pending now
+            del self._free_since[gone]
+        grace = self.runtime.settings.engine.recovery_grace_seconds
+        recovered: list[str] = []
+        now = time.monotonic()
+        for executor in sorted(e for e in executors if e is not None):
+            per_run = is_per_run(executor)
+            if self.role in PER_RUN_ROLES and not per_run:
+                continue
+            lease = await asyncio.to_thread(leases.acquire, executor)
+            if lease is None:  # its process runs
+                self._free_since.pop(executor, None)
+                continue
+            try:
+                gone_since = self._free_since.setdefault(executor, now)
+                if per_run or now - gone_since >= grace:
+                    handles = await asyncio.to_thread(DBOS._recover_pending_workflows, [executor])
+                    self._free_since.pop(executor, None)
+                    recovered.append(executor)
+                    if handles:
+                        log.warning(
+                            "executor %s is gone: recovered its %d interrupted workflows",
+                            executor,
+                            len(handles),
+                        )
+            finally:
+                await asyncio.to_thread(lease.release)
+        return recovered
+
+    def _release(self) -> None:
+        if self._lease is not None:
+            self._lease.release()
+            self._lease = None
+        if self._leases is not None:
+            self._leases.close()
+            self._leases = None
+
     async def shutdown(self) -> None:
         global _runtime
+        if self._recovery is not None:
+            self._recovery.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._recovery
+            self._recovery = None
         if self.running:
             # Off the event loop: the workflows it waits for run on this very loop.
             await asyncio.to_thread(DBOS.destroy, workflow_completion_timeout_sec=5)
             self.running = False
+        # Only now: no other process may recover what this one was still finishing. Not in
+        # a thread: DBOS shut down the loop's default executor, which was its own.
+        self._release()
         _runtime = None

@@ -7,6 +7,7 @@
     ├── ConflictError                (409 conflict)                resource in the wrong state
     ├── AuthenticationError          (401 not_authenticated)       no or bad credentials
     ├── PermissionDeniedError        (403 permission_denied)       authenticated, but not allowed
+    ├── RateLimitedError             (429 rate_limited)            too many attempts: wait
     ├── LLMError                     (502 llm_error)               a model call failed
     │   ├── OfflineModeError         (503 offline_mode)            no model configured for the role
     │   ├── MissingCredentialsError  (400 missing_credentials)     no API key for the provider
@@ -41,6 +42,11 @@ class ScholarStreamError(Exception):
     def __str__(self) -> str:
         return f"{self.message} {self.hint}" if self.hint else self.message
 
+    @property
+    def response_headers(self) -> dict[str, str]:
+        """HTTP headers the API adds to this error's response."""
+        return {}
+
 
 class ConfigurationError(ScholarStreamError):
     code = "configuration_error"
@@ -73,6 +79,19 @@ class AuthenticationError(ScholarStreamError):
 class PermissionDeniedError(ScholarStreamError):
     code = "permission_denied"
     http_status = 403
+
+
+class RateLimitedError(ScholarStreamError):
+    code = "rate_limited"
+    http_status = 429
+
+    def __init__(self, message: str, *, retry_after_seconds: int, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.retry_after_seconds = retry_after_seconds
+
+    @property
+    def response_headers(self) -> dict[str, str]:
+        return {"Retry-After": str(self.retry_after_seconds)}
 
 
 class LLMError(ScholarStreamError):

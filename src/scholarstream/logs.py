@@ -25,19 +25,35 @@ _SECRET_PATTERNS = (
 )
 
 
+# Secrets learnt while running (users' provider keys as they are decrypted for a call),
+# redacted whatever their shape. Bounded: a key dropped from here is still caught by its
+# shape if it has a known one.
+_LEARNT_SECRETS: dict[str, None] = {}
+_MAX_LEARNT_SECRETS = 10_000
+
+
+def remember_secret(value: str) -> None:
+    """Keeps ``value`` out of every log line from now on."""
+    if len(value) < 8 or value in _LEARNT_SECRETS:
+        return
+    _LEARNT_SECRETS[value] = None
+    if len(_LEARNT_SECRETS) > _MAX_LEARNT_SECRETS:
+        del _LEARNT_SECRETS[next(iter(_LEARNT_SECRETS))]
+
+
 class _ContextFilter(logging.Filter):
     def __init__(self, secrets: Iterable[str]) -> None:
         super().__init__()
-        self._secrets = sorted(set(secrets), key=len, reverse=True)
+        self._secrets = set(secrets)
 
     def filter(self, record: logging.LogRecord) -> bool:
         record.request_id = request_id_var.get() or "-"
-        message = redact(record.getMessage(), self._secrets)
-        record.msg, record.args = message, None
+        secrets = sorted(self._secrets.union(_LEARNT_SECRETS), key=len, reverse=True)
+        record.msg, record.args = redact(record.getMessage(), secrets), None
         if record.exc_info and not record.exc_text:
             record.exc_text = logging.Formatter().formatException(record.exc_info)
         if record.exc_text:
-            record.exc_text = redact(record.exc_text, self._secrets)
+            record.exc_text = redact(record.exc_text, secrets)
         return True
 
 

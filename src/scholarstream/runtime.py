@@ -10,9 +10,11 @@ import httpx
 from pydantic_ai.models import Model
 
 from scholarstream import __version__
+from scholarstream.accounts.login_throttle import LoginThrottle
 from scholarstream.db.session import Database
 from scholarstream.llm import CredentialStore, LLMGateway, ModelRegistry
 from scholarstream.notify import AppriseNotifier, Notifier
+from scholarstream.notify.target_hosts import TargetHosts
 from scholarstream.secret_box import SecretBox, load_server_secret
 from scholarstream.settings import Settings
 from scholarstream.sources import SourceHttp, SourceHub
@@ -29,6 +31,7 @@ class Runtime:
     sources: SourceHub
     library: Library
     notifier: Notifier
+    login_throttle: LoginThrottle
 
     async def close(self) -> None:
         await self.sources.http.client.aclose()
@@ -69,5 +72,8 @@ def build_runtime(
         llm=LLMGateway(settings, models),
         sources=SourceHub(settings.sources, SourceHttp(_source_client(settings, source_transport))),
         library=Library(database),
-        notifier=notifier if notifier is not None else AppriseNotifier(),
+        notifier=notifier
+        if notifier is not None
+        else AppriseNotifier(hosts=TargetHosts.for_server(settings)),
+        login_throttle=LoginThrottle.from_settings(settings.server),
     )

@@ -56,6 +56,25 @@ class ServerSettings(_Section):
     public_url: str | None = Field(default=None, description="Base URL used in shared links.")
     session_days: int = Field(default=14, ge=1)
     cookie_secure: bool = False
+    login_max_failures: int = Field(
+        default=5,
+        ge=1,
+        description="Failed logins for one account from one address before login is refused "
+        "for login_window_seconds.",
+    )
+    login_max_failures_per_address: int = Field(
+        default=30,
+        ge=1,
+        description="Failed logins from one address, whatever the account, before it is refused.",
+    )
+    login_window_seconds: int = Field(
+        default=900, ge=1, description="How long a failed login counts against the limits."
+    )
+    allow_private_notification_hosts: bool = Field(
+        default=False,
+        description="Multi-user mode: let users' notification targets reach loopback, private "
+        "and link-local hosts (an intranet). Single-user mode always may.",
+    )
 
     @property
     def base_url(self) -> str:
@@ -304,14 +323,36 @@ class LoggingSettings(_Section):
 class EngineSettings(_Section):
     executor_id: str | None = Field(
         default=None,
-        description="This process's identity in the durable engine. Default: "
-        "'<hostname>-serve' or '<hostname>-worker'. Give each process that shares a database "
-        "its own stable id: on start a process resumes the interrupted workflows of its id.",
+        description="This process's identity in the durable engine; on start a process "
+        "resumes the interrupted workflows of its id, and two running processes may not "
+        "share one. Default: '<hostname>-serve-<n>' or '<hostname>-worker-<n>', n the "
+        "lowest number no running process of that role on this host holds (a restarted "
+        "process gets its old id back). 'scholarstream research' always takes an id of its "
+        "own. See docs/deployment.md.",
     )
     system_database_url: str | None = Field(
         default=None,
         description="DBOS system database. Default: SQLite beside the app database, "
         "or the app database itself when that is PostgreSQL.",
+    )
+    run_queues: bool = Field(
+        default=True,
+        description="Whether 'scholarstream serve' also works the queues and the schedules "
+        "(one process doing everything). Set false when 'scholarstream worker' processes do "
+        "the work ('serve --no-workers' does the same); a worker always works them.",
+    )
+    recovery_grace_seconds: float = Field(
+        default=60.0,
+        ge=0,
+        description="How long the interrupted workflows of a process that died wait for it "
+        "to come back under its executor id before another running process recovers them "
+        "(a 'scholarstream research' process is never waited for).",
+    )
+    schedules: dict[str, str] = Field(
+        default_factory=dict,
+        description="Schedule name -> cron (six fields, seconds first) replacing the built-in "
+        'one, e.g. {"run-due-streams": "0 */15 * * * *"}. Every process sharing a '
+        "database must be given the same.",
     )
 
 

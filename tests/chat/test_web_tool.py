@@ -29,13 +29,13 @@ from scholarstream.chat.tools import (
     get_tool,
 )
 from scholarstream.chat.tools.builtin.web import WebPageReader
-from scholarstream.chat.tools.builtin.web_addresses import is_public, system_resolver
 from scholarstream.errors import (
     InvalidInputError,
     NotFoundError,
     SourceError,
     SourceUnavailableError,
 )
+from scholarstream.public_addresses import is_public, system_resolver
 from scholarstream.runtime import Runtime
 from scholarstream.settings import load_settings
 from tests.chat.world import read_events

@@ -5,10 +5,13 @@ Run it as a script with the project's interpreter::
     python durable_app.py start  --data-dir DIR --workflow-id ID [--database-url URL]
     python durable_app.py resume --data-dir DIR --workflow-id ID [--database-url URL]
     python durable_app.py idle   --data-dir DIR --workflow-id ID --executor-id OTHER
+    python durable_app.py resume ... --executor-id OTHER --grace SECONDS
 
 ``idle`` is a second process sharing the database under another executor id: it launches
 the engine, stays up for a few seconds (long enough for any recovery at launch to start),
 and must leave the workflow ``ID``, which another live process is running, alone.
+``resume`` under another executor id is a process taking over the work of one that never
+comes back (after ``--grace`` seconds, ``engine.recovery_grace_seconds``).
 
 Both modes build the product's settings for DIR, launch the product's ``Engine`` and wait
 for the workflow ``ID`` to finish. ``start`` starts it; ``resume`` starts nothing and relies
@@ -91,11 +94,17 @@ IDLE_SEC = 4.0
 
 
 async def run(
-    mode: str, data_dir: Path, workflow_id: str, database_url: str | None, executor: str | None
+    mode: str,
+    data_dir: Path,
+    workflow_id: str,
+    database_url: str | None,
+    executor: str | None,
+    grace: float | None,
 ) -> Any:
-    settings = load_settings(
-        data_dir=data_dir, database_url=database_url, engine={"executor_id": executor}
-    )
+    engine_settings: dict[str, Any] = {"executor_id": executor}
+    if grace is not None:
+        engine_settings["recovery_grace_seconds"] = grace
+    settings = load_settings(data_dir=data_dir, database_url=database_url, engine=engine_settings)
     runtime = build_runtime(settings)
     engine = Engine(runtime)
     try:
@@ -122,9 +131,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workflow-id", required=True)
     parser.add_argument("--database-url", default=None)
     parser.add_argument("--executor-id", default=None)
+    parser.add_argument("--grace", type=float, default=None)
     args = parser.parse_args(argv)
     result = asyncio.run(
-        run(args.mode, args.data_dir, args.workflow_id, args.database_url, args.executor_id)
+        run(
+            args.mode,
+            args.data_dir,
+            args.workflow_id,
+            args.database_url,
+            args.executor_id,
+            args.grace,
+        )
     )
     print(json.dumps({"result": result}), flush=True)
     return 0

@@ -32,11 +32,16 @@ class Helper:
     """One run of durable_app.py, its output kept in files (a pipe could fill and block it)."""
 
     def __init__(
-        self, mode: str, settings: Settings, out_dir: Path, executor: str | None = None
+        self,
+        mode: str,
+        settings: Settings,
+        out_dir: Path,
+        executor: str | None = None,
+        grace: float | None = None,
     ) -> None:
         self.mode = mode
-        self.stdout_path = out_dir / f"{mode}.stdout"
-        self.stderr_path = out_dir / f"{mode}.stderr"
+        self.stdout_path = out_dir / f"{mode}-{executor}.stdout"
+        self.stderr_path = out_dir / f"{mode}-{executor}.stderr"
         command = [
             sys.executable,
             str(HELPER),
@@ -50,6 +55,8 @@ class Helper:
             command += ["--database-url", settings.database_url]
         if executor:
             command += ["--executor-id", executor]
+        if grace is not None:
+            command += ["--grace", str(grace)]
         with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
             self.process = subprocess.Popen(command, stdout=out, stderr=err)
 
@@ -92,8 +99,10 @@ def run_helper(tmp_path: Path) -> Iterator[Callable[..., Helper]]:
     """Starts helper processes; kills any still alive when the test ends."""
     started: list[Helper] = []
 
-    def start(mode: str, settings: Settings, executor: str | None = None) -> Helper:
-        helper = Helper(mode, settings, tmp_path, executor)
+    def start(
+        mode: str, settings: Settings, executor: str | None = None, grace: float | None = None
+    ) -> Helper:
+        helper = Helper(mode, settings, tmp_path, executor, grace)
         started.append(helper)
         return helper
 
@@ -181,7 +190,8 @@ def test_a_second_process_leaves_running_workflows_alone(
         "step 2 starting",
         START_TIMEOUT_SEC,
     )
-    second = run_helper("idle", db_settings, "executor-b")
+    # Even with no grace at all: the first process holds its executor's lease.
+    second = run_helper("idle", db_settings, "executor-b", grace=0)
     assert second.wait_exit(FINISH_TIMEOUT_SEC) == 0, second.output()
     (db_settings.data_dir / "release").touch()
     assert first.wait_exit(FINISH_TIMEOUT_SEC) == 0, first.output()
@@ -189,3 +199,38 @@ def test_a_second_process_leaves_running_workflows_alone(
     assert counts[("step2", "start")] == 1, _events(log)
     assert counts[("step3", "finish")] == 1
     assert {pid for pid, _, _ in _events(log)} == {first.pid}
+
+
+def test_the_work_of_an_executor_that_never_comes_back_is_taken_over(
+    db_settings: Settings, run_helper: Callable[..., Helper]
+) -> None:
+    """A process dies and is not restarted: once it has been gone for the grace period,
+    another process (another executor id) resumes its workflow from the step it was in."""
+    log = db_settings.data_dir / "durable.log"
+    first = run_helper("start", db_settings, "executor-gone")
+    first.wait_until(
+        lambda: any(step == "step2" for _, step, _ in _events(log)),
+        "step 2 starting",
+        START_TIMEOUT_SEC,
+    )
+    os.kill(first.pid, signal.SIGKILL)
+    assert first.wait_exit(10) == -signal.SIGKILL
+    (db_settings.data_dir / "release").touch()
+
+    other = run_helper("resume", db_settings, "executor-other", grace=1.0)
+    assert other.wait_exit(FINISH_TIMEOUT_SEC) == 0, other.output()
+    assert json.loads(other.stdout_path.read_text().strip().splitlines()[-1]) == {
+        "result": ["one", "two", "three"]
+    }
+    events = _events(log)
+    counts = Counter((step, event) for _, step, event in events)
+    assert counts[("step1", "start")] == 1, events
+    assert counts[("step2", "start")] == 2, events
+    assert counts[("step3", "finish")] == 1, events
+    assert {pid for pid, step, _ in events if step == "step3"} == {other.pid}
+    client = DBOSClient(system_database_url=db_settings.system_database_url)
+    try:
+        status = client.retrieve_workflow(WORKFLOW_ID).get_status()
+        assert (status.status, status.executor_id) == ("SUCCESS", "executor-other")
+    finally:
+        client.destroy()

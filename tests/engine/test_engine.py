@@ -14,7 +14,14 @@ import pytest
 from dbos import DBOS, DBOSClient, SetEnqueueOptions
 
 from scholarstream import engine as engine_module
-from scholarstream.engine import QUEUES, SCHEDULES, Engine, ScheduleSpec, current_runtime
+from scholarstream.engine import (
+    QUEUES,
+    SCHEDULE_QUEUE,
+    SCHEDULES,
+    Engine,
+    ScheduleSpec,
+    current_runtime,
+)
 from scholarstream.errors import EngineError
 from scholarstream.runtime import build_runtime
 from scholarstream.settings import Settings, load_settings
@@ -79,6 +86,8 @@ async def test_launched_engine_has_every_queue_and_schedule_and_runs_queued_work
         assert schedule["schedule"] == schedule_spec.cron
         assert schedule["workflow_name"] == schedule_spec.workflow.__qualname__
         assert schedule["status"] == "ACTIVE"
+        # Run only by processes that work the queues (not by 'serve --no-workers', the CLI).
+        assert schedule["queue_name"] == SCHEDULE_QUEUE
 
     # A workflow enqueued on each product queue is run by this process's workers.
     handles = []

@@ -58,8 +58,11 @@ async def _accounts(settings: Settings) -> tuple[list[str], list[uuid.UUID]]:
 
 @pytest.fixture
 def world(data_dir: Path, db_settings: Settings) -> Iterator[World]:
+    # The webhook receiver is on loopback, which multi-user mode refuses unless allowed
+    # (test_target_hosts checks the refusal).
+    server = {"multi_user": True, "allow_private_notification_hosts": True}
     settings = load_settings(
-        data_dir=data_dir, database_url=db_settings.app_database_url, server={"multi_user": True}
+        data_dir=data_dir, database_url=db_settings.app_database_url, server=server
     )
     (alice, bob), (alices, bobs) = asyncio.run(_accounts(settings))
     with (

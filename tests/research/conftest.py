@@ -12,16 +12,14 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from dbos import DBOS
 
 from scholarstream.db import upgrade
-from scholarstream.engine import Engine
 from scholarstream.runtime import Runtime
 from scholarstream.settings import Settings, load_settings
 from tests.conftest import throwaway_postgres_database
 from tests.helpers import make_runtime, new_user
 from tests.research.builders import MODELS
-from tests.research.engine_world import SYNTHESIZER, ScriptedModels, World
+from tests.research.engine_world import SYNTHESIZER, ScriptedModels, World, running_engine
 
 # Server-wide keys: the models of the tests can be called without a user's own key.
 PROVIDER_KEYS = {
@@ -88,19 +86,11 @@ def scripted_models() -> ScriptedModels:
 async def engine_runtime(
     module_settings: Settings, scripted_models: ScriptedModels
 ) -> AsyncIterator[Runtime]:
-    # DBOS is one instance per process: none may be left over from another test.
-    DBOS.destroy(destroy_registry=False)
     runtime = make_runtime(
         module_settings, models=scripted_models.overrides([*MODELS, SYNTHESIZER])
     )
-    engine = Engine(runtime)
-    try:
-        await engine.launch()
+    async with running_engine(runtime):
         yield runtime
-    finally:
-        await engine.shutdown()
-        DBOS.destroy(destroy_registry=False)
-        await runtime.close()
 
 
 @pytest_asyncio.fixture(loop_scope="module")

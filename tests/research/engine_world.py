@@ -9,16 +9,19 @@ import asyncio
 import time
 import uuid
 from collections import Counter, deque
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TypeVar
 
 import pytest
+from dbos import DBOS
 from pydantic_ai.exceptions import ModelHTTPError
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
 from pydantic_ai.models import Model
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
+from scholarstream.engine import Engine
 from scholarstream.research import Research, ResearchStatus
 from scholarstream.research.service import ResearchService
 from scholarstream.runtime import Runtime
@@ -178,3 +181,18 @@ async def eventually(check: Callable[[], Awaitable[T | None]], what: str) -> T:
             pytest.fail(f"never happened: {what}")
         await asyncio.sleep(0.05)
     return found
+
+
+@asynccontextmanager
+async def running_engine(runtime: Runtime) -> AsyncIterator[Runtime]:
+    """The durable engine launched on ``runtime`` for the block, then the runtime closed.
+    DBOS is one instance per process: none may be left over from another test."""
+    DBOS.destroy(destroy_registry=False)
+    engine = Engine(runtime)
+    try:
+        await engine.launch()
+        yield runtime
+    finally:
+        await engine.shutdown()
+        DBOS.destroy(destroy_registry=False)
+        await runtime.close()

@@ -442,3 +442,46 @@ def test_an_answer_continues_across_pages_and_stop_keeps_it(
     assert stored.startswith(kept.strip()[:60]) and f"word{SLOW_WORDS}" not in stored
     expect(answer.locator('[data-role="stopped"]')).to_be_visible()
     problems.assert_none()
+
+
+HOSTILE_ANSWER = (
+    "Here is **bold** text. <img src=x onerror=\"window.__xss='img'\">\n\n"
+    "<script>window.__xss='script'</script> [a link](javascript:window.__xss='link') "
+    '<a href="#" onclick="window.__xss=\'click\'">click me</a>'
+)
+
+
+async def hostile_answer(
+    messages: list[ModelMessage], info: AgentInfo
+) -> AsyncIterator[str | DeltaToolCalls]:
+    async for chunk in _words(HOSTILE_ANSWER):
+        yield chunk
+
+
+@pytest.fixture
+def hostile_server(tmp_path: Path) -> Iterator[LiveServer]:
+    models = {"default": FunctionModel(stream_function=hostile_answer)}
+    with serve(clean_settings(tmp_path / "data"), models=models) as live:
+        yield live
+
+
+def test_model_output_with_html_is_shown_as_text_never_run(
+    hostile_server: LiveServer, new_page: NewPage, problems: PageProblems
+) -> None:
+    """A model's answer is rendered as text: script, event-handler attributes and
+    javascript: links in it do nothing, while Markdown emphasis still renders."""
+    page = new_page(hostile_server)
+    page.goto("/library")
+    tray = _open_tray(page)
+    _send(tray, "Say something dangerous")
+    answer = _answers(tray).last
+    expect(answer).to_contain_text("click me", timeout=ANSWER_WAIT_MS)
+    expect(answer).to_contain_text("<img src=x onerror=")
+    expect(answer).to_contain_text("<script>window.__xss='script'</script>")
+    expect(answer.locator("strong")).to_have_text("bold")
+    assert answer.locator("img, script, [onclick], [onerror]").count() == 0
+    for link in answer.locator("a").all():
+        assert not (link.get_attribute("href") or "").lower().startswith("javascript:")
+    answer.get_by_text("click me").click()
+    assert page.evaluate("window.__xss") is None
+    problems.assert_none()

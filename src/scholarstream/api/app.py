@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import fastapi_offline
 from fastapi import APIRouter, FastAPI, Request
@@ -42,6 +43,24 @@ from scholarstream.runtime import Runtime
 
 API_PREFIX = "/api/v1"
 SWAGGER_STATIC = "/static/swagger"
+_ANNOTATIONS = frozenset({"title", "description", "default", "examples"})
+
+
+class ScholarStreamAPI(FastAPI):
+    """FastAPI with two corrections to the OpenAPI document it builds:
+
+    - an error (4XX, 5XX) is always the JSON ``ErrorBody``: FastAPI documents every
+      additional response of a route in the route's media type, so the errors of a
+      server-sent events route would read as ``text/event-stream``;
+    - the event models of server-sent events responses (``routes._sse``) come with their
+      schemas in ``$defs``; these are moved into ``components/schemas``."""
+
+    def openapi(self) -> dict[str, Any]:
+        if self.openapi_schema is None:
+            document = super().openapi()
+            _errors_as_json(document)
+            _hoist_defs(document, document.setdefault("components", {}).setdefault("schemas", {}))
+        return self.openapi_schema or {}
 
 
 def api_router() -> APIRouter:
@@ -87,7 +106,7 @@ def create_app(runtime: Runtime, *, engine: Engine | None = None) -> FastAPI:
                 await engine.shutdown()
             await runtime.close()
 
-    app = FastAPI(
+    app = ScholarStreamAPI(
         title="ScholarStream",
         version=__version__,
         summary="Self-hostable AI research assistant for scientific literature.",
@@ -118,6 +137,43 @@ def create_app(runtime: Runtime, *, engine: Engine | None = None) -> FastAPI:
 
     mount_web(app)
     return app
+
+
+def _errors_as_json(document: dict[str, Any]) -> None:
+    for path in document.get("paths", {}).values():
+        for operation in path.values():
+            for status, response in operation.get("responses", {}).items():
+                content = response.get("content")
+                if not str(status).startswith(("4", "5")) or not content:
+                    continue
+                schema = next(iter(content.values())).get("schema", {})
+                response["content"] = {"application/json": {"schema": schema}}
+
+
+def _hoist_defs(node: Any, components: dict[str, Any]) -> None:
+    """Moves every ``$defs`` under ``node`` into ``components``. A name already there must
+    be the same model (the same schema, but for annotations)."""
+    if isinstance(node, list):
+        for item in node:
+            _hoist_defs(item, components)
+        return
+    if not isinstance(node, dict):
+        return
+    for name, schema in node.pop("$defs", {}).items():
+        _hoist_defs(schema, components)
+        known = components.setdefault(name, schema)
+        if _without_annotations(known) != _without_annotations(schema):
+            raise RuntimeError(f"Two different schemas are named {name!r} in the API document.")
+    for value in node.values():
+        _hoist_defs(value, components)
+
+
+def _without_annotations(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: _without_annotations(v) for k, v in node.items() if k not in _ANNOTATIONS}
+    if isinstance(node, list):
+        return [_without_annotations(item) for item in node]
+    return node
 
 
 def _mount_docs(app: FastAPI) -> None:

@@ -51,6 +51,15 @@ _STATUS_CODES = {
 }
 
 
+_HTTP_HINTS = {
+    # Raised by FastAPI for a body it cannot read at all (not UTF-8, a broken multipart).
+    400: "Send the body as the operation's media type in /docs (JSON in UTF-8, or a "
+    "multipart form for uploads).",
+    404: "Check the path against /docs.",
+    405: "Check the path against /docs.",
+}
+
+
 def error_response(
     status: int, body: ErrorBody, headers: Mapping[str, str] | None = None
 ) -> JSONResponse:
@@ -70,7 +79,9 @@ async def _product_error(_: Request, exc: Exception) -> JSONResponse:
     if exc.http_status >= 500:
         log.error("%s: %s", exc.code, exc.message)
     return error_response(
-        exc.http_status, ErrorBody(code=exc.code, message=exc.message, hint=exc.hint)
+        exc.http_status,
+        ErrorBody(code=exc.code, message=exc.message, hint=exc.hint),
+        exc.response_headers or None,
     )
 
 
@@ -95,7 +106,7 @@ async def _http_error(_: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     code = _STATUS_CODES.get(exc.status_code, "error")
     message = str(exc.detail) if exc.detail else code.replace("_", " ")
-    hint = "Check the path against /docs." if exc.status_code in (404, 405) else None
+    hint = _HTTP_HINTS.get(exc.status_code)
     return error_response(
         exc.status_code, ErrorBody(code=code, message=message, hint=hint), exc.headers
     )

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic_ai import Agent, ModelRetry, Tool
-from pydantic_ai.exceptions import ModelHTTPError, UnexpectedModelBehavior, UsageLimitExceeded
+from pydantic_ai.exceptions import UsageLimitExceeded
 from pydantic_ai.messages import (
     AgentStreamEvent,
     FunctionToolResultEvent,
@@ -38,7 +38,8 @@ from scholarstream.chat.response import ToolHistoryEntry
 from scholarstream.chat.tools.execution import ToolArgumentsError, execute_tool
 from scholarstream.chat.tools.registry import ToolConfig, ToolContext, ToolProgress
 from scholarstream.errors import LLMError, ScholarStreamError
-from scholarstream.llm import ResolvedModel, model_error
+from scholarstream.llm import MODEL_FAILURES, ResolvedModel, model_error, retry_capabilities
+from scholarstream.prompt_fences import fenced_data
 
 log = logging.getLogger(__name__)
 
@@ -154,7 +155,9 @@ class ToolRunner:
 
     def as_pydantic_tool(self, tool: ToolConfig) -> Tool[None]:
         async def call(**arguments: Any) -> str:
-            return await self.run(tool, arguments)
+            # What a tool returns (a web page, an abstract) may carry text written to steer
+            # the model: it reaches the model fenced as data (ASSISTANT_INSTRUCTIONS say so).
+            return fenced_data(f"Result of {tool.name}", await self.run(tool, arguments))
 
         return Tool.from_schema(
             call,
@@ -200,6 +203,9 @@ async def run_agent_turn(
             message_history=list(history),
             model_settings=settings,
             usage_limits=limits,
+            # A provider's 429 or 5xx is retried before anything streams; a stream that
+            # breaks after it started is not (its text reached the user): see llm.retries.
+            capabilities=retry_capabilities(resolved, timeout_seconds),
         ) as run:
             async for node in run:
                 if Agent.is_model_request_node(node) or Agent.is_call_tools_node(node):
@@ -209,9 +215,9 @@ async def run_agent_turn(
             if run.result is not None:
                 transcript.new_messages = run.result.new_messages()
                 transcript.usage = run.result.usage
-    except (ModelHTTPError, UnexpectedModelBehavior) as exc:
+    except MODEL_FAILURES as exc:
         transcript.text = text.full
-        raise model_error(exc, resolved) from exc
+        raise model_error(exc, resolved, timeout_seconds=timeout_seconds) from exc
     except UsageLimitExceeded as exc:
         transcript.text = text.full
         raise LLMError(

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Annotated, TextIO
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from scholarstream.cli.context import err_console
@@ -87,7 +88,7 @@ def dedup_files(
     target = "standard output" if str(out) == "-" else str(out)
     err_console.print(
         f"Records: {len(records)}  clusters: {len(clusters)}  "
-        f"duplicates: {len(records) - len(clusters)}  skipped: {skipped}  -> {target}",
+        f"duplicates: {len(records) - len(clusters)}  skipped: {skipped}  -> {escape(target)}",
         highlight=False,
     )
 
@@ -189,7 +190,7 @@ def _print_files(read: Sequence[FileRecords]) -> None:
     for part in read:
         skipped = f", {len(part.problems)} skipped" if part.problems else ""
         err_console.print(
-            f"{part.path.name} ({part.format_label}): {len(part.records)} records{skipped}",
+            escape(f"{part.path.name} ({part.format_label}): {len(part.records)} records{skipped}"),
             highlight=False,
         )
         for problem in part.problems[:MAX_PROBLEMS_SHOWN]:
@@ -197,12 +198,12 @@ def _print_files(read: Sequence[FileRecords]) -> None:
             if problem.line is not None:
                 where += f", line {problem.line}"
             err_console.print(
-                f"[yellow]Skipped[/] {part.path.name} ({where}): {problem.message}",
+                f"[yellow]Skipped[/] {escape(f'{part.path.name} ({where}): {problem.message}')}",
                 highlight=False,
             )
         hidden = len(part.problems) - MAX_PROBLEMS_SHOWN
         if hidden > 0:
-            err_console.print(f"… and {hidden} more skipped in {part.path.name}.")
+            err_console.print(escape(f"… and {hidden} more skipped in {part.path.name}."))
 
 
 def register(app: typer.Typer) -> None:

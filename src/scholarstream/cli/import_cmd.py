@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated, BinaryIO
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -59,7 +60,7 @@ def import_files(
             transient=True,
         ) as progress:
             for path in files:
-                task = progress.add_task(path.name, total=path.stat().st_size, records=0)
+                task = progress.add_task(escape(path.name), total=path.stat().st_size, records=0)
                 with path.open("rb") as stream:
                     try:
                         report = await runtime.library.import_stream(
@@ -81,7 +82,7 @@ def import_files(
     reports, failures = run_with_runtime(ctx, run)
     _print_summary(reports)
     for path, problem in failures:
-        err_console.print(f"[bold red]Error:[/] {path}: {problem}", highlight=False)
+        err_console.print(f"[bold red]Error:[/] {escape(f'{path}: {problem}')}", highlight=False)
     if failures:
         raise typer.Exit(1)
 
@@ -102,17 +103,21 @@ def _print_summary(reports: list[ImportReport]) -> None:
     for column in ("file", "format", "imported", "already in library", "skipped"):
         table.add_column(column, justify="left" if column in ("file", "format") else "right")
     for r in reports:
-        table.add_row(r.file, r.format, str(r.imported), str(r.duplicates), str(r.skipped))
+        table.add_row(escape(r.file), r.format, str(r.imported), str(r.duplicates), str(r.skipped))
     console.print(table)
     for r in reports:
         for problem in r.problems[:MAX_PROBLEMS_SHOWN]:
             where = f"record {problem.record_number}"
             if problem.line is not None:
                 where += f", line {problem.line}"
-            err_console.print(f"[yellow]Skipped[/] {r.file} ({where}): {problem.message}")
+            # File names and messages quote the file's own text: never Rich markup.
+            err_console.print(
+                f"[yellow]Skipped[/] {escape(f'{r.file} ({where}): {problem.message}')}",
+                highlight=False,
+            )
         hidden = r.skipped - min(len(r.problems), MAX_PROBLEMS_SHOWN)
         if hidden > 0:
-            err_console.print(f"… and {hidden} more skipped in {r.file}.")
+            err_console.print(f"… and {hidden} more skipped in {escape(r.file)}.", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

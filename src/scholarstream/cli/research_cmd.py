@@ -42,7 +42,7 @@ from scholarstream.cli.research_views import (
     results_table,
 )
 from scholarstream.db.scope import OwnerScope
-from scholarstream.engine import Engine
+from scholarstream.engine import CLI, Engine
 from scholarstream.errors import (
     ConfigurationError,
     InvalidInputError,
@@ -66,6 +66,7 @@ from scholarstream.research import (
     retry_research,
     synthesis_may_run,
 )
+from scholarstream.research.execution import CALL_QUEUE
 from scholarstream.research.model_calls import SYNTHESIS_ROLE
 from scholarstream.research.service import ResearchService
 from scholarstream.runtime import Runtime
@@ -384,8 +385,13 @@ async def _engine(runtime: Runtime) -> AsyncIterator[None]:
     """The durable engine in this process for as long as the command follows a research:
     it runs the model calls and the synthesis. Its shutdown waits a few seconds for the
     work still running, such as the sharing of a research just completed: the research is
-    read again after it, for its share link."""
-    engine = Engine(runtime, role="cli")
+    read again after it, for its share link.
+
+    It works only the ``llm-calls`` queue (calls and syntheses, of this research or any
+    other) and runs no scheduled workflow, under an executor id of its own for this run:
+    what it leaves unfinished is recovered at once by the next process looking (another
+    ``research`` command, ``serve`` or ``worker``; docs/deployment.md)."""
+    engine = Engine(runtime, role=CLI, queues=(CALL_QUEUE,))
     await engine.launch()
     try:
         yield

@@ -1,4 +1,5 @@
-"""``serve`` (API + web UI + workers in one process) and ``worker`` (workers only)."""
+"""``serve`` (API + web UI, and the workers unless ``--no-workers``) and ``worker``
+(workers only). Several of each may share a PostgreSQL database: see docs/deployment.md."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from typing import Annotated
 
 import typer
 
-from scholarstream.api.middleware import is_loopback_host
 from scholarstream.cli.context import console, state
 from scholarstream.db import upgrade
 from scholarstream.errors import ConfigurationError
@@ -20,6 +20,9 @@ log = logging.getLogger(__name__)
 
 def check_bind_allowed(settings: Settings, host: str) -> None:
     """Single-user mode has no login, so it must not be reachable from other machines."""
+    # Here, not at the top: importing the API package costs a worker a second at start.
+    from scholarstream.api.middleware import is_loopback_host
+
     if not settings.server.multi_user and not is_loopback_host(host):
         raise ConfigurationError(
             f"Refusing to listen on {host} in single-user mode: anyone who can reach it would "
@@ -29,18 +32,39 @@ def check_bind_allowed(settings: Settings, host: str) -> None:
         )
 
 
+ExecutorIdOption = Annotated[
+    str | None,
+    typer.Option(
+        "--executor-id",
+        help="This process's id in the durable engine; a restarted process given the same id "
+        "resumes its interrupted work. Default: SCHOLARSTREAM_ENGINE__EXECUTOR_ID, else "
+        "'<host>-<role>-<n>' (n: the lowest number free on this host).",
+    ),
+]
+
+
 def serve(
     ctx: typer.Context,
     host: Annotated[
         str | None, typer.Option(help="Address to listen on (default 127.0.0.1).")
     ] = None,
     port: Annotated[int | None, typer.Option(help="Port (default 8000).", min=1, max=65535)] = None,
+    workers: Annotated[
+        bool | None,
+        typer.Option(
+            "--workers/--no-workers",
+            help="Also work the queues and schedules here (default: "
+            "SCHOLARSTREAM_ENGINE__RUN_QUEUES, true). --no-workers when 'scholarstream worker' "
+            "processes do the work.",
+        ),
+    ] = None,
+    executor_id: ExecutorIdOption = None,
 ) -> None:
     """Run the API, the web UI and the workers in one process (migrates the database first)."""
     import uvicorn
 
     from scholarstream.api import create_app
-    from scholarstream.engine import Engine
+    from scholarstream.engine import SERVE, Engine
     from scholarstream.gc_tuning import tune_for_serving
     from scholarstream.runtime import build_runtime
 
@@ -50,7 +74,9 @@ def serve(
     check_bind_allowed(settings, host)
     upgrade(settings.app_database_url)
     runtime = build_runtime(settings)
-    app = create_app(runtime, engine=Engine(runtime))
+    run_queues = settings.engine.run_queues if workers is None else workers
+    engine = Engine(runtime, role=SERVE, queues=None if run_queues else (), executor_id=executor_id)
+    app = create_app(runtime, engine=engine)
     mode = "multi-user" if settings.server.multi_user else "single-user"
     console.print(
         f"ScholarStream on [bold]http://{host}:{port}[/] ({mode}, data in {settings.data_dir})",
@@ -62,9 +88,9 @@ def serve(
     ).run()
 
 
-def worker(ctx: typer.Context) -> None:
+def worker(ctx: typer.Context, executor_id: ExecutorIdOption = None) -> None:
     """Run the durable workers only (queues and schedules), without the HTTP server."""
-    from scholarstream.engine import Engine
+    from scholarstream.engine import WORKER, Engine
     from scholarstream.runtime import build_runtime
 
     settings = state(ctx).settings
@@ -72,14 +98,17 @@ def worker(ctx: typer.Context) -> None:
 
     async def run() -> None:
         runtime = build_runtime(settings)
-        engine = Engine(runtime, role="worker")
+        engine = Engine(runtime, role=WORKER, executor_id=executor_id)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        await engine.launch()
-        console.print("ScholarStream worker running; Ctrl-C to stop.")
         try:
+            await engine.launch()
+            console.print(
+                f"ScholarStream worker running (executor {engine.executor_id}); Ctrl-C to stop.",
+                highlight=False,
+            )
             await stop.wait()
         finally:
             await engine.shutdown()

@@ -1,7 +1,8 @@
 """The LLM layer: providers, roles, credentials, usage, and the gateway that runs agents."""
 
 from scholarstream.llm.credentials import CredentialStore, StoredKeyInfo
-from scholarstream.llm.gateway import LLMGateway, model_error
+from scholarstream.llm.gateway import LLMGateway
+from scholarstream.llm.model_errors import MODEL_FAILURES, ModelFailure, model_error
 from scholarstream.llm.providers import (
     Credential,
     ProviderSpec,
@@ -9,6 +10,15 @@ from scholarstream.llm.providers import (
     register_provider,
     registered_providers,
     split_model_string,
+)
+from scholarstream.llm.retries import (
+    MAX_RETRIES,
+    MAX_RETRY_AFTER_SECONDS,
+    ProviderRetries,
+    RetryPolicy,
+    RetryRecord,
+    retry_capabilities,
+    retry_record,
 )
 from scholarstream.llm.roles import (
     DEFAULT_ROLE,
@@ -22,12 +32,19 @@ from scholarstream.llm.usage import UsageTotal, estimate_cost, record_usage, usa
 __all__ = [
     "DEFAULT_ROLE",
     "KNOWN_ROLES",
+    "MAX_RETRIES",
+    "MAX_RETRY_AFTER_SECONDS",
+    "MODEL_FAILURES",
     "Credential",
     "CredentialStore",
     "LLMGateway",
+    "ModelFailure",
     "ModelRegistry",
+    "ProviderRetries",
     "ProviderSpec",
     "ResolvedModel",
+    "RetryPolicy",
+    "RetryRecord",
     "RoleStatus",
     "StoredKeyInfo",
     "UsageTotal",
@@ -37,6 +54,8 @@ __all__ = [
     "record_usage",
     "register_provider",
     "registered_providers",
+    "retry_capabilities",
+    "retry_record",
     "split_model_string",
     "usage_totals",
 ]

@@ -10,6 +10,7 @@ from scholarstream.db.scope import OwnerScope
 from scholarstream.db.tables import ProviderKey
 from scholarstream.errors import InvalidInputError, MissingCredentialsError
 from scholarstream.llm.providers import Credential, ProviderSpec, canonical_provider, get_provider
+from scholarstream.logs import remember_secret
 from scholarstream.secret_box import SecretBox
 from scholarstream.settings import Settings
 
@@ -44,7 +45,9 @@ class CredentialStore:
                 scope.select(ProviderKey).where(ProviderKey.provider == provider)
             )
             if row is not None:
-                return Credential(self._box.decrypt(row.ciphertext), server.base_url, "user")
+                api_key = self._box.decrypt(row.ciphertext)
+                remember_secret(api_key)  # a provider's error may echo it into a log line
+                return Credential(api_key, server.base_url, "user")
         spec = self._spec(provider)
         if server.api_key is None and spec.needs_api_key:
             raise MissingCredentialsError(

@@ -31,6 +31,9 @@ class ResolvedModel:
     provider: str
     model: Model
     credential_source: str
+    from_provider: bool = False
+    """Built by a provider from a credential (the registry's own models), as opposed to a
+    test's override: only these go through the product's retry policy (``llm.retries``)."""
 
 
 class RoleStatus(BaseModel):
@@ -100,7 +103,9 @@ class ModelRegistry:
             provider, configured_base_url=configured.base_url if configured else None
         )
         model = self._models.get(spec.build, spec.name, model_name, credential)
-        return ResolvedModel(role, model_string, provider, model, credential.source)
+        return ResolvedModel(
+            role, model_string, provider, model, credential.source, from_provider=True
+        )
 
     async def status(self, scope: OwnerScope | None) -> list[RoleStatus]:
         statuses = []

@@ -16,6 +16,7 @@ from apprise import Apprise, AppriseAsset, AppriseResultStatus, NotifyFormat, No
 
 from scholarstream.notify.message import Delivery, Notification
 from scholarstream.notify.target import Target
+from scholarstream.notify.target_hosts import PRIVATE_HINT, TargetHosts
 from scholarstream.notify.urls import redact
 
 log = logging.getLogger(__name__)
@@ -37,9 +38,16 @@ class AppriseNotifier:
     """Sends through apprise, whose calls block: each runs in a worker thread, at most
     ``max_parallel`` at a time, all within ``timeout_seconds``."""
 
-    def __init__(self, *, timeout_seconds: float = 30.0, max_parallel: int = 4) -> None:
+    def __init__(
+        self,
+        *,
+        timeout_seconds: float = 30.0,
+        max_parallel: int = 4,
+        hosts: TargetHosts | None = None,
+    ) -> None:
         self.timeout_seconds = timeout_seconds
         self._limit = max_parallel
+        self._hosts = hosts if hosts is not None else TargetHosts(allow_private=True)
         self._asset = AppriseAsset(app_id="ScholarStream", app_desc="ScholarStream")
 
     async def send(self, notification: Notification, targets: Sequence[Target]) -> list[Delivery]:
@@ -77,6 +85,9 @@ class AppriseNotifier:
         """One target, in a worker thread (apprise's calls block)."""
         url = target.url.get_secret_value()
         try:
+            refusal = self._hosts.refusal(url)
+            if refusal is not None:  # the name may point elsewhere since it was saved
+                return _outcome(target, f"Not sent: {refusal}. {PRIVATE_HINT}")
             apobj = Apprise(asset=self._asset)
             if not apobj.add(url):
                 return _outcome(target, "apprise cannot send to this URL; save it again.")

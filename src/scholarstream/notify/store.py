@@ -5,6 +5,7 @@ sending), never in a ``TargetInfo`` (for showing)."""
 
 from __future__ import annotations
 
+import asyncio
 import builtins
 import uuid
 from collections.abc import Sequence
@@ -17,6 +18,7 @@ from scholarstream.db.tables import NotificationTargetRow, StreamRow
 from scholarstream.errors import InvalidInputError, NotFoundError
 from scholarstream.notify.message import NotificationKind
 from scholarstream.notify.target import Target, TargetInfo
+from scholarstream.notify.target_hosts import TargetHosts
 from scholarstream.secret_box import SecretBox, load_server_secret
 from scholarstream.settings import Settings
 
@@ -41,14 +43,22 @@ def to_info(row: NotificationTargetRow) -> TargetInfo:
 
 
 class NotificationTargetStore:
-    def __init__(self, database: Database, secret_box: SecretBox) -> None:
+    def __init__(
+        self, database: Database, secret_box: SecretBox, *, hosts: TargetHosts | None = None
+    ) -> None:
         self.database = database
         self._box = secret_box
+        self._hosts = hosts if hosts is not None else TargetHosts(allow_private=True)
 
     @classmethod
     def for_server(cls, settings: Settings, database: Database) -> NotificationTargetStore:
-        """A store encrypting with the server secret (the one provider keys use)."""
-        return cls(database, SecretBox(load_server_secret(settings)))
+        """A store encrypting with the server secret (the one provider keys use), holding
+        targets to the server's host rule."""
+        return cls(
+            database,
+            SecretBox(load_server_secret(settings)),
+            hosts=TargetHosts.for_server(settings),
+        )
 
     async def add(
         self,
@@ -73,6 +83,7 @@ class NotificationTargetStore:
                 hint="Leave kinds out to receive every kind, or delete the target.",
             )
         target = Target.from_url(url, label=label or None)
+        await asyncio.to_thread(self._hosts.check, target.url.get_secret_value())
         async with self.database.session(write=True) as session:
             scope = OwnerScope(session, owner_id)
             if stream_id is not None:

@@ -8,11 +8,11 @@ its fence and pass itself off as instructions; the instructions say so.
 
 from __future__ import annotations
 
-import re
 from typing import Literal
 
 from pydantic import Field
 
+from scholarstream.prompt_fences import fence_for
 from scholarstream.research._base import CamelModel
 from scholarstream.research.lifecycle import ResearchStatus, conflict
 from scholarstream.research.records import Research
@@ -22,7 +22,6 @@ __all__ = [
     "SynthesisPrompt",
     "SynthesisSource",
     "build_synthesis_prompt",
-    "fence_for",
     "synthesis_sources",
 ]
 
@@ -105,12 +104,3 @@ def build_synthesis_prompt(research: Research) -> SynthesisPrompt:
 
 def _report_text(content: str, source: str | None) -> str:
     return f"{content}\n\n(Source: {source})" if source else content
-
-
-_BACKTICK_RUN = re.compile(r"`+")
-
-
-def fence_for(texts: list[str]) -> str:
-    """A code fence longer than any run of backticks in ``texts``: none of them can close it."""
-    longest = max((len(run) for t in texts for run in _BACKTICK_RUN.findall(t)), default=0)
-    return "`" * max(3, longest + 1)

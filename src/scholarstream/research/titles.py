@@ -35,8 +35,8 @@ import uuid
 from pydantic_ai import Agent
 
 from scholarstream.db.scope import OwnerScope
+from scholarstream.prompt_fences import fence_for
 from scholarstream.research.drafts import TITLE_MAX_LENGTH
-from scholarstream.research.synthesis_prompt import fence_for
 from scholarstream.runtime import Runtime
 
 __all__ = [

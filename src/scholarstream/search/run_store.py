@@ -137,7 +137,16 @@ class SearchRunStore:
     # --- the workflow's side ------------------------------------------------------------
 
     async def set_stage(self, run_id: uuid.UUID, iteration: int, stage: str) -> None:
-        await self._update(run_id, status="running", stage=stage, iteration=iteration)
+        # A run waiting at a checkpoint keeps saying so: a workflow resumed after a crash
+        # replays its earlier stages (their results come from the engine) before it is
+        # back at the checkpoint, and those replays must not read as work in progress.
+        await self._update(
+            run_id,
+            status="running",
+            stage=stage,
+            iteration=iteration,
+            unless_status="waiting",
+        )
 
     async def set_pending(self, run_id: uuid.UUID, checkpoint: Checkpoint) -> str:
         pending = PendingCheckpoint(id=checkpoint_id(checkpoint), checkpoint=checkpoint)
@@ -188,12 +197,15 @@ class SearchRunStore:
             row.status, row.stage, row.pending = "cancelled", None, None
             return row.workflow_id, pending.id if pending else None
 
-    async def _update(self, run_id: uuid.UUID, **values: Any) -> None:
+    async def _update(
+        self, run_id: uuid.UUID, *, unless_status: str | None = None, **values: Any
+    ) -> None:
         # A cancelled run stays cancelled whatever its workflow was still doing.
+        skipped = ["cancelled", *([unless_status] if unless_status else [])]
         async with self.database.session() as session:
             await session.execute(
                 update(SearchRunRow)
-                .where(SearchRunRow.id == run_id, SearchRunRow.status != "cancelled")
+                .where(SearchRunRow.id == run_id, SearchRunRow.status.not_in(skipped))
                 .values(**values)
             )
 

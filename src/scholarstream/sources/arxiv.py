@@ -28,10 +28,12 @@ from scholarstream.sources.base import (
     check_filters,
     register_source,
 )
+from scholarstream.sources.responses import map_records, read_xml
 
 logger = logging.getLogger(__name__)
 
 NAME = "arxiv"
+LABEL = "arXiv"
 API_URL = "https://export.arxiv.org/api/query"
 # arXiv's terms of use: no more than one request every three seconds.
 PER_SECOND = 1 / 3
@@ -140,17 +142,13 @@ class _Feed:
 
     def __init__(self, response: httpx.Response) -> None:
         try:
-            self.root = etree.fromstring(response.content, _PARSER)
-        except etree.XMLSyntaxError as exc:
+            self.root = read_xml(NAME, LABEL, response, _PARSER, (f"{{{NS['atom']}}}feed",))
+        except SourceUnavailableError as exc:
             if response.status_code >= 400:
                 raise SourceQueryError(
                     NAME, f"arXiv rejected the query (HTTP {response.status_code})."
                 ) from exc
-            raise SourceUnavailableError(
-                NAME,
-                f"arXiv answered with a feed we could not read ({exc}).",
-                hint="Try again later; arXiv sometimes answers with an error page when busy.",
-            ) from exc
+            raise
         self.entries = self.root.findall("atom:entry", namespaces=NS)
         for entry in self.entries:
             entry_id = _text(entry, "atom:id") or ""
@@ -169,7 +167,7 @@ class _Feed:
         return int(value) if value and value.isdigit() else None
 
     def papers(self) -> list[Record]:
-        return [p for entry in self.entries if (p := entry_to_paper(entry)) is not None]
+        return map_records(NAME, LABEL, self.entries, entry_to_paper)
 
 
 def _search_query(query: SearchQuery) -> str:
@@ -200,7 +198,7 @@ class ArxivSource:
     def info(self) -> SourceInfo:
         return SourceInfo(
             name=NAME,
-            label="arXiv",
+            label=LABEL,
             description="Open-access preprints (2.5 million+) in physics, mathematics, "
             "computer science, quantitative biology, statistics and related fields.",
             query_syntax=QUERY_SYNTAX,

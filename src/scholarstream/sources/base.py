@@ -41,7 +41,8 @@ class SearchQuery(BaseModel):
         """The page token read as an offset, for sources that page by offset."""
         if self.page_token is None:
             return 0
-        if not self.page_token.isdigit():
+        # ASCII digits only: str.isdigit() takes "²", which int() refuses.
+        if not (self.page_token.isascii() and self.page_token.isdigit()):
             raise InvalidInputError(
                 f"Page token {self.page_token!r} is not one this source gave out.",
                 hint="Pass the next_page_token of the previous page unchanged.",

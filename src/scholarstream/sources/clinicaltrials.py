@@ -11,17 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import json
 import logging
 import re
 from collections.abc import Sequence
 from typing import Literal, get_args
 
 import httpx
-from pydantic import ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from scholarstream.errors import SourceQueryError, SourceUnavailableError
+from scholarstream.errors import SourceQueryError
 from scholarstream.papers import (
     Identifiers,
     Intervention,
@@ -40,11 +39,18 @@ from scholarstream.sources.base import (
     check_filters,
     register_source,
 )
-from scholarstream.sources.responses import ResponseModel
+from scholarstream.sources.responses import (
+    ResponseModel,
+    json_object,
+    json_value,
+    unreadable,
+    validate,
+)
 
 logger = logging.getLogger(__name__)
 
 NAME = "clinicaltrials"
+LABEL = "ClinicalTrials.gov"
 STUDIES_URL = "https://clinicaltrials.gov/api/v2/studies"
 STUDY_PAGE = "https://clinicaltrials.gov/study/{nct_id}"
 PER_SECOND = 50 / 60
@@ -198,7 +204,8 @@ class _Study(_Api):
 
 
 class _SearchAnswer(_Api):
-    studies: list[object] = Field(default_factory=list)
+    # Every page has its studies, even an empty one: a body without them is not a page.
+    studies: list[object]
     next_page_token: str | None = None
     total_count: int | None = None
 
@@ -216,7 +223,7 @@ class ClinicalTrialsSource:
     def info(self) -> SourceInfo:
         return SourceInfo(
             name=NAME,
-            label="ClinicalTrials.gov",
+            label=LABEL,
             description="The U.S. National Library of Medicine's registry of clinical "
             "studies worldwide: status, phases, conditions, interventions, sponsors, "
             "enrolment, dates and primary outcomes.",
@@ -255,7 +262,12 @@ class ClinicalTrialsSource:
         )
         if response.status_code == 404:
             return None
-        return _trial_or_none(_json(response))
+        body = json_object(NAME, LABEL, response)
+        if "protocolSection" not in body:
+            # Not a study at all (an error object, say): leaving it out would pass a broken
+            # answer off as an unknown id.
+            raise unreadable(NAME, LABEL, "JSON without the 'protocolSection' every study has")
+        return _trial_or_none(body)
 
 
 @register_source(NAME)
@@ -354,27 +366,8 @@ def _date_clause(start: dt.date | None, end: dt.date | None) -> list[str]:
 # --- answers -------------------------------------------------------------------------
 
 
-def _json(response: httpx.Response) -> object:
-    try:
-        body: object = json.loads(response.content)
-    except ValueError as exc:
-        raise SourceUnavailableError(
-            NAME,
-            "ClinicalTrials.gov answered with something that is not JSON "
-            f"(HTTP {response.status_code}).",
-        ) from exc
-    return body
-
-
 def _search_answer(response: httpx.Response) -> _SearchAnswer:
-    try:
-        return _SearchAnswer.model_validate(_json(response))
-    except ValidationError as exc:
-        raise SourceUnavailableError(
-            NAME,
-            "ClinicalTrials.gov's search answer was not in the expected shape: "
-            f"{exc.errors()[0]['msg']}.",
-        ) from exc
+    return validate(NAME, LABEL, _SearchAnswer, json_value(NAME, LABEL, response))
 
 
 def _trial_or_none(study: object) -> Trial | None:

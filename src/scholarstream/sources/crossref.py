@@ -34,11 +34,12 @@ from scholarstream.sources.base import (
     check_filters,
     register_source,
 )
-from scholarstream.sources.responses import ResponseModel, read_json
+from scholarstream.sources.responses import ResponseModel, map_records, read_json
 
 logger = logging.getLogger(__name__)
 
 NAME = "crossref"
+LABEL = "Crossref"
 WORKS_URL = "https://api.crossref.org/works"
 # Since December 2025 Crossref's public pool allows about 5 requests/s and its polite pool
 # (mailto given) about 10; the figures change and come back in X-Rate-Limit headers. These
@@ -158,7 +159,8 @@ class _Work(ResponseModel):
 class _WorkList(ResponseModel):
     total_results: int | None = Field(default=None, alias="total-results")
     next_cursor: str | None = Field(default=None, alias="next-cursor")
-    items: list[_Work] = Field(default_factory=list)
+    # Every work list has its items, even an empty one: without them the body is not one.
+    items: list[_Work]
 
 
 class _ListResponse(ResponseModel):
@@ -205,7 +207,7 @@ def _date(parts: _DateParts | None) -> tuple[int | None, dt.date | None]:
     if len(values) >= 3 and values[1] is not None and values[2] is not None:
         try:
             return year, dt.date(year, values[1], values[2])
-        except ValueError:
+        except (ValueError, OverflowError):  # no such day, or a number past any date
             return year, None
     return year, None
 
@@ -299,7 +301,7 @@ class CrossrefSource:
     def info(self) -> SourceInfo:
         return SourceInfo(
             name=NAME,
-            label="Crossref",
+            label=LABEL,
             description="Metadata deposited by publishers for ~160 million DOIs: titles, "
             "authors, journals, dates, funders, abstracts where deposited, and retractions.",
             query_syntax=QUERY_SYNTAX,
@@ -350,8 +352,8 @@ class CrossrefSource:
                 **{name: query.filters.get(name) for name in PARAMETER_FILTERS},
             },
         )
-        page = read_json(NAME, "Crossref", _ListResponse, response).message
-        records: list[Record] = [p for w in page.items if (p := work_to_paper(w)) is not None]
+        page = read_json(NAME, LABEL, _ListResponse, response).message
+        records: list[Record] = map_records(NAME, LABEL, page.items, work_to_paper)
         # Crossref hands out a next cursor even on the last page; a short page is the end.
         more = len(page.items) >= rows and page.next_cursor
         return SearchPage(
@@ -370,9 +372,8 @@ class CrossrefSource:
             )
             if response.status_code == 404:
                 continue
-            paper = work_to_paper(read_json(NAME, "Crossref", _WorkResponse, response).message)
-            if paper is not None:
-                records.append(paper)
+            work = read_json(NAME, LABEL, _WorkResponse, response).message
+            records.extend(map_records(NAME, LABEL, [work], work_to_paper))
         return records
 
 

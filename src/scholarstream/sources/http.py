@@ -143,6 +143,10 @@ class SourceHttp:
                 response = await self.client.get(url, params=clean_params, headers=headers)
             except httpx.TimeoutException:
                 problem = "timed out"
+            except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
+                # The answer started but the connection ended before all of it arrived.
+                kind = type(exc).__name__
+                problem = f"dropped the connection before its answer was complete ({kind})"
             except httpx.TransportError as exc:
                 problem = f"could not connect ({type(exc).__name__})"
             else:

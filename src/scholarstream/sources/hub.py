@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
 
@@ -21,6 +22,8 @@ from scholarstream.sources.base import (
     source_names,
 )
 from scholarstream.sources.http import SourceHttp
+
+logger = logging.getLogger(__name__)
 
 
 class SourceStatus(BaseModel):
@@ -134,6 +137,21 @@ async def _timed_search(
             error_code=exc.code,
             error=exc.message,
             hint=exc.hint,
+        )
+    except Exception as exc:
+        # A source should only fail with a SourceError; anything else is our bug. It is
+        # logged with its traceback and reported as this source's failure, so it neither
+        # hides nor costs the other sources their records.
+        logger.exception("%s: the search failed unexpectedly", name)
+        elapsed = int((time.perf_counter() - started) * 1000)
+        return None, SourceStatus(
+            source=name,
+            ok=False,
+            elapsed_ms=elapsed,
+            error_code=ScholarStreamError.code,
+            error=f"{name} failed unexpectedly ({type(exc).__name__}).",
+            hint="This is a fault in ScholarStream, not in the source: please report it with "
+            "the server log. The other sources' results are unaffected.",
         )
     elapsed = int((time.perf_counter() - started) * 1000)
     return page, SourceStatus(

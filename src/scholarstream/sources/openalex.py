@@ -27,11 +27,12 @@ from scholarstream.sources.base import (
     check_filters,
     register_source,
 )
-from scholarstream.sources.responses import ResponseModel, read_json
+from scholarstream.sources.responses import ResponseModel, map_records, read_json
 
 logger = logging.getLogger(__name__)
 
 NAME = "openalex"
+LABEL = "OpenAlex"
 WORKS_URL = "https://api.openalex.org/works"
 # OpenAlex allows 100 requests/s; a tenth of that is ample for interactive searching and
 # leaves room for other tasks of the process that share the limiter.
@@ -175,8 +176,9 @@ class _Meta(ResponseModel):
 
 
 class _WorksPage(ResponseModel):
-    meta: _Meta = Field(default_factory=_Meta)
-    results: list[_Work] = Field(default_factory=list)
+    # Every /works answer has both, even an empty one: without them the body is not one.
+    meta: _Meta
+    results: list[_Work]
 
 
 def rebuild_abstract(inverted_index: dict[str, list[int]] | None) -> str | None:
@@ -314,7 +316,7 @@ class OpenAlexSource:
     def info(self) -> SourceInfo:
         return SourceInfo(
             name=NAME,
-            label="OpenAlex",
+            label=LABEL,
             description="Open index of ~250 million scholarly works across all disciplines, "
             "with authors, institutions, topics, citation counts and open-access links.",
             query_syntax=QUERY_SYNTAX,
@@ -361,7 +363,7 @@ class OpenAlexSource:
                 "cursor": query.page_token or "*",
             }
         )
-        records: list[Record] = [p for w in page.results if (p := work_to_paper(w)) is not None]
+        records: list[Record] = map_records(NAME, LABEL, page.results, work_to_paper)
         return SearchPage(
             source=NAME,
             records=records,
@@ -386,7 +388,7 @@ class OpenAlexSource:
                 page = await self._get_page(
                     {"filter": f"{key}:{'|'.join(batch)}", "per-page": len(batch)}
                 )
-                found.extend(p for w in page.results if (p := work_to_paper(w)) is not None)
+                found.extend(map_records(NAME, LABEL, page.results, work_to_paper))
         return _in_requested_order(found, ids)
 
 
@@ -407,7 +409,7 @@ def _in_requested_order(papers: list[Paper], ids: Sequence[str]) -> list[Record]
 
 
 def _read_page(response: httpx.Response) -> _WorksPage:
-    return read_json(NAME, "OpenAlex", _WorksPage, response)
+    return read_json(NAME, LABEL, _WorksPage, response)
 
 
 @register_source(NAME)

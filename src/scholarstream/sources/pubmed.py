@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 
 import httpx
 from lxml import etree
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from scholarstream.errors import (
     InvalidInputError,
@@ -35,11 +35,18 @@ from scholarstream.sources.base import (
     register_source,
 )
 from scholarstream.sources.http import Params
-from scholarstream.sources.responses import ResponseModel
+from scholarstream.sources.responses import (
+    ResponseModel,
+    json_object,
+    read_xml,
+    unreadable,
+    validate,
+)
 
 logger = logging.getLogger(__name__)
 
 NAME = "pubmed"
+LABEL = "PubMed"
 EUTILS = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"
 ESEARCH_URL = f"{EUTILS}/esearch.fcgi"
 EFETCH_URL = f"{EUTILS}/efetch.fcgi"
@@ -109,7 +116,7 @@ class PubMedSource:
     def info(self) -> SourceInfo:
         return SourceInfo(
             name=NAME,
-            label="PubMed",
+            label=LABEL,
             description="MEDLINE and the rest of PubMed (NCBI): biomedical and life-science "
             "literature, with MeSH indexing, publication types and retraction notices.",
             record_kind="papers",
@@ -202,7 +209,7 @@ class PubMedSource:
 
     async def _efetch(self, params: dict[str, str | int | None]) -> list[Paper]:
         response = await self._get(EFETCH_URL, {"db": "pubmed", "retmode": "xml", **params})
-        return list(_papers_from_efetch(response.content))
+        return list(_papers_from_efetch(response))
 
     # --- HTTP ----------------------------------------------------------------------
 
@@ -264,29 +271,18 @@ def _date_params(query: SearchQuery) -> dict[str, str | int | None]:
 # --- answers -------------------------------------------------------------------------
 
 
-def _json_object(response: httpx.Response) -> dict[str, object]:
-    try:
-        body: object = json.loads(response.content)
-    except ValueError:
-        body = None
-    if not isinstance(body, dict):
-        raise SourceUnavailableError(
-            NAME,
-            f"PubMed answered with something that is not JSON (HTTP {response.status_code}).",
-        )
-    return body
-
-
 def _esearch_result(response: httpx.Response) -> _ESearchResult:
-    body = _json_object(response)
+    body = json_object(NAME, LABEL, response)
     if "error" in body and "esearchresult" not in body:
         raise SourceQueryError(NAME, f"PubMed refused the search: {body['error']}.")
-    try:
-        return _ESearchResult.model_validate(body.get("esearchresult", {}))
-    except ValidationError as exc:
-        raise SourceUnavailableError(
-            NAME, f"PubMed's search answer was not in the expected shape: {exc.errors()[0]['msg']}."
-        ) from exc
+    inner = body.get("esearchresult")
+    if not isinstance(inner, dict):
+        # Without it there is no count and no id: reading it as "nothing found" would hide
+        # a broken answer behind an empty page.
+        raise unreadable(NAME, LABEL, "JSON without the 'esearchresult' every answer has")
+    if "count" not in inner and "ERROR" not in inner:
+        raise unreadable(NAME, LABEL, "JSON without the 'esearchresult.count' every answer has")
+    return validate(NAME, LABEL, _ESearchResult, inner)
 
 
 def _raise_for_search_errors(result: _ESearchResult) -> None:
@@ -332,15 +328,11 @@ def _raise_for_bad_request(response: httpx.Response) -> None:
 _EFETCH_PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
 
 
-def _papers_from_efetch(content: bytes) -> Iterator[Paper]:
+def _papers_from_efetch(response: httpx.Response) -> Iterator[Paper]:
     """A ``PubmedArticleSet`` of at most one batch (a few MB). A record that cannot be
-    read is logged and left out, as an unknown PMID would be."""
-    try:
-        root = etree.fromstring(content, _EFETCH_PARSER)
-    except etree.XMLSyntaxError as exc:
-        raise SourceUnavailableError(
-            NAME, f"PubMed returned records that are not valid XML ({exc.msg})."
-        ) from exc
+    read is logged and left out, as an unknown PMID would be; an answer that is not a
+    whole article set (cut short, an error page) fails the batch."""
+    root = read_xml(NAME, LABEL, response, _EFETCH_PARSER, ("PubmedArticleSet", "eFetchResult"))
     if root.tag == "eFetchResult":  # efetch's own error document
         error = " ".join(str(text) for text in root.itertext()).strip() or "no detail given"
         raise SourceQueryError(NAME, f"PubMed could not return the records: {error}.")

@@ -32,11 +32,12 @@ from scholarstream.sources.base import (
     check_filters,
     register_source,
 )
-from scholarstream.sources.responses import ResponseModel, read_json
+from scholarstream.sources.responses import ResponseModel, map_records, read_json, unreadable
 
 logger = logging.getLogger(__name__)
 
 NAME = "semantic_scholar"
+LABEL = "Semantic Scholar"
 API = "https://api.semanticscholar.org/graph/v1"
 # With a key Semantic Scholar grants 1 request/s, dedicated. Without one, requests come out
 # of a pool shared by every anonymous client and are often refused with 429; asking faster
@@ -134,13 +135,16 @@ class _Paper(ResponseModel):
 
 
 class _RelevancePage(ResponseModel):
-    total: int | None = None
+    # Every search answer says its total, even one that found nothing ({"total": 0,
+    # "offset": 0}, without "data"): a body without it is not a search answer.
+    total: int
+    offset: int = 0
     next: int | None = None
-    data: list[_Paper] = Field(default_factory=list)
+    data: list[_Paper] | None = None
 
 
 class _BulkPage(ResponseModel):
-    total: int | None = None
+    total: int
     token: str | None = None
     data: list[_Paper] = Field(default_factory=list)
 
@@ -222,7 +226,7 @@ class SemanticScholarSource:
         keyed = self._settings.semantic_scholar_api_key is not None
         return SourceInfo(
             name=NAME,
-            label="Semantic Scholar",
+            label=LABEL,
             description="AI2's index of ~200 million papers across all fields, with "
             "abstracts, fields of study, citation counts and open-access PDF links.",
             query_syntax=QUERY_SYNTAX,
@@ -297,9 +301,14 @@ class SemanticScholarSource:
                 **self._filter_params(query),
             },
         )
-        page = read_json(NAME, "Semantic Scholar", _RelevancePage, response)
-        records: list[Record] = [p for item in page.data if (p := paper_from_s2(item))]
-        next_offset = page.next if page.data and page.next is not None else None
+        page = read_json(NAME, LABEL, _RelevancePage, response)
+        if page.data is None and page.total > page.offset:
+            raise unreadable(
+                NAME, LABEL, f"JSON without the 'data' of the {page.total:,} matches it counts"
+            )
+        data = page.data or []
+        records: list[Record] = map_records(NAME, LABEL, data, paper_from_s2)
+        next_offset = page.next if data and page.next is not None else None
         if next_offset is not None and next_offset >= RELEVANCE_WINDOW:
             next_offset = None
         return SearchPage(
@@ -321,8 +330,8 @@ class SemanticScholarSource:
                 **self._filter_params(query),
             },
         )
-        page = read_json(NAME, "Semantic Scholar", _BulkPage, response)
-        records: list[Record] = [p for item in page.data if (p := paper_from_s2(item))]
+        page = read_json(NAME, LABEL, _BulkPage, response)
+        records: list[Record] = map_records(NAME, LABEL, page.data, paper_from_s2)
         return SearchPage(
             source=NAME,
             records=records,
@@ -344,9 +353,8 @@ class SemanticScholarSource:
             )
             if response.status_code == 404:
                 continue
-            paper = paper_from_s2(read_json(NAME, "Semantic Scholar", _Paper, response))
-            if paper is not None:
-                records.append(paper)
+            item = read_json(NAME, LABEL, _Paper, response)
+            records.extend(map_records(NAME, LABEL, [item], paper_from_s2))
         return records
 
 

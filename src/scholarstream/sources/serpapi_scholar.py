@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 import httpx
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
 from scholarstream.errors import (
     SourceCredentialsError,
@@ -41,11 +41,12 @@ from scholarstream.sources.base import (
     check_filters,
     register_source,
 )
-from scholarstream.sources.responses import ResponseModel
+from scholarstream.sources.responses import ResponseModel, map_records, read_json, unreadable
 
 logger = logging.getLogger(__name__)
 
 NAME = "google_scholar"
+LABEL = "Google Scholar (SerpAPI)"
 SEARCH_URL = "https://serpapi.com/search.json"
 # Each call costs a search credit; SerpAPI's own throughput limit is per hour and far
 # above this, so 1/s only keeps a runaway loop from spending the month's credits at once.
@@ -118,7 +119,9 @@ class _SearchInformation(ResponseModel):
 class _Response(ResponseModel):
     error: str | None = None
     search_information: _SearchInformation | None = None
-    organic_results: list[_Result] = Field(default_factory=list)
+    # SerpAPI answers a search that found nothing with an "error"; without one, a body
+    # without organic results is not a result page.
+    organic_results: list[_Result] | None = None
 
 
 _YEAR = re.compile(r"(?:^|[\s,])(1[5-9]\d\d|20\d\d)\s*$")
@@ -214,7 +217,7 @@ class ScholarSource:
         configured = self._settings.serpapi_api_key is not None
         return SourceInfo(
             name=NAME,
-            label="Google Scholar (SerpAPI)",
+            label=LABEL,
             description="Google Scholar's ranking across journals, books, theses, preprints "
             "and court opinions, via SerpAPI. Records are thin: a snippet instead of an "
             "abstract, shortened author lists, no identifiers; fetch by id is not possible.",
@@ -264,16 +267,15 @@ class ScholarSource:
             if _NO_RESULTS in body.error:
                 return SearchPage(source=NAME, records=[], total=0, next_page_token=None)
             _raise_for_error(body.error, response.status_code)
-        records: list[Record] = [
-            p for result in body.organic_results if (p := result_to_paper(result)) is not None
-        ]
+        if body.organic_results is None:
+            raise unreadable(
+                NAME, LABEL, "JSON without the 'organic_results' (or 'error') every answer has"
+            )
+        results = body.organic_results
+        records: list[Record] = map_records(NAME, LABEL, results, result_to_paper)
         total = body.search_information.total_results if body.search_information else None
-        following = start + len(body.organic_results)
-        more = (
-            bool(body.organic_results)
-            and following < RESULT_WINDOW
-            and (total is None or following < total)
-        )
+        following = start + len(results)
+        more = bool(results) and following < RESULT_WINDOW and (total is None or following < total)
         return SearchPage(
             source=NAME,
             records=records,
@@ -302,8 +304,8 @@ def _raise_for_error(error: str, status: int) -> None:
 
 def _read(response: httpx.Response) -> _Response:
     try:
-        return _Response.model_validate_json(response.content)
-    except ValidationError as exc:
+        return read_json(NAME, LABEL, _Response, response)
+    except SourceUnavailableError as exc:
         if response.status_code in (401, 403):
             raise SourceCredentialsError(
                 NAME,
@@ -312,11 +314,7 @@ def _read(response: httpx.Response) -> _Response:
             ) from exc
         if response.status_code == 400:
             raise SourceQueryError(NAME, "SerpAPI rejected the request (HTTP 400).") from exc
-        raise SourceUnavailableError(
-            NAME,
-            f"SerpAPI answered with a body we could not read ({exc.error_count()} problems).",
-            hint="Try again later; if it persists the SerpAPI response format may have changed.",
-        ) from exc
+        raise
 
 
 @register_source(NAME)

@@ -13,7 +13,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, 
 
 from pydantic import ValidationError
 from pydantic_ai import Agent, ModelRetry
-from pydantic_ai.exceptions import ModelHTTPError, UnexpectedModelBehavior, UsageLimitExceeded
+from pydantic_ai.exceptions import UnexpectedModelBehavior, UsageLimitExceeded
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -26,7 +26,7 @@ from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RunUsage, UsageLimits
 
 from scholarstream.errors import LLMError
-from scholarstream.llm import ResolvedModel, model_error
+from scholarstream.llm import MODEL_FAILURES, ResolvedModel, model_error, retry_capabilities
 from scholarstream.streams.answer import GuideAnswer
 from scholarstream.streams.events import GuideRetry, GuideTextDelta
 from scholarstream.streams.guide import GuideRequest, GuideStreamItem
@@ -68,6 +68,7 @@ class ModelGuide:
                 message_history=model_history(request.history),
                 model_settings=settings,
                 usage_limits=UsageLimits(request_limit=self.output_retries + 2),
+                capabilities=retry_capabilities(self.resolved, self.timeout_seconds),
             ) as run:
                 async for node in run:
                     if not Agent.is_model_request_node(node):
@@ -79,8 +80,8 @@ class ModelGuide:
                         async for text in _message_deltas(stream):
                             yield GuideTextDelta(text=text)
                 result = run.result
-        except (ModelHTTPError, UnexpectedModelBehavior) as exc:
-            raise model_error(exc, self.resolved) from exc
+        except MODEL_FAILURES as exc:
+            raise model_error(exc, self.resolved, timeout_seconds=self.timeout_seconds) from exc
         except UsageLimitExceeded as exc:
             raise LLMError(
                 f"{self.resolved.model_string} kept answering in a form that could not be used.",

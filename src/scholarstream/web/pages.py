@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import urlencode
@@ -11,12 +13,12 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from scholarstream import __version__
-from scholarstream.accounts import authenticate, start_session
+from scholarstream.accounts import start_session
 from scholarstream.api.deps import RuntimeDep, SessionDep, optional_user
-from scholarstream.api.routes.auth import set_session_cookie
+from scholarstream.api.routes.auth import client_address, set_session_cookie
 from scholarstream.db.scope import OwnerScope
 from scholarstream.db.tables import User
-from scholarstream.errors import AuthenticationError
+from scholarstream.errors import AuthenticationError, NotFoundError, RateLimitedError
 from scholarstream.llm import registered_providers
 from scholarstream.papers.formats import formats
 from scholarstream.research import ResearchStatus
@@ -24,6 +26,7 @@ from scholarstream.research.service import ResearchService
 from scholarstream.sources import clinicaltrials
 from scholarstream.sources.library.source import INFO as LIBRARY_INFO
 from scholarstream.streams import FieldKind, StreamStore, field_specs
+from scholarstream.streams.monitoring import ReportStore
 from scholarstream.web.nav import NavItem, nav_items, register_nav_item
 
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
@@ -64,6 +67,44 @@ def render(
             **context,
         },
     )
+
+
+def _not_found(
+    request: Request, user: User, active: str, message: str, back: tuple[str, str]
+) -> HTMLResponse:
+    """The page for an id that is not the user's (or no id at all): 404, as the API says,
+    so that another user's ids are indistinguishable from ids that do not exist."""
+    page = render(
+        request,
+        "not_found.html",
+        user,
+        active,
+        message=message,
+        back_href=back[0],
+        back_label=back[1],
+    )
+    page.status_code = 404
+    return page
+
+
+def _uuid(text: str) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(text)
+    except ValueError:
+        return None
+
+
+async def _owns(lookup: Awaitable[object]) -> bool:
+    """Whether the user's own lookup finds it (another user's resource is not found)."""
+    try:
+        await lookup
+    except NotFoundError:
+        return False
+    return True
+
+
+STREAMS_BACK = ("/streams", "Back to your streams")
+RESEARCH_BACK = ("/research", "Back to your research")
 
 
 def _login_redirect(request: Request) -> RedirectResponse:
@@ -191,10 +232,17 @@ async def streams_page(request: Request, user: MaybeUser, runtime: RuntimeDep) -
 @router.get("/streams/new", response_class=HTMLResponse)
 @router.get("/streams/new/{creation_id}", response_class=HTMLResponse)
 async def stream_creation_page(
-    request: Request, user: MaybeUser, creation_id: str | None = None
+    request: Request, user: MaybeUser, runtime: RuntimeDep, creation_id: str | None = None
 ) -> Response:
     if user is None:
         return _login_redirect(request)
+    if creation_id is not None:
+        parsed = _uuid(creation_id)
+        if parsed is None or not await _owns(
+            StreamStore(runtime.database).creation(user.id, parsed)
+        ):
+            message = "There is no stream draft with this address among yours."
+            return _not_found(request, user, "streams", message, STREAMS_BACK)
     return render(
         request,
         "stream_new.html",
@@ -212,6 +260,10 @@ async def stream_page(
 ) -> Response:
     if user is None:
         return _login_redirect(request)
+    parsed = _uuid(stream_id)
+    if parsed is None or not await _owns(StreamStore(runtime.database).get(user.id, parsed)):
+        message = "There is no stream with this address among yours."
+        return _not_found(request, user, "streams", message, STREAMS_BACK)
     return render(
         request,
         "stream.html",
@@ -233,6 +285,14 @@ async def stream_report_page(
 ) -> Response:
     if user is None:
         return _login_redirect(request)
+    stream, report = _uuid(stream_id), _uuid(report_id)
+    if (
+        stream is None
+        or report is None
+        or not await _owns(ReportStore(runtime.database).get(user.id, stream, report))
+    ):
+        message = "There is no report with this address among your streams' reports."
+        return _not_found(request, user, "streams", message, STREAMS_BACK)
     return render(
         request,
         "stream_report.html",
@@ -283,9 +343,15 @@ async def research_list_page(request: Request, user: MaybeUser, runtime: Runtime
 
 
 @router.get("/research/{research_id}", response_class=HTMLResponse)
-async def research_page(request: Request, user: MaybeUser, research_id: str) -> Response:
+async def research_page(
+    request: Request, user: MaybeUser, runtime: RuntimeDep, research_id: str
+) -> Response:
     if user is None:
         return _login_redirect(request)
+    parsed = _uuid(research_id)
+    if parsed is None or not await _owns(ResearchService(runtime).get(user.id, parsed)):
+        message = "There is no research with this address among yours."
+        return _not_found(request, user, "research", message, RESEARCH_BACK)
     return render(
         request,
         "research_detail.html",
@@ -313,12 +379,14 @@ async def login_form(
     next: Annotated[str, Form()] = "/",
 ) -> Response:
     try:
-        user = await authenticate(session, username, password)
-    except AuthenticationError as exc:
-        page = render(
-            request, "login.html", None, "login", next=_safe_next(next), error=exc.message
+        user = await runtime.login_throttle.authenticate(
+            session, username, password, client_address(request)
         )
-        page.status_code = 401
+    except (AuthenticationError, RateLimitedError) as exc:
+        error = f"{exc.message} {exc.hint}" if isinstance(exc, RateLimitedError) else exc.message
+        page = render(request, "login.html", None, "login", next=_safe_next(next), error=error)
+        page.status_code = exc.http_status
+        page.headers.update(exc.response_headers)
         return page
     response = RedirectResponse(_safe_next(next), status_code=303)
     set_session_cookie(

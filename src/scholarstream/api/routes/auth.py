@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, Field
 
-from scholarstream.accounts import authenticate, end_session, start_session
+from scholarstream.accounts import end_session, start_session
 from scholarstream.accounts.web_sessions import SESSION_COOKIE
 from scholarstream.api.deps import RuntimeDep, SessionDep
 from scholarstream.api.routes.me import UserOut
@@ -18,6 +18,11 @@ router = APIRouter(prefix="/auth", tags=["auth"])
 class LoginIn(BaseModel):
     username: str = Field(min_length=1, max_length=64)
     password: str = Field(min_length=1, max_length=1024)
+
+
+def client_address(request: Request) -> str:
+    """The client's address (behind a trusted proxy, the one it forwarded)."""
+    return request.client.host if request.client else "unknown"
 
 
 def set_session_cookie(response: Response, runtime: Runtime, token: str) -> None:
@@ -34,14 +39,20 @@ def set_session_cookie(response: Response, runtime: Runtime, token: str) -> None
 
 @router.post("/login", response_model=UserOut)
 async def login(
-    body: LoginIn, response: Response, runtime: RuntimeDep, session: SessionDep
+    body: LoginIn,
+    request: Request,
+    response: Response,
+    runtime: RuntimeDep,
+    session: SessionDep,
 ) -> UserOut:
     if not runtime.settings.server.multi_user:
         raise ConflictError(
             "This server runs in single-user mode: there is nothing to log in to.",
             hint="Set SCHOLARSTREAM_SERVER__MULTI_USER=true to enable accounts.",
         )
-    user = await authenticate(session, body.username, body.password)
+    user = await runtime.login_throttle.authenticate(
+        session, body.username, body.password, client_address(request)
+    )
     token = await start_session(session, user, days=runtime.settings.server.session_days)
     set_session_cookie(response, runtime, token)
     return UserOut.from_user(user, runtime)

@@ -11,6 +11,7 @@ from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from pydantic import BaseModel, Field, JsonValue
 
 from scholarstream.api.deps import ReleasedUser, RuntimeDep
+from scholarstream.api.routes._sse import event_stream_response
 from scholarstream.chat.actions import ActionResult, get_server_action
 from scholarstream.chat.assistant import Assistant, ChatMessageIn
 from scholarstream.chat.commands import available_commands
@@ -38,12 +39,13 @@ from scholarstream.sse import KEEPALIVE, EventStreamResponse
 router = APIRouter(prefix="/chat", tags=["chat"])
 
 KEEPALIVE_SECONDS = 15
+_NAME_CHARS = 80  # ChatContext's limit for page, tab and subtab names
 _SSE_DOC: dict[int | str, dict[str, Any]] = {
-    200: {
-        "description": "Server-sent events: status, text_delta, tool_start, tool_progress, "
+    200: event_stream_response(
+        "Server-sent events: status, text_delta, tool_start, tool_progress, "
         "tool_complete, then complete or error. Each event's id is '<turn_id>:<n>'.",
-        "content": {"text/event-stream": {}},
-    }
+        ChatEvent,
+    )
 }
 
 
@@ -208,9 +210,9 @@ class ChatConfig(BaseModel):
 async def chat_config(
     user: ReleasedUser,
     runtime: RuntimeDep,
-    page: str,
-    tab: Annotated[str | None, Query()] = None,
-    subtab: Annotated[str | None, Query()] = None,
+    page: Annotated[str, Query(min_length=1, max_length=_NAME_CHARS, description="The page.")],
+    tab: Annotated[str | None, Query(max_length=_NAME_CHARS)] = None,
+    subtab: Annotated[str | None, Query(max_length=_NAME_CHARS)] = None,
 ) -> ChatConfig:
     """What the chat offers on a page (tab, subtab): tools, payloads, commands."""
     resolution = resolve(ChatContext(current_page=page, active_tab=tab, active_subtab=subtab))

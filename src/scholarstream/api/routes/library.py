@@ -15,6 +15,7 @@ from scholarstream.api.deps import CurrentUser, RuntimeDep
 from scholarstream.errors import InvalidInputError
 from scholarstream.papers.formats import export_format_names, get_format, import_format_names
 from scholarstream.sources.library import ImportReport, LibraryItem, LibraryPage, LibraryQuery
+from scholarstream.sources.library.models import MAX_OFFSET
 
 router = APIRouter(prefix="/library", tags=["library"])
 
@@ -80,7 +81,7 @@ async def search_records(
     year_from: int | None = None,
     year_to: int | None = None,
     publication_type: str | None = None,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
     limit: Annotated[int, Query(ge=1, le=500)] = 20,
 ) -> LibraryPage:
     query = _query(q, year_from, year_to, publication_type, offset, limit)

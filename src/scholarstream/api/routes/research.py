@@ -31,6 +31,7 @@ from fastapi import APIRouter, Header, Query, Response
 from pydantic import Field
 
 from scholarstream.api.deps import ReleasedUser, RuntimeDep
+from scholarstream.api.routes._sse import event_stream_response
 from scholarstream.research import (
     CamelModel,
     ConfirmRequest,
@@ -38,6 +39,7 @@ from scholarstream.research import (
     DraftEdit,
     DraftRequest,
     Research,
+    ResearchEvent,
     ResearchStatus,
     draft_defaults,
 )
@@ -51,13 +53,15 @@ router = APIRouter(prefix="/research", tags=["research"])
 POLL_SECONDS = 0.25
 """How often a progress stream looks for new events in the outbox."""
 KEEPALIVE_SECONDS = 15.0
+MAX_SEQ = 2**31 - 1
+"""The largest event seq: the outbox's seq column is a 32-bit INTEGER (PostgreSQL)."""
 
 FINISHED = frozenset({ResearchStatus.COMPLETED, ResearchStatus.FAILED})
 _FINISHED_EVENTS = frozenset({"research.completed", "research.failed"})
 
 _SSE_DOC: dict[int | str, dict[str, Any]] = {
-    200: {
-        "description": "Server-sent events, one per lifecycle event of the research in the "
+    200: event_stream_response(
+        "Server-sent events, one per lifecycle event of the research in the "
         "order they happened: research.started, research.llm_completed, research.llm_failed, "
         "research.awaiting_confirmation, research.retrying, research.synthesizing, "
         "research.completed, research.failed, research.shared. Each has 'id: <seq>' (its "
@@ -65,8 +69,8 @@ _SSE_DOC: dict[int | str, dict[str, Any]] = {
         "(camelCase, with 'type'). The stream replays the events after Last-Event-ID (or "
         "?after=), then follows new ones, and ends once the research is completed or "
         "failed; a comment keeps an idle connection open.",
-        "content": {"text/event-stream": {}},
-    },
+        ResearchEvent,
+    ),
     204: {"description": "The research is completed or failed and no event follows 'after'."},
 }
 
@@ -171,10 +175,14 @@ async def research_events(
     user: ReleasedUser,
     runtime: RuntimeDep,
     after: Annotated[
-        int, Query(ge=0, description="Send the events after this seq (0: all of them).")
+        int,
+        Query(ge=0, le=MAX_SEQ, description="Send the events after this seq (0: all of them)."),
     ] = 0,
     last_event_id: Annotated[
-        int | None, Header(ge=0, description="The seq of the last event received; wins over after.")
+        int | None,
+        Header(
+            ge=0, le=MAX_SEQ, description="The seq of the last event received; wins over after."
+        ),
     ] = None,
 ) -> Response:
     """The research's lifecycle events as server-sent events (see the 200 response)."""

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query, Request, Response
 
 from scholarstream.api.deps import ReleasedUser, RuntimeDep
+from scholarstream.api.routes._sse import event_stream_response
 from scholarstream.runtime import Runtime
 from scholarstream.sse import EventStreamResponse
 from scholarstream.streams.edits import StreamUpdate
@@ -25,6 +26,7 @@ from scholarstream.streams.records import (
 )
 from scholarstream.streams.store import StreamStore
 from scholarstream.streams.turns import (
+    CreationEvent,
     CreationTurnIn,
     StreamLocator,
     check_turn,
@@ -37,16 +39,16 @@ from scholarstream.streams.turns import (
 router = APIRouter(prefix="/streams", tags=["streams"])
 
 _SSE_DOC: dict[int | str, dict[str, Any]] = {
-    200: {
-        "description": "Server-sent events: text_delta (and retry: clear the text so far), "
+    200: event_stream_response(
+        "Server-sent events: text_delta (and retry: clear the text so far), "
         "then turn_result (the session saved; stream_id and stream_url once the stream is "
         "created) or error (nothing saved: code, message, hint, and field when the error "
         "is about one). A turn refused before the guide is asked (code invalid_input: an "
         "unknown field, a value outside an enum, a required field skipped, an empty "
         "message; conflict: the creation is over) is one error event. Each event's id is "
         "'<revision>:<n>'.",
-        "content": {"text/event-stream": {}},
-    }
+        CreationEvent,
+    )
 }
 
 

@@ -20,7 +20,7 @@ from urllib.parse import unquote
 
 from pydantic import ValidationError
 
-from scholarstream.papers.formats.base import RecordProblem
+from scholarstream.papers.formats.base import RecordProblem, looks_utf16
 from scholarstream.papers.model import (
     Author,
     Identifiers,
@@ -48,29 +48,56 @@ def _legacy(raw: bytes) -> str:
         return raw.decode("latin-1")
 
 
+_BEYOND_ASCII = re.compile(r"[^\x00-\x7f\ufffd]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+"""Control characters no bibliographic text holds: a damaged byte (PostgreSQL cannot even
+store a NUL). They become U+FFFD, so the damage shows."""
+
+
+def without_controls(text: str) -> str:
+    return _CONTROL.sub("\ufffd", text) if _CONTROL.search(text) else text
+
+
+def decode_text(raw: bytes, encoding: str = "utf-8") -> str | None:
+    """``raw`` as text when it is not valid ``encoding`` (``None`` when it is): UTF-8 that
+    elsewhere decodes to non-ASCII text is taken as UTF-8 with damaged bytes (replaced
+    by U+FFFD, so the damage shows), anything else as a legacy single-byte encoding."""
+    try:
+        raw.decode(encoding)
+    except UnicodeDecodeError:
+        pass
+    except LookupError:
+        encoding = "utf-8"
+    else:
+        return None
+    replaced = raw.decode("utf-8", errors="replace")
+    if _BEYOND_ASCII.search(replaced):
+        return replaced
+    return _legacy(raw)
+
+
 def decoded_lines(stream: BinaryIO) -> Iterator[str]:
     """The stream's lines as text, each with its line ending, one at a time.
 
-    UTF-8 (BOM dropped) until the first byte sequence that is not UTF-8; from there on the
-    file is taken to be in a legacy single-byte encoding (cp1252, else latin-1). Lines
-    before that point were valid UTF-8, so this decodes a file as the per-file fallback
-    would, without reading it twice. UTF-16 files (with a BOM) are decoded as such.
+    UTF-8 (BOM dropped); a line that is not is read by ``decode_text``: as a legacy
+    single-byte encoding (cp1252, else latin-1) when it holds no UTF-8 at all, else as
+    UTF-8 with damaged bytes. Deciding line by line, a latin-1 export reads right and a
+    damaged byte in a UTF-8 file costs its own line nothing more. UTF-16 files (with a
+    BOM) are decoded as such. Control characters (damage) become U+FFFD.
     """
+    for line in _decoded(stream):
+        yield without_controls(line)
+
+
+def _decoded(stream: BinaryIO) -> Iterator[str]:
     first = stream.readline()
-    if first[:2] in _UTF16_BOMS:
+    if first[:2] in _UTF16_BOMS and looks_utf16(first):
         yield from _utf16_lines(first, stream)
         return
-    legacy = False
     for raw in itertools.chain([first.removeprefix(_UTF8_BOM)], stream):
-        if not raw:
-            continue
-        if not legacy:
-            try:
-                yield raw.decode("utf-8")
-                continue
-            except UnicodeDecodeError:
-                legacy = True
-        yield _legacy(raw)
+        if raw:
+            text = decode_text(raw)
+            yield raw.decode("utf-8") if text is None else text
 
 
 def _utf16_lines(start: bytes, stream: BinaryIO) -> Iterator[str]:

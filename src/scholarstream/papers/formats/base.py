@@ -7,15 +7,20 @@ file in memory. Writers take any iterable of records and write text.
 
 from __future__ import annotations
 
-import gzip
+import codecs
 import io
+import re
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, TextIO, cast
+from typing import TYPE_CHECKING, BinaryIO, TextIO, cast
 
 from scholarstream.errors import InvalidInputError
 from scholarstream.papers.model import Paper, Trial
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
 
 SNIFF_BYTES = 4096
 
@@ -111,24 +116,238 @@ def detect_format(filename: str, head: bytes) -> FileFormat:
     )
 
 
-def _peekable(stream: BinaryIO | gzip.GzipFile) -> io.BufferedReader:
+_CHUNK = 1 << 16
+_GZIP_MAGIC = b"\x1f\x8b"
+_GZIP_WBITS = 16 + zlib.MAX_WBITS
+"""``zlib`` reading the gzip format, its CRC and length checks included."""
+_UNPACKED_PIECE = 1 << 20
+_SALVAGE_PIECE = 256
+_UTF16_BOMS = {b"\xff\xfe": "utf-16", b"\xfe\xff": "utf-16"}
+_UTF16_DECLARATION = re.compile(
+    r"""^(\s*<\?xml[^>]*?encoding\s*=\s*["'])utf-?16[^"']*(["'])""", re.IGNORECASE
+)
+_BLANK = b" \t\r\n\x00"
+
+
+def _peekable(stream: BinaryIO | io.RawIOBase) -> io.BufferedReader:
     if isinstance(stream, io.BufferedReader):
         return stream
     return io.BufferedReader(cast("io.RawIOBase", stream))
+
+
+class _Unpacked(io.RawIOBase):
+    """A gzip file's content. Damage (an archive cut off in transfer, a corrupted byte,
+    junk after it) ends the content where it happens and is kept in ``damage`` instead
+    of raised: every byte unpacked before it is still read, and the reader's last word is
+    a ``RecordProblem`` saying what was lost. Archives joined end to end (what ``cat``
+    makes of two ``.gz`` files) are read whole, as ``gzip`` does."""
+
+    def __init__(self, packed: io.BufferedReader) -> None:
+        super().__init__()
+        self._packed = packed
+        self._unpacker = zlib.decompressobj(wbits=_GZIP_WBITS)
+        self._pending = b""
+        self._finished = False
+        self.damage: str | None = None
+        self.delivered = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: WriteableBuffer) -> int:
+        view = memoryview(buffer).cast("B")
+        while not self._pending and not self._finished:
+            self._pending = self._unpack()
+        count = min(len(view), len(self._pending))
+        view[:count] = self._pending[:count]
+        self._pending = self._pending[count:]
+        self.delivered += count
+        return count
+
+    def _unpack(self) -> bytes:
+        """The next piece of content, at most ``_UNPACKED_PIECE`` bytes however well the
+        archive compresses (maybe empty: call again until ``_finished``)."""
+        if self._unpacker.eof:
+            packed = self._unpacker.unused_data
+            if len(packed) < len(_GZIP_MAGIC):
+                packed += self._packed.read(_CHUNK)
+            if not packed:
+                self._finished = True
+                return b""
+            if packed[:2] != _GZIP_MAGIC:
+                return self._fail("the compressed (.gz) file is damaged: junk follows its end")
+            self._unpacker = zlib.decompressobj(wbits=_GZIP_WBITS)  # archives joined
+        else:
+            packed = self._unpacker.unconsumed_tail or self._packed.read(_CHUNK)
+            if not packed:
+                self._fail("the compressed (.gz) file is cut off")
+                return self._unpacker.flush()
+        before = self._unpacker.copy()
+        try:
+            return self._unpacker.decompress(packed, _UNPACKED_PIECE)
+        except zlib.error as exc:
+            self._fail(f"the compressed (.gz) file is damaged ({exc})")
+            return _salvage(before, packed)
+
+    def _fail(self, damage: str) -> bytes:
+        self.damage = damage
+        self._finished = True
+        return b""
+
+
+def _salvage(unpacker: zlib._Decompress, packed: bytes) -> bytes:
+    """What unpacks from ``packed`` before the byte that broke it, piece by piece."""
+    unpacked = []
+    for start in range(0, len(packed), _SALVAGE_PIECE):
+        try:
+            unpacked.append(unpacker.decompress(packed[start : start + _SALVAGE_PIECE]))
+        except zlib.error:
+            break
+    return b"".join(unpacked)
+
+
+class _Utf16AsUtf8(io.RawIOBase):
+    """A UTF-16 file (Windows "Unicode" text) as UTF-8, so every reader sees one encoding.
+    An XML declaration's ``encoding="UTF-16"`` is rewritten to match."""
+
+    def __init__(self, source: io.BufferedReader, encoding: str) -> None:
+        super().__init__()
+        self._source = source
+        self._decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
+        self._pending = b""
+        self._first = True
+        self._done = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: WriteableBuffer) -> int:
+        view = memoryview(buffer).cast("B")
+        while not self._pending and not self._done:
+            chunk = self._source.read(_CHUNK)
+            text = self._decoder.decode(chunk, final=not chunk)
+            self._done = not chunk
+            if self._first and text:
+                self._first = False
+                text = _UTF16_DECLARATION.sub(r"\1UTF-8\2", text.removeprefix("\ufeff"), count=1)
+            self._pending = text.encode("utf-8")
+        count = min(len(view), len(self._pending))
+        view[:count] = self._pending[:count]
+        self._pending = self._pending[count:]
+        return count
+
+
+_CONTROL_BYTES = bytes([*range(0x09), *range(0x0E, 0x20), 0x7F])
+
+
+def _binary(head: bytes) -> bool:
+    """Text exports hold no control bytes; a few come from damage, one in twenty is not
+    text at all (random bytes hold one in nine)."""
+    if len(head) < 64:
+        return False
+    return len(head) - len(head.translate(None, _CONTROL_BYTES)) >= len(head) // 20
+
+
+def looks_utf16(head: bytes) -> bool:
+    """Text after a UTF-16 byte-order mark: zero bytes (ASCII in UTF-16), or bytes that
+    are not UTF-8. A damaged byte that happens to make a BOM before UTF-8 text is not."""
+    body = head[2:512]
+    if not body or b"\x00" in body:
+        return True
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start < len(body) - 3  # not just a character cut at the end
+    return False
+
+
+def _utf16_encoding(head: bytes) -> str | None:
+    """UTF-16 by its byte-order mark, or (without one) by the zero bytes every other
+    position holds in mostly-ASCII text."""
+    if head[:2] in _UTF16_BOMS:
+        return _UTF16_BOMS[head[:2]] if looks_utf16(head) else None
+    sample = head[:512]
+    if len(sample) < 8:
+        return None
+    even, odd = sample[0::2], sample[1::2]
+    if odd.count(0) >= 0.4 * len(odd) and even.count(0) <= 0.05 * len(even):
+        return "utf-16-le"
+    if even.count(0) >= 0.4 * len(even) and odd.count(0) <= 0.05 * len(odd):
+        return "utf-16-be"
+    return None
 
 
 def open_records(
     stream: BinaryIO, filename: str, format_name: str | None = None
 ) -> tuple[FileFormat, Iterator[ReadItem]]:
     """The file's format (given, or detected from its content) and its records, streamed
-    from an open binary stream (gzip is detected and unpacked)."""
+    from an open binary stream (gzip is detected and unpacked, UTF-16 converted).
+
+    Raises ``InvalidInputError`` before the first record when the file cannot be read at
+    all (empty, an unreadable archive, an unknown format); once records flow, damage is
+    reported as ``RecordProblem`` items and never raised.
+    """
     buffered = _peekable(stream)
-    if buffered.peek(2)[:2] == b"\x1f\x8b":
-        buffered = _peekable(gzip.GzipFile(fileobj=buffered))
+    unpacked: _Unpacked | None = None
+    if buffered.peek(2)[:2] == _GZIP_MAGIC:
+        unpacked = _Unpacked(buffered)
+        buffered = _peekable(unpacked)
     head = buffered.peek(SNIFF_BYTES)[:SNIFF_BYTES]
+    if unpacked is not None and unpacked.damage is not None and not head:
+        raise InvalidInputError(
+            f"{filename} looks compressed (gzip) but cannot be unpacked: {unpacked.damage}.",
+            hint="Download or compress the file again, or import the uncompressed file.",
+        )
+    encoding = _utf16_encoding(head)
+    if encoding is not None:
+        buffered = _peekable(_Utf16AsUtf8(buffered, encoding))
+        head = buffered.peek(SNIFF_BYTES)[:SNIFF_BYTES]
+    if not head.removeprefix(b"\xef\xbb\xbf").strip(_BLANK) and len(head) < SNIFF_BYTES:
+        raise InvalidInputError(
+            f"{filename} is empty: it holds no records.",
+            hint="Check that this is the file you meant; export the records again if it "
+            "should hold some.",
+        )
+    if _binary(head):
+        raise InvalidInputError(
+            f"{filename} is not a text file: its content looks binary (a spreadsheet, PDF, "
+            "word-processor document or archive?).",
+            hint="Export the references as one of: "
+            f"{', '.join(import_format_names())} (save a spreadsheet as CSV first).",
+        )
     file_format = get_format(format_name) if format_name else detect_format(filename, head)
     assert file_format.read is not None
-    return file_format, file_format.read(buffered, filename)
+    items = file_format.read(buffered, filename)
+    if unpacked is not None:
+        items = _with_damage_reported(items, unpacked, filename)
+    return file_format, items
+
+
+def _with_damage_reported(
+    items: Iterator[ReadItem], unpacked: _Unpacked, filename: str
+) -> Iterator[ReadItem]:
+    count = 0
+    try:
+        for item in items:
+            count += 1
+            yield item
+    except InvalidInputError as exc:
+        # Readers refuse a file before its first record: here, the little that unpacked.
+        if unpacked.damage is None:
+            raise
+        raise InvalidInputError(
+            f"{filename}: {unpacked.damage} after {unpacked.delivered:,} bytes of content, "
+            f"and that much is not readable ({exc.message})",
+            hint="Download or compress the file again, or import the uncompressed file.",
+        ) from exc
+    if unpacked.damage is not None:
+        yield RecordProblem(
+            filename,
+            count + 1,
+            f"{unpacked.damage} after {unpacked.delivered:,} bytes of content: the records "
+            "after that point could not be read. Download or compress the file again and "
+            "import it again (the records already imported are recognised as duplicates)",
+        )
 
 
 def read_stream(

@@ -245,6 +245,7 @@ _SNIFF = re.compile(r"^\s*@\s*(\w+)\s*[{(]", re.MULTILINE)
 _AND = re.compile(r"\s+and\s+", re.IGNORECASE)
 _BARE_VALUE = re.compile(r"^(?:\d+|[A-Za-z_][\w\-:.+/]*)$")
 _SKIPPED_BLOCKS = frozenset({"comment", "preamble"})
+_FIELD_LINE = re.compile(r"^\s*[A-Za-z][\w-]*\s*=\s*[{\"]", re.MULTILINE)
 
 BIBTEX_TYPES: dict[str, str | None] = {
     "article": "Journal Article",
@@ -313,32 +314,60 @@ def _brace_delta(text: str) -> int:
 
 
 def _chunks(stream: BinaryIO) -> Iterator[tuple[int, str]]:
-    """``(first_line, text)`` per ``@`` block. A line starting with ``@`` opens a new block
-    when the one before has closed its braces, or when it is plainly an entry header (so an
-    entry left unclosed does not swallow the rest of the file)."""
+    """``(first_line, text)`` per ``@`` block and per run of lines outside any block. A
+    line starting with ``@`` opens a new block when the one before has closed its braces,
+    or when it is plainly an entry header (so an entry left unclosed does not swallow the
+    rest of the file); a block opened with a brace ends where its braces balance."""
     lines: list[str] = []
     start = depth = 0
+    inside = braced = False
     for number, text in logical_lines(stream):
-        if _AT_LINE.match(text) and (depth <= 0 or _ENTRY_START.match(text)):
+        if _AT_LINE.match(text) and (not inside or depth <= 0 or _ENTRY_START.match(text)):
             if lines:
                 yield start, "\n".join(lines)
-            lines, start, depth = [], number, 0
-        elif not lines:
-            if text.strip():
-                yield number, text
+            header = _ENTRY_START.match(text)
+            lines, start, depth = [text], number, _brace_delta(text)
+            inside, braced = True, header is not None and text[header.end() - 1] == "{"
             continue
-        lines.append(text)
-        depth += _brace_delta(text)
+        if inside and braced and depth <= 0:
+            yield start, "\n".join(lines)
+            lines, inside = [], False
+        if inside:
+            lines.append(text)
+            depth += _brace_delta(text)
+        elif text.strip():
+            if not lines:
+                start = number
+            lines.append(text)
+        elif lines:
+            yield start, "\n".join(lines)
+            lines = []
     if lines:
         yield start, "\n".join(lines)
 
 
 def read_bibtex(stream: BinaryIO, filename: str) -> Iterator[ReadItem]:
+    """Text outside the entries is a comment, unless it holds ``field = {value}`` lines:
+    then it is an entry whose ``@type{key,`` line is damaged, and it is reported."""
     macros: dict[str, str] = {}
     count = 0
     other_text = False
+    held: list[RecordProblem] = []  # before the first entry: the file may not be BibTeX
     for line, chunk in _chunks(stream):
         if not _AT_LINE.match(chunk):
+            if _FIELD_LINE.search(chunk):
+                problem = RecordProblem(
+                    filename,
+                    count + len(held) + 1,
+                    "text outside any entry that holds fields (an entry whose '@type{key,' "
+                    "line is damaged?); skipped",
+                    line,
+                )
+                if count:
+                    count += 1
+                    yield problem
+                else:
+                    held.append(problem)
             other_text = True
             continue
         header = _ENTRY_START.match(chunk)
@@ -348,7 +377,9 @@ def read_bibtex(stream: BinaryIO, filename: str) -> Iterator[ReadItem]:
         if kind == "string":
             _define(chunk, macros)
             continue
-        count += 1
+        count += len(held) + 1
+        yield from held
+        held.clear()
         yield _entry(chunk, macros, filename, count, line)
     if count == 0 and other_text:
         raise InvalidInputError(

@@ -155,6 +155,11 @@ _DELIMITERS = (",", "\t", ";")
 _HEADER_KEY = re.compile(r"[^a-z0-9#]")
 _LIST_SEPARATOR = re.compile(r"\s*;\s*")
 _TITLE_ALIASES = frozenset(ALIASES["title"])
+_HEADER_SEARCH = 10
+"""Lines looked at for the header row."""
+_SEP_LINE = re.compile(r"^\ufeff?sep=.$")
+"""Excel's delimiter line (``sep=;``), written before the header."""
+_BARE_CR = re.compile(r"(?<=\r)(?!\n)")
 
 
 def _normalise(header: str) -> str:
@@ -172,7 +177,10 @@ def sniff_csv(head: bytes) -> bool:
     delimiter = _delimiter(first)
     if delimiter not in first:
         return False
-    header = next(csv.reader([first], delimiter=delimiter), [])
+    try:
+        header = next(csv.reader([first], delimiter=delimiter), [])
+    except csv.Error:
+        return False
     return any(_normalise(name) in _TITLE_ALIASES for name in header)
 
 
@@ -211,24 +219,65 @@ class _Row:
         return [part for value in values for part in _LIST_SEPARATOR.split(value) if part]
 
 
+def _csv_lines(stream: BinaryIO) -> Iterator[str]:
+    """Decoded lines as ``csv`` wants them: a bare CR (old Mac line endings, or a
+    damaged byte) ends a line too, instead of making ``csv`` refuse the row."""
+    for line in decoded_lines(stream):
+        if "\r" not in line[:-2]:
+            yield line
+        else:
+            yield from (part for part in _BARE_CR.split(line) if part)
+
+
+def _split_line(line: str, delimiter: str) -> list[str]:
+    try:
+        return next(csv.reader([line], delimiter=delimiter), [])
+    except csv.Error:
+        return []
+
+
 def read_csv(stream: BinaryIO, filename: str) -> Iterator[ReadItem]:
-    lines = decoded_lines(stream)
-    first = next(lines, None)
-    if first is None:
-        return
-    reader = csv.reader(itertools.chain([first], lines), delimiter=_delimiter(first))
-    header = next(reader, [])
-    columns = _columns(header)
-    if "title" not in columns:
-        shown = ", ".join(name.strip() for name in header[:12])
+    """The header is the first line naming a title column among the first few (Excel's
+    ``sep=;`` line, or a damaged line, may come before it); each row after it is a
+    record."""
+    lines = _csv_lines(stream)
+    seen: list[str] = []
+    header: list[str] = []
+    delimiter = ","
+    for text in itertools.islice(lines, _HEADER_SEARCH):
+        seen.append(text)
+        delimiter = _delimiter(text)
+        header = _split_line(text, delimiter)
+        if "title" in _columns(header):
+            break
+    else:
+        if not any(text.strip() for text in seen):
+            return
+        first = next(text for text in seen if text.strip())
+        shown = ", ".join(name.strip() for name in _split_line(first, _delimiter(first))[:12])
         raise InvalidInputError(
             f"{filename} has no title column (its columns: {shown}).",
             hint="Name the column holding titles 'title' (or 'Title'), or export the file "
             "in another format.",
         )
+    columns = _columns(header)
     number = 0
+    before = [text for text in seen[:-1] if text.strip() and not _SEP_LINE.match(text.strip())]
+    if before:
+        number += 1
+        yield RecordProblem(
+            filename,
+            number,
+            f"{len(before)} line(s) before the header row (line {len(seen)}) are not part of "
+            "the table; skipped",
+            1,
+        )
+    reader = csv.reader(lines, delimiter=delimiter)
+    width = len(header)
+    while width and not header[width - 1].strip():
+        width -= 1  # a trailing delimiter on the header line names no column
     while True:
-        line = reader.line_num + 1
+        line = len(seen) + reader.line_num + 1
         try:
             cells = next(reader)
         except StopIteration:
@@ -240,9 +289,33 @@ def read_csv(stream: BinaryIO, filename: str) -> Iterator[ReadItem]:
         if not any(cell.strip() for cell in cells):
             continue
         number += 1
+        problem = _misshapen(cells, width)
+        if problem is not None:
+            yield RecordProblem(filename, number, problem, line)
+            continue
         yield _draft(_Row(cells, columns)).build(
             source="csv", file=filename, number=number, line=line
         )
+
+
+def _misshapen(cells: Sequence[str], width: int) -> str | None:
+    """Why a row cannot be one record, if it cannot. Fewer values than columns: the file
+    is cut off, or a damaged line break split the row. Two or more values beyond the
+    last column: rows ran together (a damaged line break or quote), or values hold the
+    delimiter unquoted; either way the row is not one record's. One value beyond is
+    tolerated ("k1; k2" in a semicolon-separated file): the columns before it hold."""
+    if len(cells) < width:
+        return (
+            f"the row has {len(cells)} of the header's {width} columns (the file is cut off "
+            "here, or a line break or quote inside a value is damaged); skipped"
+        )
+    if len(cells) >= width + 2:
+        return (
+            f"the row has {len(cells)} values for the header's {width} columns (rows run "
+            "together through a damaged line break or quote, or values hold the delimiter "
+            "without quotes); skipped"
+        )
+    return None
 
 
 def _types(row: _Row) -> list[str]:

@@ -1,7 +1,8 @@
 """EndNote XML (``<xml><records><record>...``), as EndNote, Zotero and Mendeley export it.
 
-Read only, with ``lxml.etree.iterparse``: each ``<record>`` is mapped and then cleared, so
-a large library streams in bounded memory. EndNote wraps text in ``<style>`` elements
+Read only: the file is cut into its ``<record>`` elements as it streams and each is parsed
+on its own with ``lxml`` (see ``_xml_records``), so a large library streams in bounded
+memory and broken markup costs only its record. EndNote wraps text in ``<style>`` elements
 (``<title><style face="normal">...</style></title>``), so every value is the element's
 whole text, not its ``.text``.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import partial
 from typing import BinaryIO
 
 from lxml import etree
@@ -25,10 +27,16 @@ from scholarstream.papers.formats._fields import (
     people,
     valid_year,
 )
+from scholarstream.papers.formats._xml_records import (
+    Piece,
+    Tally,
+    XmlRecords,
+    ending,
+    read_pieces,
+)
 from scholarstream.papers.formats.base import (
     FileFormat,
     ReadItem,
-    RecordProblem,
     register_format,
 )
 from scholarstream.papers.identifiers import normalize_pmid
@@ -124,47 +132,25 @@ def _draft(record: etree._Element) -> Draft:
 
 
 def read_endnote_xml(stream: BinaryIO, filename: str) -> Iterator[ReadItem]:
-    """The parser recovers from broken markup; a record whose markup needed recovering is
-    reported (with the parser's complaint) and skipped, and the records after it read on."""
-    events = etree.iterparse(
-        stream,
-        events=("end",),
-        tag="record",
-        recover=True,
-        huge_tree=True,
-        resolve_entities=False,
-        no_network=True,
-    )
-    count = errors = 0
-    for _event, record in events:
-        count += 1
-        start = record.sourceline or 0
-        fresh = [error for error in list(events.error_log)[errors:] if error.line >= start]
-        errors = len(events.error_log)
-        if fresh:
-            yield RecordProblem(
-                filename,
-                count,
-                f"the record's XML is broken ({fresh[0].message.strip()}, line {fresh[0].line}); "
-                "skipped",
-                start or None,
-            )
-        else:
-            yield _draft(record).build(
-                source="endnote-xml", file=filename, number=count, line=start or None
-            )
-        record.clear()
-        parent = record.getparent()
-        while parent is not None and record.getprevious() is not None:
-            del parent[0]
-    root = events.root
-    if count == 0 and (root is None or root.tag != "xml"):
-        problem = next(iter(events.error_log), None)
+    """Each ``<record>`` is parsed on its own: a record with broken markup, one the file
+    ends inside, and text outside any record are reported (with the line they start
+    on) and skipped, and the records around them read on."""
+    pieces = XmlRecords(stream, {"record": ("record",)})
+    tally = Tally()
+    yield from read_pieces(pieces, filename, partial(_build, filename=filename), tally)
+    if tally.records == 0 and pieces.root != "xml":
         raise InvalidInputError(
-            f"{filename} is not EndNote XML"
-            + (f": {problem.message.strip()} (line {problem.line})." if problem else "."),
+            f"{filename} is not EndNote XML: "
+            + (f"its root element is <{pieces.root}>." if pieces.root else "it holds no XML."),
             hint="Check the file's format, or pass the right one explicitly.",
         )
+    yield from ending(pieces, filename, tally)
+
+
+def _build(record: etree._Element, piece: Piece, *, filename: str) -> ReadItem:
+    return _draft(record).build(
+        source="endnote-xml", file=filename, number=piece.number, line=piece.line
+    )
 
 
 ENDNOTE_XML = register_format(

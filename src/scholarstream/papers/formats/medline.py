@@ -26,12 +26,19 @@ from scholarstream.papers.formats._fields import (
     sniff_text,
     unique,
 )
-from scholarstream.papers.formats.base import FileFormat, ReadItem, register_format
+from scholarstream.papers.formats.base import (
+    FileFormat,
+    ReadItem,
+    RecordProblem,
+    register_format,
+)
 from scholarstream.papers.identifiers import normalize_doi
-from scholarstream.papers.model import Author, Retraction
+from scholarstream.papers.model import Author, Paper, Retraction
 
 _TAG = re.compile(r"^([A-Z][A-Z0-9]{0,3}) *- ?(.*)$")
 _SNIFF = re.compile(r"^PMID- ?\d", re.MULTILINE)
+_GLUED = re.compile(r"^(.*?)(PMID- ?\d+\s*)$")
+"""A PMID line run into the line before it, or indented by damage."""
 _ID_KIND = re.compile(r"^(.*?)\s*\[(\w+)\]\s*$")
 _DOI_IN_TEXT = re.compile(r"doi:\s*(10\.\S+)", re.IGNORECASE)
 
@@ -41,6 +48,8 @@ class _Raw:
     number: int
     line: int
     tags: list[tuple[str, str]] = field(default_factory=list)
+    damaged: int | None = None
+    """The first line in the record that is neither a tag nor an indented continuation."""
 
     def values(self, *tags: str) -> list[str]:
         return [value for tag in tags for t, value in self.tags if t == tag and value]
@@ -55,47 +64,132 @@ def sniff_medline(head: bytes) -> bool:
 
 
 def read_medline(stream: BinaryIO, filename: str) -> Iterator[ReadItem]:
-    """A record runs from its ``PMID-`` line to the next blank line or ``PMID-`` line."""
-    current: _Raw | None = None
-    count = 0
-    other_text = False
+    """A record runs from its ``PMID-`` line to the next blank line or ``PMID-`` line.
+
+    Tagged lines after a blank line but before any ``PMID-`` line are a record whose PMID
+    line is damaged: reported, not silently dropped. The format has no end-of-record
+    mark, so a file cut off inside its last record would look complete. PubMed ends
+    every record with the same tag (``SO``): when the earlier records all end with
+    ``SO`` (or, from another tool, at least two end with one same tag) and the file's
+    last record with another, that record was cut off, and is reported instead of
+    imported half-read.
+    """
+    reader = _Reader(filename)
     for number, text in logical_lines(stream):
-        if not text.strip():
-            if current is not None:
-                yield _draft(current).build(
-                    source="medline", file=filename, number=current.number, line=current.line
-                )
-            current = None
-            continue
-        match = _TAG.match(text)
-        if match is None or text.startswith(" "):
-            if current is not None and current.tags:
-                tag, value = current.tags[-1]
-                current.tags[-1] = (tag, f"{value} {text.strip()}")
-            else:
-                other_text = True
-            continue
-        tag, value = match.group(1), match.group(2).strip()
-        if tag == "PMID":
-            if current is not None:
-                yield _draft(current).build(
-                    source="medline", file=filename, number=current.number, line=current.line
-                )
-            count += 1
-            current = _Raw(count, number)
-        if current is not None:
-            current.tags.append((tag, value))
-        else:
-            other_text = True
-    if current is not None:
-        yield _draft(current).build(
-            source="medline", file=filename, number=current.number, line=current.line
-        )
-    if count == 0 and other_text:
+        glued = _GLUED.match(text) if "PMID-" in text else None
+        if glued is not None:  # a record's first line run into the line before it
+            if glued.group(1).strip():
+                yield from reader.line(number, glued.group(1))
+            text = glued.group(2)
+        yield from reader.line(number, text)
+    yield from reader.finish()
+    if reader.records == 0 and reader.other_text:
         raise InvalidInputError(
             f"{filename} is not a MEDLINE (.nbib) file: no record starts with a 'PMID- ' line.",
             hint="Check the file's format, or pass the right one explicitly.",
         )
+
+
+class _Reader:
+    """Lines in, records and problems out; problems before the first record are held
+    back (the file may not be MEDLINE at all, and is then refused as a whole)."""
+
+    def __init__(self, filename: str) -> None:
+        self.filename = filename
+        self.current: _Raw | None = None
+        self.orphan: _Raw | None = None  # tags before any PMID line
+        self.count = 0  # records numbered, PMID-less ones too
+        self.records = 0
+        self.other_text = False
+        self.held: list[RecordProblem] = []  # before the first record: maybe not MEDLINE
+        self.end_tags: set[str] = set()
+        self.ended = 0
+
+    def line(self, number: int, text: str) -> Iterator[ReadItem]:
+        if not text.strip():
+            yield from self._close()
+            return
+        match = _TAG.match(text)
+        open_record = self.current or self.orphan
+        if match is None or text[:1].isspace():
+            if open_record is not None and open_record.tags:
+                tag, value = open_record.tags[-1]
+                open_record.tags[-1] = (tag, f"{value} {text.strip()}")
+                if not text[:1].isspace() and open_record.damaged is None:
+                    open_record.damaged = number
+            else:
+                self.other_text = True
+            return
+        tag, value = match.group(1), match.group(2).strip()
+        if tag == "PMID":
+            yield from self._close()
+            yield from self.held
+            self.held.clear()
+            self.records += 1
+            self.count += 1
+            self.current = _Raw(self.count, number)
+        record = self.current or self.orphan
+        if record is None:
+            record = self.orphan = _Raw(0, number)
+        record.tags.append((tag, value))
+
+    def _close(self) -> Iterator[ReadItem]:
+        if self.current is not None:
+            self.end_tags.add(self.current.tags[-1][0])
+            self.ended += 1
+            yield _build(self.current, self.filename)
+            self.current = None
+        if self.orphan is not None:
+            self.other_text = True
+            self.count += 1
+            problem = RecordProblem(
+                self.filename,
+                self.count,
+                "the record does not start with a 'PMID- ' line (is that line damaged?); skipped",
+                self.orphan.line,
+            )
+            self.orphan = None
+            if self.records:
+                yield problem
+            else:
+                self.held.append(problem)
+
+    def finish(self) -> Iterator[ReadItem]:
+        current = self.current
+        if current is None:
+            yield from self._close()
+            return
+        last_tag = current.tags[-1][0]
+        if _cut_off(last_tag, self.end_tags, self.ended):
+            self.current = None
+            yield RecordProblem(
+                self.filename,
+                current.number,
+                f"the file ends inside this record (it stops at its {last_tag} field, where "
+                f"the other records end with {next(iter(self.end_tags))}): it is cut off; "
+                "skipped. Download the file again to import it whole",
+                current.line,
+            )
+        yield from self._close()
+
+
+def _cut_off(last_tag: str, end_tags: set[str], ended: int) -> bool:
+    if len(end_tags) != 1 or last_tag in end_tags:
+        return False
+    return end_tags == {"SO"} or ended >= 2
+
+
+def _build(raw: _Raw, filename: str) -> Paper | RecordProblem:
+    if raw.damaged is not None:
+        return RecordProblem(
+            filename,
+            raw.number,
+            f"line {raw.damaged} in the record is damaged: it is neither a 'TAG - value' line "
+            "nor an indented continuation (the next record may have run into this one); "
+            "skipped",
+            raw.line,
+        )
+    return _draft(raw).build(source="medline", file=filename, number=raw.number, line=raw.line)
 
 
 def _authors(raw: _Raw) -> list[Author]:

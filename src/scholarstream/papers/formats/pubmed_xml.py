@@ -2,11 +2,10 @@
 MEDLINE/PubMed baseline files hold (the older ``MedlineCitationSet``, bare
 ``MedlineCitation`` elements).
 
-Files run to hundreds of megabytes, so the reader streams: each record element is turned
-into a ``Paper`` and cleared, and the records before it are dropped from the tree, so
-memory holds one 64 KB chunk's records, whatever the file's size. It feeds lxml's
-``XMLPullParser`` (the machinery under ``iterparse``) by hand: that is typed in
-lxml-stubs, and the records that completed before a syntax error can still be read.
+Files run to hundreds of megabytes, so the reader streams: the file is cut into its
+record elements as it is read and each is parsed on its own (see ``_xml_records``), so
+memory holds one record whatever the file's size, and a record with broken markup, or
+one the file ends inside, costs only itself.
 ``paper_from_pubmed`` is public because the PubMed source parses ``efetch`` answers too.
 """
 
@@ -15,13 +14,20 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from functools import partial
 from typing import BinaryIO
 
 from lxml import etree
 from pydantic import ValidationError
 
 from scholarstream.errors import InvalidInputError
+from scholarstream.papers.formats._xml_records import (
+    Piece,
+    Tally,
+    XmlRecords,
+    ending,
+    read_pieces,
+)
 from scholarstream.papers.formats.base import (
     FileFormat,
     ReadItem,
@@ -41,7 +47,6 @@ from scholarstream.papers.model import (
 SOURCE_NAME = "pubmed"
 RECORD_TAGS = ("PubmedArticle", "PubmedBookArticle", "MedlineCitation")
 _SET_TAGS = ("PubmedArticleSet", "MedlineCitationSet", "PubmedBookArticleSet")
-_CHUNK_BYTES = 64 * 1024
 _SNIFF = re.compile(rb"<(?:PubmedArticleSet|MedlineCitationSet|PubmedArticle|MedlineCitation)[\s>]")
 _MONTHS = {
     name: number
@@ -67,89 +72,35 @@ def sniff_pubmed_xml(head: bytes) -> bool:
 
 def read_pubmed_xml(stream: BinaryIO, filename: str) -> Iterator[ReadItem]:
     """One ``Paper`` per record, one ``RecordProblem`` per record that cannot be read
-    (then skipped); an XML syntax error ends the file with a problem, after the records
-    read before it."""
-    for number, element in enumerate(_iter_records(stream), start=1):
-        if isinstance(element, _Stop):
-            yield RecordProblem(filename, number, element.message, line=element.line)
-            return
-        yield _read_record(element, filename, number)
-        _release(element)
-
-
-@dataclass(frozen=True)
-class _Stop:
-    """Why the rest of a file cannot be read."""
-
-    message: str
-    line: int | None = None
-
-
-def _iter_records(stream: BinaryIO) -> Iterator[Element | _Stop]:
-    """Record elements as they complete. A syntax error, or a whole document that holds
-    no PubMed records, ends the iteration with a ``_Stop`` (after the records that
-    completed before it)."""
-    parser = etree.XMLPullParser(
-        events=("end",),
-        tag=RECORD_TAGS,
-        resolve_entities=False,
-        no_network=True,
-        load_dtd=False,
-        remove_comments=True,
-        remove_pis=True,
+    (then skipped): broken markup, a record the file ends inside, text outside any
+    record. Each record is parsed on its own, so the records around a damaged one are
+    read."""
+    pieces = XmlRecords(
+        stream, _RECORD_ENDS, wrapper="PubmedArticleSet", ignored=("DeleteCitation",)
     )
-    records = 0
-    root: object = None
-    while True:
-        chunk = stream.read(_CHUNK_BYTES)
-        stop: _Stop | None = None
-        try:
-            if chunk:
-                parser.feed(chunk)
-            else:
-                root = parser.close()
-        except etree.XMLSyntaxError as exc:
-            stop = _Stop(
-                f"The XML is broken here, so the rest of the file cannot be read: {exc.msg}",
-                exc.lineno,
-            )
-        for _event, element in parser.read_events():
-            if isinstance(element, etree._Element) and not _nested_citation(element):
-                records += 1
-                yield element
-        if stop is not None:
-            yield stop
-            return
-        if not chunk:
-            if records == 0 and isinstance(root, etree._Element) and root.tag not in _SET_TAGS:
-                yield _Stop(f"This XML is not PubMed XML: its root element is <{root.tag}>.")
-            return
+    tally = Tally()
+    yield from read_pieces(pieces, filename, partial(_read_record, filename=filename), tally)
+    if tally.records == 0 and pieces.root not in (*_SET_TAGS, *RECORD_TAGS):
+        what = f"its root element is <{pieces.root}>" if pieces.root else "it holds no XML"
+        yield RecordProblem(filename, 1, f"This XML is not PubMed XML: {what}.")
+        return
+    yield from ending(pieces, filename, tally)
 
 
-def _nested_citation(element: Element) -> bool:
-    """A ``MedlineCitation`` inside a ``PubmedArticle`` is read with its article."""
-    parent = element.getparent()
-    return element.tag == "MedlineCitation" and parent is not None and parent.tag in RECORD_TAGS
+_RECORD_ENDS = {
+    "PubmedArticle": ("PubmedArticle", "PubmedBookArticle"),
+    "PubmedBookArticle": ("PubmedArticle", "PubmedBookArticle"),
+    "MedlineCitation": RECORD_TAGS,
+}
+"""Record tag -> the openings that mean it was never closed (a ``PubmedArticle`` holds
+its ``MedlineCitation``)."""
 
 
-def _read_record(element: Element, filename: str, number: int) -> ReadItem:
+def _read_record(element: Element, piece: Piece, *, filename: str) -> ReadItem:
     try:
         return paper_from_pubmed(element)
     except InvalidInputError as exc:
-        line: object = element.sourceline  # lxml-stubs leave it untyped
-        return RecordProblem(
-            filename, number, exc.message, line=line if isinstance(line, int) else None
-        )
-
-
-def _release(element: Element) -> None:
-    """Drop a finished record and everything before it, so the tree stays one record big."""
-    element.clear()
-    parent = element.getparent()
-    if parent is None:
-        return
-    while element.getprevious() is not None:
-        del parent[0]
+        return RecordProblem(filename, piece.number, exc.message, line=piece.line)
 
 
 # --- one record ----------------------------------------------------------------------

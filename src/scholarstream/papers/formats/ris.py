@@ -43,6 +43,8 @@ from scholarstream.papers.model import LinkKind, Paper, Trial
 
 _TAG = re.compile(r"^([A-Z][A-Z0-9])  ?-(?: (.*))?$")
 _SNIFF = re.compile(r"^\s*TY  ?- ", re.MULTILINE)
+_GLUED = re.compile(r"^ER  ?-[^A-Z]{0,3}(TY  ?- .*)$")
+_DAMAGED_ER = re.compile(r"^ER  ?-\S")
 
 RIS_TYPES: dict[str, str] = {
     "ABST": "Abstract",
@@ -166,13 +168,14 @@ def sniff_ris(head: bytes) -> bool:
 def read_ris(stream: BinaryIO, filename: str) -> Iterator[ReadItem]:
     """Records between ``TY`` and ``ER``; lines without a tag continue the tag before
     them (or, for list tags, add a value). Text between records (Ovid's numbering, its
-    "Link to the Ovid Full Text" lines, stray tags after ``ER``) is skipped, unless an
-    ``ER`` closes it: then it was a record that lost its ``TY`` line, and is reported."""
+    "Link to the Ovid Full Text" lines, stray tags after ``ER`` like Ovid's ``NL``) is
+    skipped, unless it holds a title or an author, or an ``ER`` closes it: then it was a
+    record that lost its ``TY`` line, and is reported."""
     current: _Raw | None = None
     orphan: _Raw | None = None
     count = 0
     other_text = False
-    for number, text in logical_lines(stream):
+    for number, text in _unglued(logical_lines(stream)):
         match = _TAG.match(text)
         if match is None:
             if current is not None and current.tags and text.strip():
@@ -188,6 +191,9 @@ def read_ris(stream: BinaryIO, filename: str) -> Iterator[ReadItem]:
         if tag == "TY":
             if current is not None:
                 yield _unterminated(current, filename)
+            if orphan is not None and orphan.values(*_TITLE_TAGS, "AU", "A1"):
+                count += 1
+                yield _record(_Raw(count, orphan.line, typed=False), filename)
             count += 1
             current, orphan = _Raw(count, number, typed=True), None
         elif tag == "ER":
@@ -200,6 +206,7 @@ def read_ris(stream: BinaryIO, filename: str) -> Iterator[ReadItem]:
             continue
         elif current is None:
             orphan = orphan or _Raw(0, number, typed=False)
+            orphan.tags.append((tag, value))
             continue
         current.tags.append((tag, value))
     if current is not None:
@@ -209,6 +216,23 @@ def read_ris(stream: BinaryIO, filename: str) -> Iterator[ReadItem]:
             f"{filename} is not a RIS file: no record starts with a 'TY  - ' line.",
             hint="Check the file's format, or pass the right one explicitly.",
         )
+    if orphan is not None and orphan.values(*_TITLE_TAGS, "AU", "A1"):
+        yield _record(_Raw(count + 1, orphan.line, typed=False), filename)
+
+
+def _unglued(lines: Iterator[tuple[int, str]]) -> Iterator[tuple[int, str]]:
+    """An ``ER`` line and the next record's ``TY`` line run together (the line break
+    between them lost) are two lines again: else the two records would silently be one.
+    An ``ER`` line with a damaged byte after its dash still ends its record."""
+    for number, text in lines:
+        glued = _GLUED.match(text)
+        if glued is not None:
+            yield number, "ER  - "
+            yield number, glued.group(1)
+        elif _DAMAGED_ER.match(text):
+            yield number, "ER  - "  # ``ER`` has no value: what follows it is damage
+        else:
+            yield number, text
 
 
 def _unterminated(raw: _Raw, filename: str) -> RecordProblem:

@@ -9,6 +9,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from scholarstream.papers import Record
 
+MAX_OFFSET = 2**31 - 1
+"""The largest offset a query may ask for (a 32-bit integer: any database takes it)."""
+
 
 class LibraryQuery(BaseModel):
     """Empty ``text`` lists the library, newest first; otherwise results are ranked (BM25
@@ -22,7 +25,7 @@ class LibraryQuery(BaseModel):
     publication_type: str | None = Field(
         default=None, description="Only records with this publication type (case-insensitive)."
     )
-    offset: int = Field(default=0, ge=0)
+    offset: int = Field(default=0, ge=0, le=MAX_OFFSET)
     limit: int = Field(default=20, ge=1, le=500)
 
     @model_validator(mode="after")

@@ -6,7 +6,9 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 
-from scholarstream.errors import InvalidInputError
+from pydantic import ValidationError
+
+from scholarstream.errors import InvalidInputError, SourceQueryError
 from scholarstream.papers import Record
 from scholarstream.sources.base import SearchPage, SearchQuery, SourceInfo, check_filters
 from scholarstream.sources.library.library import Library
@@ -39,17 +41,24 @@ class LibrarySource:
     async def search(self, query: SearchQuery) -> SearchPage:
         check_filters(NAME, query, FILTERS)
         offset = query.offset()
-        page = await self.library.search(
-            self.owner_id,
-            LibraryQuery(
+        try:
+            library_query = LibraryQuery(
                 text=query.text,
                 year_from=query.date_from.year if query.date_from else None,
                 year_to=query.date_to.year if query.date_to else None,
                 publication_type=query.filters.get("publication_type"),
                 offset=offset,
                 limit=min(query.limit, 500),
-            ),
-        )
+            )
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            where = ".".join(str(part) for part in error["loc"])
+            raise SourceQueryError(
+                NAME,
+                f"The library cannot search that: {where}: {error['msg']}.",
+                hint="Dates fall in the years 1000 to 2999; pass page tokens unchanged.",
+            ) from exc
+        page = await self.library.search(self.owner_id, library_query)
         end = offset + len(page.items)
         return SearchPage(
             source=NAME,

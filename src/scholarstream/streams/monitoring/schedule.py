@@ -1,18 +1,27 @@
 """Streams run on their ``report_frequency``: a DBOS scheduled workflow (declared in
 ``scholarstream.engine.SCHEDULES``) wakes every few minutes and runs every due stream,
-one at a time, through ``run_stream_now``.
+one at a time.
 
 Due means enabled, and never run or last run at least one period ago (``PERIODS``). The
 check reads ``last_run_at``, not missed slots: after downtime a stream runs once. Safe to
 repeat and to run in several processes: a stream that another run has just finished is
 no longer due (checked again right before its run), and one that is running is refused by
 the store's one-run claim and skipped. A stream whose run breaks is logged, and the
-others still run."""
+others still run.
+
+Durable: the workflow claims each stream in a step of its own, under a report id derived
+from the workflow's id, then runs it in another step. A process killed in the middle of a
+run is recovered by DBOS, which runs the run step again: it finds its report still
+``running`` and finishes that run (``resume_run``), so the report is stored once. (Before,
+the recovered pass found the stream claimed by the run that died and skipped it, leaving
+the report ``running`` until ``STALE_AFTER``.) ``run_due_streams`` is the same pass without
+DBOS, for callers outside the engine."""
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,7 +30,7 @@ from dbos import DBOS
 from scholarstream.db.base import utcnow
 from scholarstream.errors import ConflictError
 from scholarstream.runtime import Runtime
-from scholarstream.streams.monitoring.service import run_stream_now
+from scholarstream.streams.monitoring.service import resume_run, run_stream_now
 from scholarstream.streams.monitoring.store import PERIODS, DueStream, ReportStore
 
 log = logging.getLogger(__name__)
@@ -47,15 +56,19 @@ def slot_time(now: dt.datetime) -> dt.datetime:
     return now.replace(minute=now.minute - now.minute % INTERVAL_MINUTES, second=0, microsecond=0)
 
 
-async def run_due_streams(runtime: Runtime, *, now: dt.datetime | None = None) -> ScheduledRuns:
-    """Runs every stream due at ``now`` (default: the current slot), one at a time."""
-    at = now or slot_time(utcnow())
-    store = ReportStore(
+def _store(runtime: Runtime) -> ReportStore:
+    return ReportStore(
         runtime.database,
         retry_failed_after=dt.timedelta(
             minutes=runtime.settings.streams.retry_failed_after_minutes
         ),
     )
+
+
+async def run_due_streams(runtime: Runtime, *, now: dt.datetime | None = None) -> ScheduledRuns:
+    """Runs every stream due at ``now`` (default: the current slot), one at a time."""
+    at = now or slot_time(utcnow())
+    store = _store(runtime)
     outcome = ScheduledRuns()
     for due in await store.due_streams(at):
         name = str(due.stream_id)
@@ -63,9 +76,9 @@ async def run_due_streams(runtime: Runtime, *, now: dt.datetime | None = None) -
             outcome.skipped.append(name)
             continue
         try:
-            stored = await run_stream_now(runtime, due.owner_id, due.stream_id, now=at)
-        except ConflictError:
-            log.info("stream %s is already running; the schedule skips it", name)
+            stored = await run_stream_now(runtime, due.owner_id, due.stream_id, now=at, if_due=True)
+        except ConflictError as exc:  # running, or just run by another pass
+            log.info("the schedule skips stream %s: %s", name, exc.message)
             outcome.skipped.append(name)
             continue
         except Exception:
@@ -80,26 +93,86 @@ async def run_due_streams(runtime: Runtime, *, now: dt.datetime | None = None) -
     return outcome
 
 
-@DBOS.step()
-async def _run_due_streams_step() -> dict[str, list[str]]:
+# Report ids of scheduled runs: a name in this namespace per (workflow, stream).
+_RUN_IDS = uuid.UUID("5f0e2a9c-51e8-4c1b-9a0e-3d7b8f6c2a14")
+
+
+def _report_id(workflow_id: str, stream_id: str) -> uuid.UUID:
+    return uuid.uuid5(_RUN_IDS, f"{workflow_id}/{stream_id}")
+
+
+def _runtime() -> Runtime:
     from scholarstream.engine import current_runtime
 
-    runtime = current_runtime()
+    return current_runtime()
+
+
+@DBOS.step()
+async def _plan_step() -> dict[str, Any] | None:
+    """The slot's time and its due streams; ``None`` with the scheduler turned off."""
+    runtime = _runtime()
     if not runtime.settings.streams.scheduler_enabled:
-        return {}
-    outcome = await run_due_streams(runtime)
-    return {"ran": outcome.ran, "skipped": outcome.skipped, "failed": outcome.failed}
+        return None
+    at = slot_time(utcnow())
+    due = await _store(runtime).due_streams(at)
+    return {"at": at.isoformat(), "due": [[str(d.owner_id), str(d.stream_id)] for d in due]}
+
+
+@DBOS.step()
+async def _claim_step(owner_id: str, stream_id: str, at: str, report_id: str) -> bool:
+    """Claims the stream for the run of ``report_id``: ``False`` when it is not due any
+    more or another run has it. ``True`` again for a claim made before a crash."""
+    store = _store(_runtime())
+    owner, stream, report = uuid.UUID(owner_id), uuid.UUID(stream_id), uuid.UUID(report_id)
+    if await store.status(owner, report) is not None:
+        return True
+    when = dt.datetime.fromisoformat(at)
+    if not await store.is_due(stream, when):
+        return False
+    try:
+        await store.begin(owner, stream, now=when, report_id=report, if_due=True)
+    except ConflictError as exc:  # running, or just run by another pass
+        log.info("the schedule skips stream %s: %s", stream_id, exc.message)
+        return False
+    return True
+
+
+@DBOS.step()
+async def _run_step(owner_id: str, stream_id: str, report_id: str) -> str:
+    """Runs (or, after a crash, runs again) the claimed run; its status, or ``error``."""
+    runtime = _runtime()
+    owner, report = uuid.UUID(owner_id), uuid.UUID(report_id)
+    try:
+        stored = await resume_run(runtime, owner, report)
+    except Exception:
+        log.exception("scheduled run of stream %s failed", stream_id)
+        return "error"
+    if stored is None:  # finished before the process running it died
+        return await _store(runtime).status(owner, report) or "error"
+    if stored.status == "failed":
+        log.warning("scheduled run of stream %s failed: every source failed", stream_id)
+    return stored.status
 
 
 @DBOS.workflow()
 async def run_due_streams_workflow(scheduled_at: dt.datetime, context: Any) -> None:
-    outcome = await _run_due_streams_step()
-    if any(outcome.values()):
+    plan = await _plan_step()
+    if plan is None:
+        return
+    outcome = ScheduledRuns()
+    for owner_id, stream_id in plan["due"]:
+        report_id = str(_report_id(DBOS.workflow_id or "", stream_id))
+        if not await _claim_step(owner_id, stream_id, plan["at"], report_id):
+            outcome.skipped.append(stream_id)
+            continue
+        status = await _run_step(owner_id, stream_id, report_id)
+        (outcome.failed if status in ("failed", "error") else outcome.ran).append(stream_id)
+    if outcome.ran or outcome.skipped or outcome.failed:
         log.info(
             "scheduled stream runs: %d ran, %d skipped, %d failed",
-            len(outcome["ran"]),
-            len(outcome["skipped"]),
-            len(outcome["failed"]),
+            len(outcome.ran),
+            len(outcome.skipped),
+            len(outcome.failed),
         )
 
 

@@ -1,6 +1,7 @@
 """A stream's run on demand, for the API and the schedule: claim the stream, run it with
 the runtime's sources, the owner's library and the judge the settings call for, store the
-report."""
+report. ``finish_run`` is the part after the claim, which the schedule's durable workflow
+runs as a step of its own: ``resume_run`` finishes a claimed run after a crash."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from scholarstream.streams.monitoring.announce import announce
 from scholarstream.streams.monitoring.engine import run_stream
 from scholarstream.streams.monitoring.relevance import OFFLINE_JUDGE, StreamJudge
 from scholarstream.streams.monitoring.report import StoredReport
-from scholarstream.streams.monitoring.store import ReportStore
+from scholarstream.streams.monitoring.store import ReportStore, RunStart
 
 log = logging.getLogger(__name__)
 
@@ -47,13 +48,32 @@ async def run_stream_now(
     stream_id: uuid.UUID,
     *,
     now: dt.datetime | None = None,
+    if_due: bool = False,
 ) -> StoredReport:
     """Runs the stream, stores its report, announces it to the notification targets, and
     returns it (``failed`` when every source failed; the run is then searched again from
-    the same date next time). ``ConflictError`` when the stream is already running,
-    ``NotFoundError`` for another user's stream."""
+    the same date next time). ``ConflictError`` when the stream is already running (or,
+    ``if_due``, not due at ``now``), ``NotFoundError`` for another user's stream."""
+    start = await ReportStore(runtime.database).begin(owner_id, stream_id, now=now, if_due=if_due)
+    return await finish_run(runtime, owner_id, start)
+
+
+async def resume_run(
+    runtime: Runtime, owner_id: uuid.UUID, report_id: uuid.UUID
+) -> StoredReport | None:
+    """Finishes the run of ``report_id`` if it is still ``running`` (its process died: the
+    run starts over under the same report); ``None`` when it is not running any more."""
+    start = await ReportStore(runtime.database).resume(owner_id, report_id)
+    if start is None:
+        return None
+    return await finish_run(runtime, owner_id, start)
+
+
+async def finish_run(runtime: Runtime, owner_id: uuid.UUID, start: RunStart) -> StoredReport:
+    """Runs the claimed run ``start``, stores and announces its report (see
+    ``run_stream_now``)."""
     store = ReportStore(runtime.database)
-    start = await store.begin(owner_id, stream_id, now=now)
+    stream_id = start.stream.id
     try:
         result = await run_stream(
             start.stream,

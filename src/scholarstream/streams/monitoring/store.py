@@ -5,7 +5,9 @@
 processes) and hands back what the run needs: the stream, the window start, every key
 the stream already reported and the items the user judged. ``finish`` stores the report,
 the keys it reported, and the stream's ``last_run_at`` (a complete or partial run);
-``abort`` ends a run that broke.
+``abort`` ends a run that broke. ``resume`` hands back what a run still ``running`` needs
+again, so a scheduled run interrupted by a crash is finished under its own report (the
+schedule names the report it begins: ``begin(report_id=...)``, ``status``).
 ``due_streams`` is the schedule's question: which streams, of every owner, are due now."""
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import ColumnElement, and_, or_, select, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from scholarstream.db.base import utcnow
 from scholarstream.db.scope import OwnerScope
@@ -84,6 +87,10 @@ def _due(now: dt.datetime, retry_failed_after: dt.timedelta) -> ColumnElement[bo
     )
 
 
+class _NotDueError(Exception):
+    """The claimed stream is not due after all (inside ``begin``'s transaction)."""
+
+
 @dataclass(frozen=True)
 class RunStart:
     report_id: uuid.UUID
@@ -122,6 +129,15 @@ def to_summary(row: StreamReportRow) -> ReportSummary:
     )
 
 
+async def _run_start(scope: OwnerScope, row: StreamReportRow, stream: Stream) -> RunStart:
+    """What the run of ``row`` needs: every key the stream reported, the judged items."""
+    keys = await scope.session.scalars(
+        select(StreamReportedItemRow.key).where(StreamReportedItemRow.stream_id == row.stream_id)
+    )
+    labelled = await labelled_items(scope, row.stream_id)
+    return RunStart(row.id, stream, row.since, frozenset(keys), labelled)
+
+
 class ReportStore:
     def __init__(
         self, database: Database, *, retry_failed_after: dt.timedelta = dt.timedelta(hours=1)
@@ -130,8 +146,18 @@ class ReportStore:
         self.retry_failed_after = retry_failed_after
 
     async def begin(
-        self, owner_id: uuid.UUID, stream_id: uuid.UUID, *, now: dt.datetime | None = None
+        self,
+        owner_id: uuid.UUID,
+        stream_id: uuid.UUID,
+        *,
+        now: dt.datetime | None = None,
+        report_id: uuid.UUID | None = None,
+        if_due: bool = False,
     ) -> RunStart:
+        """Claims the stream for a run whose report is ``report_id`` (default: a new id).
+        ``if_due``: only if the stream is due at ``now``, checked in the claim's own
+        transaction, after any run finishing meanwhile has been committed (a check made
+        before the claim could be overtaken by that run: the stream would run twice)."""
         started = now or utcnow()
         try:
             async with self.database.session(write=True) as session:
@@ -152,29 +178,53 @@ class ReportStore:
                     .execution_options(synchronize_session=False)
                 )
                 since = stream.last_run_at or first_since(started)
-                row = scope.add(
-                    StreamReportRow(
-                        stream_id=stream_id,
-                        status="running",
-                        started_at=started,
-                        since=since,
-                        sources=[],
-                    )
+                row = StreamReportRow(
+                    stream_id=stream_id,
+                    status="running",
+                    started_at=started,
+                    since=since,
+                    sources=[],
                 )
+                if report_id is not None:
+                    row.id = report_id
+                scope.add(row)
                 await session.flush()
-                keys = await session.scalars(
-                    select(StreamReportedItemRow.key).where(
-                        StreamReportedItemRow.stream_id == stream_id
-                    )
-                )
-                labelled = await labelled_items(scope, stream_id)
-                return RunStart(row.id, stream, since, frozenset(keys), labelled)
+                if if_due and not await self._due_now(session, stream_id, started):
+                    raise _NotDueError
+                return await _run_start(scope, row, stream)
+        except _NotDueError:
+            raise ConflictError(
+                f"Stream {stream_id} is not due: another run has just finished.",
+                hint="Read that run's report (GET /api/v1/streams/{id}/reports).",
+            ) from None
         except IntegrityError:
             raise ConflictError(
                 f"Stream {stream_id} is already running.",
                 hint="Wait for the run to finish, then read its report "
                 "(GET /api/v1/streams/{id}/reports).",
             ) from None
+
+    async def resume(self, owner_id: uuid.UUID, report_id: uuid.UUID) -> RunStart | None:
+        """What the run of ``report_id`` needs, while it is ``running``; ``None`` once it
+        has finished (or failed, or its stream was deleted)."""
+        async with self.database.session() as session:
+            scope = OwnerScope(session, owner_id)
+            row = await session.scalar(
+                scope.select(StreamReportRow).where(StreamReportRow.id == report_id)
+            )
+            if row is None or row.status != "running":
+                return None
+            stream = to_stream(await scope.get(StreamRow, row.stream_id, what=STREAM))
+            return await _run_start(scope, row, stream)
+
+    async def status(self, owner_id: uuid.UUID, report_id: uuid.UUID) -> str | None:
+        """The status of the run of ``report_id``; ``None`` when there is no such run."""
+        async with self.database.session() as session:
+            return await session.scalar(
+                select(StreamReportRow.status).where(
+                    StreamReportRow.id == report_id, StreamReportRow.owner_id == owner_id
+                )
+            )
 
     async def due_streams(self, now: dt.datetime) -> list[DueStream]:
         """The streams of every owner due at ``now``, longest waiting first."""
@@ -189,12 +239,15 @@ class ReportStore:
     async def is_due(self, stream_id: uuid.UUID, now: dt.datetime) -> bool:
         """Checked again just before a scheduled run: another process may have run it."""
         async with self.database.session() as session:
-            found = await session.scalar(
-                select(StreamRow.id).where(
-                    StreamRow.id == stream_id, _due(now, self.retry_failed_after)
-                )
+            return await self._due_now(session, stream_id, now)
+
+    async def _due_now(self, session: AsyncSession, stream_id: uuid.UUID, now: dt.datetime) -> bool:
+        found = await session.scalar(
+            select(StreamRow.id).where(
+                StreamRow.id == stream_id, _due(now, self.retry_failed_after)
             )
-            return found is not None
+        )
+        return found is not None
 
     async def finish(self, owner_id: uuid.UUID, start: RunStart, result: RunResult) -> StoredReport:
         async with self.database.session(write=True) as session:

@@ -20,15 +20,14 @@ from scholarstream.chat.tools.builtin.arguments import ToolArguments, input_sche
 from scholarstream.chat.tools.builtin.web_addresses import (
     ASK_TO_PASTE,
     HostRules,
-    Resolver,
     checked_url,
-    system_resolver,
     wire_host,
     with_scheme,
 )
 from scholarstream.chat.tools.builtin.web_text import Fetched, is_readable, page_text
 from scholarstream.chat.tools.registry import ToolConfig, ToolContext, ToolResult, register_tool
 from scholarstream.errors import NotFoundError, SourceError, SourceUnavailableError
+from scholarstream.public_addresses import Resolver, system_resolver
 from scholarstream.settings import ChatSettings
 
 TOOL = "read_web_page"

@@ -11,16 +11,14 @@ lifts the address rules (an intranet server).
 
 from __future__ import annotations
 
-import asyncio
-import ipaddress
 import re
 import socket
-from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 import httpx
 
 from scholarstream.errors import InvalidInputError, NotFoundError, SourceUnavailableError
+from scholarstream.public_addresses import IPAddress, Resolver, ip_of, is_local_name, is_public
 
 ASK_TO_PASTE = "Ask the user to paste the text they need into the chat."
 _PRIVATE_HINT = (
@@ -28,70 +26,6 @@ _PRIVATE_HINT = (
     "the text; an administrator can allow intranet hosts with "
     "chat.web_read_allow_private_hosts."
 )
-
-Resolver = Callable[[str, int], Awaitable[Sequence[str]]]
-"""Resolves a host name (and port) to its IP addresses; raises ``OSError`` (``socket.gaierror``)
-when it cannot."""
-
-IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
-
-
-async def system_resolver(host: str, port: int) -> list[str]:
-    """The host's addresses from the operating system's resolver, without blocking the loop."""
-    infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    return list(dict.fromkeys(str(info[4][0]) for info in infos))
-
-
-_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
-
-
-def _embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
-    """The IPv4 address an IPv6 one carries: IPv4-mapped, NAT64 or 6to4."""
-    if address.ipv4_mapped is not None:
-        return address.ipv4_mapped
-    if address in _NAT64:
-        return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
-    return address.sixtofour
-
-
-def is_public(address: IPAddress) -> bool:
-    """Whether a shared server may connect to ``address`` for a user: a globally routable
-    unicast address, and so is any IPv4 address it embeds."""
-    if (
-        address.is_loopback
-        or address.is_private
-        or address.is_link_local
-        or address.is_multicast
-        or address.is_reserved
-        or address.is_unspecified
-        or not address.is_global
-    ):
-        return False
-    if isinstance(address, ipaddress.IPv6Address):
-        if address.is_site_local:
-            return False
-        embedded = _embedded_ipv4(address)
-        if embedded is not None:
-            return is_public(embedded)
-    return True
-
-
-_NUMERIC_IPV4 = re.compile(r"(?:0x[0-9a-f]*|[0-9]+)(?:\.(?:0x[0-9a-f]*|[0-9]+)){0,3}", re.I)
-
-
-def _ip(host: str) -> IPAddress | None:
-    """``host`` as an address, if it is one; numeric IPv4 shorthands (``127.1``,
-    ``2130706433``, ``0x7f.1``) included, as the system's resolver reads them."""
-    try:
-        return ipaddress.ip_address(host.partition("%")[0])
-    except ValueError:
-        pass
-    if _NUMERIC_IPV4.fullmatch(host):
-        try:
-            return ipaddress.IPv4Address(socket.inet_aton(host))
-        except OSError:
-            return None
-    return None
 
 
 def wire_host(url: httpx.URL) -> str:
@@ -152,7 +86,7 @@ class HostRules:
     ) -> list[str | None]:
         host = wire_host(url)
         subject = f"{redirected_from} redirects to {url}, which" if redirected_from else str(url)
-        literal = _ip(host)
+        literal = ip_of(host)
         if literal is not None:
             if not self.allow_private and not is_public(literal):
                 raise InvalidInputError(
@@ -162,7 +96,7 @@ class HostRules:
         if self.allow_private:
             return [None]
         name = host.lower().rstrip(".")
-        if name == "localhost" or name.endswith(".localhost"):
+        if is_local_name(name):
             raise InvalidInputError(f"{subject} is on this server itself.", hint=_PRIVATE_HINT)
         found = await self._resolved(url, name)
         refused = [str(a) for a in found if not is_public(a)]
@@ -190,7 +124,7 @@ class HostRules:
             raise SourceUnavailableError(
                 name, f"Could not look up {name} ({exc}).", hint="Try again in a few minutes."
             ) from exc
-        addresses = [a for a in (_ip(text) for text in found) if a is not None]
+        addresses = [a for a in (ip_of(text) for text in found) if a is not None]
         if not addresses:
             raise _no_such_host(url)
         return list(dict.fromkeys(addresses))
