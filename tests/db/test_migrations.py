@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
@@ -57,3 +59,23 @@ def test_every_user_table_has_an_owner() -> None:
         assert "owner_id" in table.columns, f"{name} has no owner_id"
         (fk,) = table.columns["owner_id"].foreign_keys
         assert fk.column.table.name == "users"
+
+
+def test_processes_migrating_a_fresh_database_at_once_all_succeed(database_url: str) -> None:
+    """Several processes starting together on a new database each migrate it (``serve``
+    and ``worker`` do at start): one migrates, the others wait for it and find it current."""
+    script = "import sys; from scholarstream.db import upgrade; upgrade(sys.argv[1])"
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", script, database_url],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for _ in range(4)
+    ]
+    outputs = [process.communicate(timeout=120)[0] for process in processes]
+    assert [process.returncode for process in processes] == [0] * 4, outputs
+    assert asyncio.run(current_revision(database_url)) == _head()
+    tables, diff = asyncio.run(_inspect(database_url))
+    assert set(Base.metadata.tables) <= tables and diff == []
