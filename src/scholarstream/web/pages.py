@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import urlencode
@@ -87,18 +88,13 @@ def _not_found(
     return page
 
 
-def _uuid(text: str) -> uuid.UUID | None:
+async def _owns(lookup: Callable[..., Awaitable[object]], *ids: str) -> bool:
+    """Whether the user's own ``lookup`` of ``ids`` finds it: False for text that is no
+    id, and for another user's resource (their lookups do not find it)."""
     try:
-        return uuid.UUID(text)
-    except ValueError:
-        return None
-
-
-async def _owns(lookup: Awaitable[object]) -> bool:
-    """Whether the user's own lookup finds it (another user's resource is not found)."""
-    try:
-        await lookup
-    except NotFoundError:
+        parsed = [uuid.UUID(text) for text in ids]
+        await lookup(*parsed)
+    except (ValueError, NotFoundError):
         return False
     return True
 
@@ -236,13 +232,10 @@ async def stream_creation_page(
 ) -> Response:
     if user is None:
         return _login_redirect(request)
-    if creation_id is not None:
-        parsed = _uuid(creation_id)
-        if parsed is None or not await _owns(
-            StreamStore(runtime.database).creation(user.id, parsed)
-        ):
-            message = "There is no stream draft with this address among yours."
-            return _not_found(request, user, "streams", message, STREAMS_BACK)
+    creations = partial(StreamStore(runtime.database).creation, user.id)
+    if creation_id is not None and not await _owns(creations, creation_id):
+        message = "There is no stream draft with this address among yours."
+        return _not_found(request, user, "streams", message, STREAMS_BACK)
     return render(
         request,
         "stream_new.html",
@@ -260,8 +253,7 @@ async def stream_page(
 ) -> Response:
     if user is None:
         return _login_redirect(request)
-    parsed = _uuid(stream_id)
-    if parsed is None or not await _owns(StreamStore(runtime.database).get(user.id, parsed)):
+    if not await _owns(partial(StreamStore(runtime.database).get, user.id), stream_id):
         message = "There is no stream with this address among yours."
         return _not_found(request, user, "streams", message, STREAMS_BACK)
     return render(
@@ -285,12 +277,8 @@ async def stream_report_page(
 ) -> Response:
     if user is None:
         return _login_redirect(request)
-    stream, report = _uuid(stream_id), _uuid(report_id)
-    if (
-        stream is None
-        or report is None
-        or not await _owns(ReportStore(runtime.database).get(user.id, stream, report))
-    ):
+    lookup = partial(ReportStore(runtime.database).get, user.id)
+    if not await _owns(lookup, stream_id, report_id):
         message = "There is no report with this address among your streams' reports."
         return _not_found(request, user, "streams", message, STREAMS_BACK)
     return render(
@@ -348,8 +336,7 @@ async def research_page(
 ) -> Response:
     if user is None:
         return _login_redirect(request)
-    parsed = _uuid(research_id)
-    if parsed is None or not await _owns(ResearchService(runtime).get(user.id, parsed)):
+    if not await _owns(partial(ResearchService(runtime).get, user.id), research_id):
         message = "There is no research with this address among yours."
         return _not_found(request, user, "research", message, RESEARCH_BACK)
     return render(
