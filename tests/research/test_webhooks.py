@@ -198,19 +198,25 @@ async def test_a_filter_sends_only_the_chosen_events(data_dir: Path, database_ur
         assert cursor is not None and cursor.delivered_seq == 4
 
 
+BACKOFF = 0.5
+
+
 async def test_a_failing_webhook_is_retried_in_order_without_holding_up_the_others(
     data_dir: Path, database_url: str
 ) -> None:
     webhooks = [{"url": A, "name": "flaky"}, {"url": B, "name": "good"}]
     hooks = Hooks(scripts={A: [500, 503]})
     async with (
-        delivery_runtime(data_dir, database_url, webhooks) as runtime,
+        # Long enough that the early call below is early even on a loaded machine.
+        delivery_runtime(
+            data_dir, database_url, webhooks, webhook_backoff_seconds=BACKOFF
+        ) as runtime,
         hooks.client() as http,
     ):
         _, research_id = await completed_research(runtime)
 
         wait = await deliver_research(runtime, research_id, client=http)
-        assert wait == pytest.approx(0.1)  # webhook_backoff_seconds
+        assert wait == pytest.approx(BACKOFF)  # webhook_backoff_seconds
         assert hooks.seqs(B) == [1, 2, 3, 4]  # the good one is not held up
         assert hooks.seqs(A) == [1]  # and nothing after the failed event went
         cursors = WebhookCursors(runtime.database)
@@ -221,12 +227,13 @@ async def test_a_failing_webhook_is_retried_in_order_without_holding_up_the_othe
 
         # Before the retry is due nothing is sent; the wait left is the answer.
         early = await deliver_research(runtime, research_id, client=http)
-        assert early is not None and 0 < early <= 0.1
+        assert early is not None and 0 < early <= BACKOFF
         assert hooks.seqs(A) == [1]
 
-        await asyncio.sleep(0.12)
-        assert await deliver_research(runtime, research_id, client=http) == pytest.approx(0.3)
-        await asyncio.sleep(0.32)
+        await asyncio.sleep(BACKOFF + 0.02)
+        retried = await deliver_research(runtime, research_id, client=http)
+        assert retried == pytest.approx(3 * BACKOFF)
+        await asyncio.sleep(3 * BACKOFF + 0.02)
         assert await deliver_research(runtime, research_id, client=http) is None
         assert hooks.seqs(A) == [1, 1, 1, 2, 3, 4]  # the same event until it went, then on
         assert len({b["deliveryId"] for b in hooks.to(A)[:3]}) == 1
