@@ -10,7 +10,8 @@ at its own pace whatever the reader does. Token 0 carries the call time
 (``"tok0@<ns> "``, then ``"tok1 "`` ...), so the client knows when each token was due
 (both processes read CLOCK_MONOTONIC).
 
-The client (this process, ``httpx.AsyncClient``, HTTP/1.1, one connection per concurrent
+The client (this process, on uvloop: a minimal HTTP/1.1 client, ``Connection``, that takes
+each arrival time as the bytes reach it; one keep-alive connection per concurrent
 conversation, opened before the level starts) posts ``POST /api/v1/chat/messages`` with
 ``{"message": ..., "context": {"current_page": PAGE}}`` (single-user mode, loopback, no
 Origin header), each message a fresh conversation, and reads the SSE stream. A level of
@@ -29,9 +30,10 @@ the targets hold (added p50 under 5 ms at 50 concurrent conversations, no errors
 ``DEFINITIONS`` (printed with the table) says what the figures mean.
 
 Finding out why: ``--cprofile FILE`` profiles the server's event-loop thread;
-``--diag-pool-size N`` and ``--diag-no-engine`` change the server on purpose (a bigger
-database connection pool; no durable engine) to test a suspected cause; their tables are
-not results of ``scholarstream serve``. ``--register-missing-page`` registers a bare chat
+``--diag-pool-size N``, ``--diag-no-engine`` and ``--diag-no-agent`` change the server on
+purpose (a bigger database connection pool; no durable engine; the model's tokens published
+without the pydantic-ai agent run) to test a suspected cause; their tables are not results
+of ``scholarstream serve``. ``--register-missing-page`` registers a bare chat
 page named --page if the product has none (for running before the page configs exist).
 """
 
@@ -50,10 +52,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Coroutine, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import httpx
 
@@ -128,6 +130,8 @@ def serve_child(args: argparse.Namespace) -> None:
     upgrade(settings.app_database_url)
     model = FunctionModel(stream_function=paced_tokens, model_name="bench-paced")
     runtime = build_runtime(settings, model_overrides={"default": model})
+    if args.diag_no_agent:
+        _stream_without_agent(paced_tokens)
     if args.diag_pool_size:
         _replace_pool(runtime.database, args.diag_pool_size)
     app = create_app(runtime, engine=None if args.diag_no_engine else Engine(runtime))
@@ -154,6 +158,35 @@ def serve_child(args: argparse.Namespace) -> None:
         finally:
             profiler.disable()
             profiler.dump_stats(args.cprofile)
+
+
+def _stream_without_agent(tokens: Callable[..., AsyncIterator[str]]) -> None:
+    """Diagnostic: the chat publishes the paced model's tokens itself instead of running the
+    pydantic-ai agent (no agent, no graph, no tools): what everything else costs."""
+    from scholarstream.chat.agent_loop import TurnTranscript
+    from scholarstream.chat.assistant import Assistant, ChatMessageIn
+    from scholarstream.chat.continuity.engine import TurnContinuity
+    from scholarstream.chat.conversations import StartedTurn
+    from scholarstream.chat.events import TextDeltaEvent
+    from scholarstream.chat.pages.registry import Resolution
+    from scholarstream.chat.tools.registry import ToolContext
+    from scholarstream.chat.turns import Turn
+
+    async def run_model(
+        self: Assistant,
+        turn: Turn,
+        request: ChatMessageIn,
+        resolution: Resolution,
+        context: ToolContext,
+        started: StartedTurn,
+        transcript: TurnTranscript,
+        continuity: TurnContinuity | None,
+    ) -> None:
+        async for token in tokens([], None):
+            transcript.text += token
+            turn.publish(TextDeltaEvent(text=token))
+
+    Assistant._run_model = run_model  # type: ignore[method-assign]
 
 
 def _replace_pool(database: Database, size: int) -> None:
@@ -194,8 +227,12 @@ def _runqueue_wait_seconds(pid: int, tid: int) -> float:
 @dataclass
 class Server:
     process: subprocess.Popen[bytes]
-    base_url: str
+    port: int
     log: Path
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
 
 
 @contextlib.contextmanager
@@ -223,10 +260,12 @@ def serve(args: argparse.Namespace, work_dir: Path) -> Iterator[Server]:
         command += ["--diag-pool-size", str(args.diag_pool_size)]
     if args.diag_no_engine:
         command += ["--diag-no-engine"]
+    if args.diag_no_agent:
+        command += ["--diag-no-agent"]
     env = {k: v for k, v in os.environ.items() if not k.startswith("SCHOLARSTREAM_")}
     with log.open("wb") as sink:
         process = subprocess.Popen(command, env=env, stdout=sink, stderr=subprocess.STDOUT)
-    server = Server(process, f"http://127.0.0.1:{port}", log)
+    server = Server(process, port, log)
     try:
         _wait_healthy(server)
         yield server
@@ -363,21 +402,105 @@ class _Reader:
         return result
 
 
-async def converse(client: httpx.AsyncClient, page: str, tokens: int, pace: float) -> Conversation:
-    body = {"message": MESSAGE, "context": {"current_page": page}}
+class Connection(asyncio.Protocol):
+    """One keep-alive HTTP/1.1 connection to the server that reads each answer as its bytes
+    arrive: the arrival time is taken when the socket's data reaches the protocol, before
+    anything is parsed, and the parse (chunked framing, then SSE) costs a few microseconds
+    per chunk. (An HTTP client library costs tens per chunk: at 50 streams the client's own
+    work then queued the arrivals it measured.)"""
+
+    def __init__(self) -> None:
+        self.transport: asyncio.WriteTransport | None = None
+        self.buffer = bytearray()
+        self.reader: _Reader | None = None
+        self.done: asyncio.Future[None] | None = None
+        self.status: int | None = None
+        self.length: int | None = None  # a body with a Content-Length (an error answer)
+        self.error_body = bytearray()
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # TCP_NODELAY is asyncio's and uvloop's default. (uvloop's transports are not
+        # subclasses of asyncio's.)
+        self.transport = cast("asyncio.WriteTransport", transport)
+
+    def send(self, request: bytes, reader: _Reader) -> asyncio.Future[None]:
+        assert self.transport is not None
+        self.reader, self.status, self.length = reader, None, None
+        self.error_body.clear()
+        self.done = asyncio.get_running_loop().create_future()
+        self.transport.write(request)
+        return self.done
+
+    def data_received(self, data: bytes) -> None:
+        now = time.monotonic()
+        self.buffer += data
+        if self.status is None and not self._head():
+            return
+        if self.length is not None:
+            if len(self.buffer) >= self.length:
+                self.error_body += self.buffer[: self.length]
+                del self.buffer[: self.length]
+                self._finish()
+            return
+        while (line_end := self.buffer.find(b"\r\n")) >= 0:
+            size = int(bytes(self.buffer[:line_end]).split(b";")[0], 16)
+            end = line_end + 2 + size + 2
+            if len(self.buffer) < end:
+                return
+            chunk = bytes(self.buffer[line_end + 2 : end - 2])
+            del self.buffer[:end]
+            if size == 0:
+                self._finish()
+                return
+            if self.status == 200 and self.reader is not None:
+                self.reader.feed(chunk, now)
+            else:
+                self.error_body += chunk
+
+    def _head(self) -> bool:
+        end = self.buffer.find(b"\r\n\r\n")
+        if end < 0:
+            return False
+        lines = bytes(self.buffer[:end]).split(b"\r\n")
+        del self.buffer[: end + 4]
+        self.status = int(lines[0].split(b" ", 2)[1])
+        headers = dict(line.lower().split(b": ", 1) for line in lines[1:] if b": " in line)
+        if headers.get(b"transfer-encoding") != b"chunked":
+            self.length = int(headers.get(b"content-length", b"0"))
+        return True
+
+    def _finish(self) -> None:
+        if self.done is not None and not self.done.done():
+            self.done.set_result(None)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.done is not None and not self.done.done():
+            self.done.set_exception(ConnectionError(f"the server closed the connection: {exc}"))
+
+
+def chat_request(host: str, page: str) -> bytes:
+    body = json.dumps({"message": MESSAGE, "context": {"current_page": page}}).encode()
+    head = (
+        f"POST {MESSAGES_PATH} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    )
+    return head.encode() + body
+
+
+async def converse(
+    connection: Connection, request: bytes, tokens: int, pace: float
+) -> Conversation:
     started = time.monotonic()
     reader = _Reader(started, tokens, pace)
     try:
-        async with client.stream("POST", MESSAGES_PATH, json=body) as response:
-            if response.status_code != 200:
-                text = (await response.aread()).decode(errors="replace")
-                reader.result.error = f"HTTP {response.status_code}: {text[:300]}"
-                reader.result.ended = time.monotonic()
-                return reader.result
-            async for chunk in response.aiter_raw():
-                reader.feed(chunk, time.monotonic())
-    except httpx.HTTPError as exc:
+        await asyncio.wait_for(connection.send(request, reader), 120)
+    except (OSError, TimeoutError) as exc:
         reader.result.error = f"{type(exc).__name__}: {exc}"
+        reader.result.ended = time.monotonic()
+        return reader.result
+    if connection.status != 200:
+        text = bytes(connection.error_body).decode(errors="replace")
+        reader.result.error = f"HTTP {connection.status}: {text[:300]}"
         reader.result.ended = time.monotonic()
         return reader.result
     return reader.finish()
@@ -442,15 +565,16 @@ class Level:
 
 
 async def _users(
-    client: httpx.AsyncClient, users: int, rounds: int, page: str, tokens: int, pace: float
+    connections: Sequence[Connection], request: bytes, rounds: int, tokens: int, pace: float
 ) -> list[Conversation]:
-    """``users`` users, each sending ``rounds`` messages one after another; user k starts
-    k/users of one answer's length after the first."""
+    """One user per connection, each sending ``rounds`` messages one after another; user k
+    starts k/users of one answer's length after the first."""
     ramp = tokens * pace
+    users = len(connections)
 
     async def user(k: int) -> list[Conversation]:
         await asyncio.sleep(ramp * k / users)
-        return [await converse(client, page, tokens, pace) for _ in range(rounds)]
+        return [await converse(connections[k], request, tokens, pace) for _ in range(rounds)]
 
     per_user = await asyncio.gather(*(user(k) for k in range(users)))
     return [c for conversations in per_user for c in conversations]
@@ -471,20 +595,25 @@ def steady_state(conversations: Sequence[Conversation], users: int) -> list[Conv
     ]
 
 
-def _client(base_url: str, connections: int) -> httpx.AsyncClient:
-    limits = httpx.Limits(
-        max_connections=connections, max_keepalive_connections=connections, keepalive_expiry=300
-    )
-    timeout = httpx.Timeout(120.0, connect=30.0, pool=300.0)
-    return httpx.AsyncClient(base_url=base_url, limits=limits, timeout=timeout, http2=False)
+@contextlib.asynccontextmanager
+async def _connections(server: Server, count: int) -> AsyncIterator[list[Connection]]:
+    """One open connection per user, before anything is timed."""
+    loop = asyncio.get_running_loop()
+    opened = [
+        await loop.create_connection(Connection, "127.0.0.1", server.port) for _ in range(count)
+    ]
+    try:
+        yield [connection for _, connection in opened]
+    finally:
+        for transport, _ in opened:
+            transport.close()
 
 
 async def run_level(
     server: Server, users: int, rounds: int, page: str, tokens: int, pace: float
 ) -> Level:
-    async with _client(server.base_url, users) as client:
-        # Open one connection per user before timing anything.
-        await asyncio.gather(*(client.get("/health") for _ in range(users)))
+    request = chat_request(f"127.0.0.1:{server.port}", page)
+    async with _connections(server, users) as connections:
         cpu_before = _cpu_seconds(server.process.pid)
         loop_cpu_before = _cpu_seconds(server.process.pid, main_thread=True)
         pid, me = server.process.pid, os.getpid()
@@ -492,7 +621,7 @@ async def run_level(
         client_cpu_before = time.process_time()
         began = time.monotonic()
         with LoopLag() as lag:
-            results = await _users(client, users, rounds, page, tokens, pace)
+            results = await _users(connections, request, rounds, tokens, pace)
         wall = time.monotonic() - began
         server_cpu = _cpu_seconds(server.process.pid) - cpu_before
         loop_cpu = _cpu_seconds(server.process.pid, main_thread=True) - loop_cpu_before
@@ -674,6 +803,12 @@ def main() -> None:
         action="store_true",
         help="DIAGNOSTIC, not what serve does: run the server without the durable engine",
     )
+    parser.add_argument(
+        "--diag-no-agent",
+        action="store_true",
+        help="DIAGNOSTIC, not what serve does: the chat streams the paced model's tokens "
+        "without running the pydantic-ai agent (the cost of everything but the agent run)",
+    )
     # The server child (started by the benchmark itself).
     parser.add_argument("--serve-child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
@@ -716,6 +851,7 @@ def main() -> None:
             "profiled": args.cprofile is not None,
             "diagnostic_pool_size": args.diag_pool_size,
             "diagnostic_no_engine": args.diag_no_engine,
+            "diagnostic_no_agent": args.diag_no_agent,
             "cpus": os.cpu_count(),
         },
         "levels": [asdict(level) for level in levels],

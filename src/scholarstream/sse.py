@@ -33,19 +33,25 @@ class EventStreamResponse(Response):
         self,
         chunks: AsyncGenerator[bytes, None],
         *,
+        head: bytes = b"",
         status_code: int = 200,
         headers: Mapping[str, str] | None = None,
     ) -> None:
+        """``head``: events that are ready now, written with the response headers; before
+        the producer's first chunk, and without waiting for its task to be scheduled."""
         # Not Response.__init__: it would add "content-length: 0" for the empty body.
         self.status_code = status_code
         self.background = None
         self.init_headers({**_NO_STORE, **(headers or {})})
         self.chunks = chunks
+        self.head = head
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await send(
             {"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers}
         )
+        if self.head:
+            await send({"type": "http.response.body", "body": self.head, "more_body": True})
         writer = asyncio.create_task(self._write(send))
         watcher = asyncio.create_task(_until_disconnect(receive))
         try:

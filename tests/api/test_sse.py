@@ -51,6 +51,19 @@ async def test_chunks_are_sent_in_order_and_the_body_ends() -> None:
     assert connection.sent[-1]["more_body"] is False
 
 
+async def test_the_head_goes_out_with_the_headers_before_any_chunk() -> None:
+    async def chunks() -> AsyncGenerator[bytes, None]:
+        yield encode_sse("t:2", '{"a":2}')
+
+    connection = Connection()
+    head = encode_sse("t:1", '{"a":1}')
+    await EventStreamResponse(chunks(), head=head)(
+        {"type": "http"}, connection.receive, connection.send
+    )
+    assert connection.sent[0]["type"] == "http.response.start"
+    assert connection.body == [head, b'id: t:2\ndata: {"a":2}\n\n', b""]
+
+
 async def test_a_client_that_leaves_closes_the_stream() -> None:
     closed = asyncio.Event()
 

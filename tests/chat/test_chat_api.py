@@ -11,7 +11,8 @@ from typing import Any
 
 import httpx
 import pytest
-from pydantic_ai.messages import ModelRequest, UserPromptPart
+from pydantic_ai.messages import ModelRequest, ToolReturnPart, UserPromptPart
+from pydantic_ai.models.function import DeltaToolCall
 
 from tests.chat.world import MARKER, PAGE, Event, Script, call, context, read_events
 from tests.web.live import LiveServer, clean_settings, serve
@@ -174,6 +175,55 @@ def test_tool_failures_unknown_tools_and_bad_arguments_do_not_end_the_turn(
         assert [h["ok"] for h in complete["tool_history"]] == [False, False]
 
 
+def test_an_empty_answer_or_arguments_that_are_not_an_object_get_one_more_try(
+    tmp_path: Path,
+) -> None:
+    not_an_object = {0: DeltaToolCall(name="chat_test_split", json_args="[1, 2]", tool_call_id="a")}
+    script = Script([not_an_object], [" "], ["Recovered."])
+    with chat_server(tmp_path, script) as (_, client):
+        events = send(client, "Go")
+        assert events[-1].type == "complete"
+        assert events[-1].data["payload"]["message"] == "Recovered."
+        assert "not a JSON object" in str(script.seen[1][-1])
+        assert "Your answer was empty" in str(script.seen[2][-1])
+
+
+def test_a_model_that_keeps_answering_nothing_ends_the_turn_with_an_error(tmp_path: Path) -> None:
+    script = Script([" "], ["\n"])
+    with chat_server(tmp_path, script) as (_, client):
+        events = send(client, "Go")
+        assert events[-1].type == "error"
+        assert "answered with nothing" in events[-1].data["message"]
+        conversation_id = events[0].data["conversation_id"]
+        kept = client.get(f"/api/v1/chat/conversations/{conversation_id}").json()
+        assert kept["messages"][0]["content"] == "Go"
+
+
+def test_the_tool_calls_of_one_response_all_run_and_answer_in_order(tmp_path: Path) -> None:
+    both = {
+        0: DeltaToolCall(name="chat_test_split", json_args='{"text": "a b"}', tool_call_id="x"),
+        1: DeltaToolCall(name="chat_test_down", json_args="{}", tool_call_id="y"),
+    }
+    script = Script([both], ["Done."])
+    with chat_server(tmp_path, script) as (_, client):
+        events = send(client, "Both at once")
+        assert events[-1].type == "complete"
+        done = [
+            (e.data["tool"], e.data["index"], e.data["ok"])
+            for e in events
+            if e.type == "tool_complete"
+        ]
+        assert sorted(done) == [("chat_test_down", 1, False), ("chat_test_split", 0, True)]
+        answers = script.seen[1][-1]
+        assert isinstance(answers, ModelRequest)
+        returned = [p for p in answers.parts if isinstance(p, ToolReturnPart)]
+        assert [(p.tool_call_id, p.tool_name) for p in returned] == [
+            ("x", "chat_test_split"),
+            ("y", "chat_test_down"),
+        ]
+        assert "The test source is down." in str(returned[1].content)
+
+
 def test_tool_rounds_are_bounded(tmp_path: Path) -> None:
     script = Script(*[[call("chat_test_split", {"text": f"w{i}"}, f"c{i}")] for i in range(6)])
     with chat_server(tmp_path, script, max_tool_rounds=2) as (_, client):
@@ -288,10 +338,17 @@ def test_a_finished_answer_is_read_back_after_the_turn_is_forgotten(tmp_path: Pa
         assert unknown.status_code == 404
 
 
-def _wait_for_status(client: httpx.Client, conversation_id: str, status: str) -> dict[str, Any]:
-    deadline = time.monotonic() + 10
+def _wait_for_status(
+    client: httpx.Client, conversation_id: str, status: str, *, within: float = 10
+) -> dict[str, Any]:
+    deadline = time.monotonic() + within
+    messages: list[dict[str, Any]] = [{}]
     while time.monotonic() < deadline:
-        messages = client.get(f"/api/v1/chat/conversations/{conversation_id}").json()["messages"]
+        response = client.get(f"/api/v1/chat/conversations/{conversation_id}")
+        if response.status_code == 404:  # not stored yet
+            time.sleep(0.05)
+            continue
+        messages = response.json()["messages"]
         if messages[-1]["status"] == status:
             answer: dict[str, Any] = messages[-1]
             return answer
@@ -324,6 +381,23 @@ def test_stop_keeps_the_partial_answer(tmp_path: Path) -> None:
         assert rest[-1].data["code"] == "cancelled"
         answer = _wait_for_status(client, first.data["conversation_id"], "cancelled")
         assert answer["content"].startswith("w0")
+
+
+def test_the_message_is_stored_while_a_slow_model_has_not_answered(tmp_path: Path) -> None:
+    # The write waits for the first output, but not for a model that takes its time: here
+    # the message is stored long before the model's first word, due after 5 s.
+    script = Script(["Late answer."], pace=5)
+    with chat_server(tmp_path, script) as (_, client):
+        with client.stream("POST", MESSAGES, json={"message": "Go", "context": context()}) as r:
+            status = next(read_events(r))
+            conversation_id = status.data["conversation_id"]
+            answer = _wait_for_status(client, conversation_id, "running", within=2)
+            messages = client.get(f"/api/v1/chat/conversations/{conversation_id}").json()
+            assert [m["content"] for m in messages["messages"]] == ["Go", ""]
+            assert answer["content"] == ""
+            stopped = client.post(f"/api/v1/chat/turns/{status.data['turn_id']}/cancel")
+            assert stopped.status_code == 204
+        assert _wait_for_status(client, conversation_id, "cancelled")["content"] == ""
 
 
 def test_offline_mode_runs_commands_and_says_free_text_needs_a_model(tmp_path: Path) -> None:

@@ -1,27 +1,48 @@
-"""One model turn on pydantic-ai: the page's tools wrapped so they stream progress and
-report failures, text streamed through the marker filter, a bounded number of tool rounds.
-Everything the user should see goes out through ``emit``."""
+"""One model turn: the agent loop on pydantic-ai's model layer. Each model request streams
+its text through the marker filter; its tool calls run through the page's tools (with
+streamed progress, failures reported to the model), and their results go back to the model,
+for a bounded number of rounds. Everything the user should see goes out through ``emit``.
+
+The loop calls models with ``pydantic_ai.direct.model_request_stream``, not through
+``Agent``: an agent run passes through the event loop 28 times before it calls the model and
+costs about 50 µs per streamed token, a direct request once and about 15 µs (measured with
+pydantic-ai 2.68). Under load, every pass waits behind every other stream's tokens: that was
+most of the delay before the first token (``bench/chat_sse.py``)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic_ai import Agent, ModelRetry, Tool
-from pydantic_ai.exceptions import UsageLimitExceeded
+from pydantic_ai import ModelRetry
+from pydantic_ai.direct import model_request_stream
+from pydantic_ai.exceptions import UnexpectedModelBehavior
 from pydantic_ai.messages import (
-    AgentStreamEvent,
-    FunctionToolResultEvent,
     ModelMessage,
+    ModelRequest,
+    ModelRequestPart,
+    ModelResponse,
+    ModelResponseStreamEvent,
     PartDeltaEvent,
     PartStartEvent,
+    RetryFeedbackPart,
+    RetryInfo,
     TextPart,
     TextPartDelta,
+    ToolCallPart,
+    ToolRetryCause,
+    ToolReturnPart,
+    UserPromptPart,
 )
+from pydantic_ai.models import ModelRequestParameters
 from pydantic_ai.settings import ModelSettings
-from pydantic_ai.usage import RunUsage, UsageLimits
+from pydantic_ai.tools import ToolDefinition
+from pydantic_ai.usage import RunUsage
 
 from scholarstream.chat.continuity.state import QuerySent
 from scholarstream.chat.events import (
@@ -38,7 +59,7 @@ from scholarstream.chat.response import ToolHistoryEntry
 from scholarstream.chat.tools.execution import ToolArgumentsError, execute_tool
 from scholarstream.chat.tools.registry import ToolConfig, ToolContext, ToolProgress
 from scholarstream.errors import LLMError, ScholarStreamError
-from scholarstream.llm import MODEL_FAILURES, ResolvedModel, model_error, retry_capabilities
+from scholarstream.llm import MODEL_FAILURES, ResolvedModel, RetryPolicy, model_error
 from scholarstream.prompt_fences import fenced_data
 
 log = logging.getLogger(__name__)
@@ -153,19 +174,6 @@ class ToolRunner:
         self.emit(ToolCompleteEvent(tool=tool.name, index=index, ok=False, error=error))
         return f"The tool {tool.name} failed: {error}"
 
-    def as_pydantic_tool(self, tool: ToolConfig) -> Tool[None]:
-        async def call(**arguments: Any) -> str:
-            # What a tool returns (a web page, an abstract) may carry text written to steer
-            # the model: it reaches the model fenced as data (ASSISTANT_INSTRUCTIONS say so).
-            return fenced_data(f"Result of {tool.name}", await self.run(tool, arguments))
-
-        return Tool.from_schema(
-            call,
-            name=tool.name,
-            description=tool.description,
-            json_schema=tool.input_schema,
-        )
-
 
 async def run_agent_turn(
     *,
@@ -184,49 +192,178 @@ async def run_agent_turn(
 ) -> None:
     """Fills ``transcript`` as it goes, so a stopped turn still has what it said."""
     runner = ToolRunner(tool_context, emit, transcript, max_tool_calls, rewrite)
-    agent = Agent(
-        resolved.model,
-        instructions=system_prompt,
-        tools=[runner.as_pydantic_tool(tool) for tool in tools],
-        retries=TOOL_RETRIES,
-    )
     text = _TextCollector(MarkerFilter(markers), emit)
-    settings: ModelSettings = {"timeout": timeout_seconds}
-    # Tool rounds are bounded by the runner; this only stops a model that loops on retries.
-    limits = UsageLimits(request_limit=max_tool_calls + 2 * TOOL_RETRIES + 2)
+    calls = _ToolCalls(runner, {tool.name: tool for tool in tools}, transcript, emit)
+    model = _ModelCalls(resolved, timeout_seconds, tools)
+    messages = [*history]
+    new_messages: list[ModelMessage] = []
+    usage = RunUsage()
+    request = ModelRequest(parts=[UserPromptPart(message)], instructions=system_prompt)
     try:
-        # agent.iter with each node's own stream, not run_stream_events: the same events
-        # without a task and a channel between the model and us (about a third of the
-        # per-token cost).
-        async with agent.iter(
-            message,
-            message_history=list(history),
-            model_settings=settings,
-            usage_limits=limits,
-            # A provider's 429 or 5xx is retried before anything streams; a stream that
-            # breaks after it started is not (its text reached the user): see llm.retries.
-            capabilities=retry_capabilities(resolved, timeout_seconds),
-        ) as run:
-            async for node in run:
-                if Agent.is_model_request_node(node) or Agent.is_call_tools_node(node):
-                    async with node.stream(run.ctx) as events:
-                        async for event in events:
-                            _handle(event, text, transcript, emit)
-            if run.result is not None:
-                transcript.new_messages = run.result.new_messages()
-                transcript.usage = run.result.usage
-    except MODEL_FAILURES as exc:
-        transcript.text = text.full
-        raise model_error(exc, resolved, timeout_seconds=timeout_seconds) from exc
-    except UsageLimitExceeded as exc:
-        transcript.text = text.full
+        # Tool rounds are bounded by the runner; this only stops a model that loops on retries.
+        for _ in range(max_tool_calls + 2 * TOOL_RETRIES + 2):
+            messages.append(request)
+            new_messages.append(request)
+            response = await model.request(messages, text)
+            messages.append(response)
+            new_messages.append(response)
+            usage.requests += 1
+            usage.incr(response.usage)
+            tool_calls = [part for part in response.parts if isinstance(part, ToolCallPart)]
+            if tool_calls:
+                usage.tool_calls += len(tool_calls)
+                request = ModelRequest(
+                    parts=await calls.answer_all(tool_calls), instructions=system_prompt
+                )
+            elif _has_text(response):
+                transcript.new_messages = new_messages
+                transcript.usage = usage
+                return
+            else:
+                request = ModelRequest(parts=[calls.empty_answer()], instructions=system_prompt)
         raise LLMError(
             "The model kept calling tools without answering.",
             hint="Ask a narrower question, or raise chat.max_tool_rounds.",
-        ) from exc
+        )
+    except MODEL_FAILURES as exc:
+        transcript.text = text.full
+        raise model_error(exc, resolved, timeout_seconds=timeout_seconds) from exc
     finally:
         text.finish()
         transcript.text = text.full
+
+
+class _ToolCalls:
+    """Answers a model's tool calls: each result (fenced as data: what a tool returns, a web
+    page or an abstract, may carry text written to steer the model, and the instructions
+    say so), or a retry prompt for an unknown tool or bad arguments, at most
+    ``TOOL_RETRIES`` times per tool."""
+
+    def __init__(
+        self,
+        runner: ToolRunner,
+        tools: dict[str, ToolConfig],
+        transcript: TurnTranscript,
+        emit: Emit,
+    ) -> None:
+        self.runner = runner
+        self.tools = tools
+        self.transcript = transcript
+        self.emit = emit
+        self.retries: Counter[str] = Counter()
+
+    async def answer_all(self, calls: Sequence[ToolCallPart]) -> list[ModelRequestPart]:
+        """The answers, in the calls' order; the calls of one response run at once."""
+        outcomes = await asyncio.gather(*(self.answer(c) for c in calls), return_exceptions=True)
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                raise outcome
+        return [outcome for outcome in outcomes if not isinstance(outcome, BaseException)]
+
+    async def answer(self, call: ToolCallPart) -> ModelRequestPart:
+        name = call.tool_name
+        tool = self.tools.get(name)
+        if tool is None:
+            note = f"The model asked for a tool that is not available here ({name})."
+            self.transcript.warnings.append(note)
+            self.emit(StatusEvent(message=note + " It was told which tools exist."))
+            available = ", ".join(repr(n) for n in sorted(self.tools)) or "none"
+            return self._retry(
+                call, f"Unknown tool name: {name!r}. Available tools: {available}", "unknown_tool"
+            )
+        try:
+            arguments = call.args_as_dict(raise_if_invalid=True)
+        except (ValueError, AssertionError):
+            return self._retry(
+                call, f"The arguments for {name} are not a JSON object.", "validation_error"
+            )
+        try:
+            result = await self.runner.run(tool, arguments)
+        except ModelRetry as exc:  # bad arguments: the runner says what is wrong
+            return self._retry(call, exc.message, "validation_error")
+        return ToolReturnPart(
+            tool_name=name,
+            content=fenced_data(f"Result of {name}", result),
+            tool_call_id=call.tool_call_id,
+        )
+
+    def empty_answer(self) -> RetryFeedbackPart:
+        """The prompt after an answer with neither text nor a tool call, once."""
+        self.retries[""] += 1
+        if self.retries[""] > 1:
+            raise UnexpectedModelBehavior("The model answered with nothing, twice.")
+        return RetryFeedbackPart(
+            content="Your answer was empty. Answer with text, or call a tool.",
+            retry=RetryInfo(cause="no_output"),
+        )
+
+    def _retry(self, call: ToolCallPart, message: str, cause: ToolRetryCause) -> ToolReturnPart:
+        name = call.tool_name
+        self.retries[name] += 1
+        if self.retries[name] > TOOL_RETRIES:
+            raise UnexpectedModelBehavior(
+                f"Tool {name!r} exceeded max retries count of {TOOL_RETRIES}"
+            )
+        return ToolReturnPart(
+            tool_name=name,
+            content=message,
+            tool_call_id=call.tool_call_id,
+            outcome="retried",
+            retry=RetryInfo(cause=cause),
+        )
+
+
+class _ModelCalls:
+    """One streamed request to the model at a time, under the product's retry policy for a
+    provider's model (``llm.retries``): a transient fault before anything streamed is tried
+    again within the request's budget; a stream that broke after it started is not."""
+
+    def __init__(
+        self, resolved: ResolvedModel, timeout_seconds: float, tools: Sequence[ToolConfig]
+    ) -> None:
+        self.resolved = resolved
+        self.timeout_seconds = timeout_seconds
+        self.policy = RetryPolicy(timeout_seconds) if resolved.from_provider else None
+        self.parameters = ModelRequestParameters(
+            function_tools=[
+                ToolDefinition(
+                    name=tool.name,
+                    description=tool.description,
+                    parameters_json_schema=tool.input_schema,
+                )
+                for tool in tools
+            ]
+        )
+
+    async def request(self, messages: list[ModelMessage], text: _TextCollector) -> ModelResponse:
+        deadline = time.monotonic() + self.timeout_seconds
+        attempt = 0
+        while True:
+            attempt += 1
+            streamed = False
+            try:
+                async with model_request_stream(
+                    self.resolved.model,
+                    messages,
+                    model_settings=self._settings(deadline - time.monotonic()),
+                    model_request_parameters=self.parameters,
+                ) as stream:
+                    async for event in stream:
+                        streamed = True
+                        _show(event, text)
+                return stream.get()
+            except MODEL_FAILURES as exc:
+                if self.policy is None or streamed:
+                    raise
+                remaining = deadline - time.monotonic()
+                await asyncio.sleep(self.policy.wait_before_retry(exc, attempt, remaining))
+
+    def _settings(self, remaining: float) -> ModelSettings:
+        if self.policy is None:  # a test's scripted model: its faults are the test's script
+            return {"timeout": self.timeout_seconds}
+        remaining = max(remaining, 0.001)
+        # The SDKs' own retries are off: one policy, not two stacked ones.
+        return {"timeout": remaining, "first_event_timeout": remaining, "max_retries": 0}
 
 
 class _TextCollector:
@@ -256,17 +393,12 @@ class _TextCollector:
             self.emit(TextDeltaEvent(text=rest))
 
 
-def _handle(
-    event: AgentStreamEvent, text: _TextCollector, transcript: TurnTranscript, emit: Emit
-) -> None:
+def _has_text(response: ModelResponse) -> bool:
+    return any(isinstance(part, TextPart) and part.content.strip() for part in response.parts)
+
+
+def _show(event: ModelResponseStreamEvent, text: _TextCollector) -> None:
     if isinstance(event, PartStartEvent) and isinstance(event.part, TextPart):
         text.start_part(event.part.content)
     elif isinstance(event, PartDeltaEvent) and isinstance(event.delta, TextPartDelta):
         text.add(event.delta.content_delta)
-    elif isinstance(event, FunctionToolResultEvent):
-        retry = getattr(event.part, "retry", None)
-        if retry is not None and getattr(retry, "cause", None) == "unknown_tool":
-            name = event.part.tool_name
-            note = f"The model asked for a tool that is not available here ({name})."
-            transcript.warnings.append(note)
-            emit(StatusEvent(message=note + " It was told which tools exist."))

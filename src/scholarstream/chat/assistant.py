@@ -48,6 +48,8 @@ from scholarstream.runtime import Runtime
 
 log = logging.getLogger(__name__)
 MAX_CHIPS = 6
+# How long storing the user's message waits for the turn's first output (see _record_start).
+RECORD_WAIT_SECONDS = 0.05
 
 
 class ChatMessageIn(BaseModel):
@@ -117,9 +119,8 @@ class Assistant:
         started: StartedTurn,
         continuity: TurnContinuity | None,
     ) -> None:
-        # The message is stored while the model starts: the first token does not wait for
-        # the write. Every way out of the turn waits for it before storing the answer.
-        recorded = asyncio.create_task(self.store.record_start(turn.owner_id, started))
+        # Every way out of the turn waits for the message to be stored before storing the answer.
+        recorded = asyncio.create_task(self._record_start(turn, started))
         transcript = TurnTranscript()
         context = ToolContext(self.runtime, turn.owner_id, request.context, turn.conversation_id)
         try:
@@ -162,6 +163,14 @@ class Assistant:
                 "The assistant failed unexpectedly.",
                 "Try again; if it keeps failing, the server log has the details.",
             )
+
+    async def _record_start(self, turn: Turn, started: StartedTurn) -> None:
+        """Stores the message once the turn has published its first output, or after
+        ``RECORD_WAIT_SECONDS`` if a slow model has not answered by then. Written while the
+        model starts, the write would delay the first token: the writes run in SQLite's
+        thread and that thread and the event loop take turns holding the interpreter."""
+        await turn.next_publish(RECORD_WAIT_SECONDS)
+        await self.store.record_start(turn.owner_id, started)
 
     async def _run_command(
         self,

@@ -61,10 +61,10 @@ class Turn:
                 yield batch
             elif self.done:
                 return
-            elif not await self._wait(idle_seconds):
+            elif not await self.next_publish(idle_seconds):
                 yield []
 
-    async def _wait(self, idle_seconds: float | None) -> bool:
+    async def next_publish(self, idle_seconds: float | None) -> bool:
         """Until the next publish (True) or ``idle_seconds`` (False)."""
         loop = asyncio.get_running_loop()
         waiter: asyncio.Future[bool] = loop.create_future()

@@ -1,6 +1,8 @@
 """How one model request survives a provider's faults: the product's retry policy, the
-same for every provider, applied to every model the registry builds (``ProviderRetries``,
-a pydantic-ai capability the gateway and the chat loop add to their runs).
+same for every provider, applied to every model the registry builds: ``ProviderRetries``,
+a pydantic-ai capability that agent runs add (the gateway, the stream guide), and
+``RetryPolicy`` itself around each of the chat loop's direct model requests
+(``chat.agent_loop``).
 
 ============================================  ==========================================
 fault                                         what happens

@@ -32,7 +32,7 @@ from scholarstream.chat.events import (
 )
 from scholarstream.chat.pages.registry import resolve
 from scholarstream.chat.tools.registry import ToolContext
-from scholarstream.chat.turns import Turn
+from scholarstream.chat.turns import Batch, Turn
 from scholarstream.errors import NotFoundError
 from scholarstream.sse import KEEPALIVE, EventStreamResponse
 
@@ -58,14 +58,19 @@ AssistantDep = Annotated[Assistant, Depends(get_assistant)]
 
 
 def _stream(assistant: Assistant, turn: Turn, after: int) -> EventStreamResponse:
-    async def chunks() -> AsyncGenerator[bytes, None]:
-        async for batch in assistant.hub.listen(turn, after, idle_seconds=KEEPALIVE_SECONDS):
-            if not batch:
-                yield KEEPALIVE
-                continue
-            yield b"".join(encode_event(event, event_id(turn.id, n)) for n, event in batch)
+    ready = len(turn.events)  # the events published so far go out with the headers
 
-    return EventStreamResponse(chunks())
+    def encode(batch: Batch) -> bytes:
+        return b"".join(encode_event(event, event_id(turn.id, n)) for n, event in batch)
+
+    async def chunks() -> AsyncGenerator[bytes, None]:
+        async for batch in assistant.hub.listen(
+            turn, max(after, ready), idle_seconds=KEEPALIVE_SECONDS
+        ):
+            yield encode(batch) if batch else KEEPALIVE
+
+    head = encode(list(enumerate(turn.events[after:ready], start=after + 1)))
+    return EventStreamResponse(chunks(), head=head)
 
 
 @router.post("/messages", response_class=EventStreamResponse, responses=_SSE_DOC)
