@@ -223,5 +223,8 @@ async def test_the_scheduled_workflow_runs_due_streams_through_the_engine(
         await run_due_streams_workflow(NOW, None)
         assert len(await store.list(due.owner_id, due.stream_id)) == 1
     finally:
+        # Before the shutdown, which clears the engine's runtime: undone afterwards, the
+        # patch would put it back, and later tests in this process would see an engine.
+        monkeypatch.undo()
         await engine.shutdown()
         DBOS.destroy(destroy_registry=False)
