@@ -30,12 +30,10 @@ without being named here:
 from __future__ import annotations
 
 import itertools
-import os
 import re
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -50,7 +48,6 @@ from scholarstream.db import upgrade
 from scholarstream.db.scope import OwnerScope
 from scholarstream.engine import Engine
 from scholarstream.runtime import Runtime
-from scholarstream.settings import load_settings
 from scholarstream.sse import EventStreamResponse
 from tests.api.isolation_world import (
     HOST,
@@ -65,6 +62,7 @@ from tests.api.isolation_world import (
     send,
 )
 from tests.helpers import make_runtime, new_user
+from tests.web.live import clean_settings
 
 Route = tuple[str, str]  # (method, path as the app routes it)
 
@@ -390,17 +388,12 @@ class World:
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
-    with pytest.MonkeyPatch.context() as env:  # no developer configuration in the settings
-        for name in list(os.environ):
-            if name.startswith("SCHOLARSTREAM_") or name.endswith("_API_KEY"):
-                env.delenv(name)
-        data_dir: Path = tmp_path_factory.mktemp("isolation")
-        settings = load_settings(
-            data_dir=data_dir,
-            server={"multi_user": True},
-            # The chat's offline answers search the library only: nothing waits on sources.
-            search={"default_sources": ["library"]},
-        )
+    settings = clean_settings(
+        tmp_path_factory.mktemp("isolation"),
+        server={"multi_user": True},
+        # The chat's offline answers search the library only: nothing waits on sources.
+        search={"default_sources": ["library"]},
+    )
     upgrade(settings.app_database_url)
     notifier = RecordingNotifier()
     runtime = make_runtime(settings, notifier=notifier)

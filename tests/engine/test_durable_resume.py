@@ -122,12 +122,13 @@ def _events(log: Path) -> list[tuple[int, str, str]]:
     return events
 
 
-def test_killed_workflow_resumes_after_its_last_completed_step(
-    db_settings: Settings, run_helper: Callable[..., Helper]
-) -> None:
-    log = db_settings.data_dir / "durable.log"
-
-    first = run_helper("start", db_settings)
+def _killed_in_step_2(
+    run_helper: Callable[..., Helper], settings: Settings, *executor_id: str
+) -> Helper:
+    """Starts the workflow in a helper process, kills it (SIGKILL) once step 2 has started,
+    then lets step 2 finish whenever it runs again. The killed helper."""
+    log = settings.data_dir / "durable.log"
+    first = run_helper("start", settings, *executor_id)
     first.wait_until(
         lambda: any(step == "step2" for _, step, _ in _events(log)),
         "step 2 starting",
@@ -135,8 +136,15 @@ def test_killed_workflow_resumes_after_its_last_completed_step(
     )
     os.kill(first.pid, signal.SIGKILL)
     assert first.wait_exit(10) == -signal.SIGKILL
+    (settings.data_dir / "release").touch()
+    return first
 
-    (db_settings.data_dir / "release").touch()
+
+def test_killed_workflow_resumes_after_its_last_completed_step(
+    db_settings: Settings, run_helper: Callable[..., Helper]
+) -> None:
+    log = db_settings.data_dir / "durable.log"
+    first = _killed_in_step_2(run_helper, db_settings)
     second = run_helper("resume", db_settings)
     assert second.wait_exit(FINISH_TIMEOUT_SEC) == 0, second.output()
     printed = second.stdout_path.read_text().strip().splitlines()
@@ -207,15 +215,7 @@ def test_the_work_of_an_executor_that_never_comes_back_is_taken_over(
     """A process dies and is not restarted: once it has been gone for the grace period,
     another process (another executor id) resumes its workflow from the step it was in."""
     log = db_settings.data_dir / "durable.log"
-    first = run_helper("start", db_settings, "executor-gone")
-    first.wait_until(
-        lambda: any(step == "step2" for _, step, _ in _events(log)),
-        "step 2 starting",
-        START_TIMEOUT_SEC,
-    )
-    os.kill(first.pid, signal.SIGKILL)
-    assert first.wait_exit(10) == -signal.SIGKILL
-    (db_settings.data_dir / "release").touch()
+    _killed_in_step_2(run_helper, db_settings, "executor-gone")
 
     other = run_helper("resume", db_settings, "executor-other", grace=1.0)
     assert other.wait_exit(FINISH_TIMEOUT_SEC) == 0, other.output()

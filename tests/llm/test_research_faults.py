@@ -8,10 +8,10 @@ retry or cancel, or, when every model failed, ``failed``. A hang ends at
 
 from __future__ import annotations
 
-import os
 import time
 import uuid
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 import pytest_asyncio
@@ -29,10 +29,11 @@ from scholarstream.research import (
     ResearchStatus,
 )
 from scholarstream.runtime import Runtime
-from scholarstream.settings import Settings, load_settings
+from scholarstream.settings import Settings
 from tests.fake_openai import Cut, FakeOpenAI, Hang, Status, Text
 from tests.helpers import make_runtime, new_user
 from tests.llm.fault_world import FAKE, gaps, provider_settings
+from tests.research.conftest import research_settings
 from tests.research.engine_world import ScriptedModels, World, running_engine
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -45,18 +46,13 @@ def model(name: str) -> str:
     return f"{FAKE}:{name}"
 
 
-def fault_settings(data_dir: os.PathLike[str], fake: FakeOpenAI, timeout: float) -> Settings:
-    """Settings from nothing but the arguments (none of the environment's)."""
-    with pytest.MonkeyPatch.context() as env:
-        for name in list(os.environ):
-            if name.startswith("SCHOLARSTREAM_") or name.endswith("_API_KEY"):
-                env.delenv(name)
-        return load_settings(
-            data_dir=data_dir,
-            database_url=f"sqlite+aiosqlite:///{os.fspath(data_dir)}/scholarstream.sqlite",
-            llm={"providers": provider_settings(fake), "timeout_seconds": timeout},
-            research={"share_reports": False, "title_role": None},
-        )
+def fault_settings(data_dir: Path, fake: FakeOpenAI, timeout: float) -> Settings:
+    return research_settings(
+        data_dir,
+        f"sqlite+aiosqlite:///{data_dir}/scholarstream.sqlite",
+        timeout_seconds=timeout,
+        providers=provider_settings(fake),
+    )
 
 
 @pytest.fixture(scope="module")

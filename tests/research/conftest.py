@@ -5,7 +5,6 @@ fresh user and fresh scripts (``world``). Tests using it run on the module's eve
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -15,11 +14,12 @@ import pytest_asyncio
 
 from scholarstream.db import upgrade
 from scholarstream.runtime import Runtime
-from scholarstream.settings import Settings, load_settings
+from scholarstream.settings import Settings
 from tests.conftest import throwaway_postgres_database
 from tests.helpers import make_runtime, new_user
 from tests.research.builders import MODELS
 from tests.research.engine_world import SYNTHESIZER, ScriptedModels, World, running_engine
+from tests.web.live import clean_settings
 
 # Server-wide keys: the models of the tests can be called without a user's own key.
 PROVIDER_KEYS = {
@@ -34,24 +34,21 @@ def research_settings(
     database_url: str,
     *,
     timeout_seconds: float = 10.0,
+    providers: Mapping[str, Any] = PROVIDER_KEYS,
     research: Mapping[str, Any] | None = None,
     **overrides: Any,
 ) -> Settings:
     """Settings from nothing but the arguments (no SCHOLARSTREAM_* of the environment);
     ``research`` is laid over the research defaults below, ``overrides`` are sections."""
-    with pytest.MonkeyPatch.context() as env:
-        for name in list(os.environ):
-            if name.startswith("SCHOLARSTREAM_") or name.endswith("_API_KEY"):
-                env.delenv(name)
-        return load_settings(
-            data_dir=data_dir,
-            database_url=database_url,
-            llm={"providers": PROVIDER_KEYS, "timeout_seconds": timeout_seconds},
-            # Sharing and titles have their own tests (test_share.py, test_titles.py): here a
-            # research ends where it completes, and only its models are called.
-            research={"share_reports": False, "title_role": None, **(research or {})},
-            **overrides,
-        )
+    return clean_settings(
+        data_dir,
+        database_url=database_url,
+        llm={"providers": dict(providers), "timeout_seconds": timeout_seconds},
+        # Sharing and titles have their own tests (test_share.py, test_titles.py): here a
+        # research ends where it completes, and only its models are called.
+        research={"share_reports": False, "title_role": None, **(research or {})},
+        **overrides,
+    )
 
 
 @pytest.fixture(

@@ -361,9 +361,7 @@ class _ModelCalls:
     def _settings(self, remaining: float) -> ModelSettings:
         if self.policy is None:  # a test's scripted model: its faults are the test's script
             return {"timeout": self.timeout_seconds}
-        remaining = max(remaining, 0.001)
-        # The SDKs' own retries are off: one policy, not two stacked ones.
-        return {"timeout": remaining, "first_event_timeout": remaining, "max_retries": 0}
+        return self.policy.attempt_settings(remaining, streaming=True)
 
 
 class _TextCollector:

@@ -124,6 +124,21 @@ class RetryPolicy:
         wait: float = min(self.first_backoff * 2.0 ** (retry - 1), self.max_backoff)
         return wait * (1 - 0.25 * random.random())  # jitter: retries of many calls spread out
 
+    @staticmethod
+    def attempt_settings(
+        remaining: float, *, streaming: bool, base: ModelSettings | None = None
+    ) -> ModelSettings:
+        """``base`` for one attempt with ``remaining`` seconds of the budget left: the SDK's
+        own retries off (one policy, not two stacked ones), every wait bounded by what is
+        left; on a stream, the wait for its first event too."""
+        remaining = max(remaining, 0.001)
+        settings: ModelSettings = {**(base or {}), "max_retries": 0, "timeout": remaining}
+        if streaming:
+            settings["first_event_timeout"] = remaining
+        else:
+            settings["request_timeout"] = remaining
+        return settings
+
     def wait_before_retry(self, error: Exception, attempt: int, remaining: float) -> float:
         """Seconds to wait before sending the request again after attempt ``attempt``
         failed with ``error``; raises ``error`` (with its ``RetryRecord``) when it is not
@@ -180,16 +195,11 @@ class ProviderRetries(AbstractCapability[Any]):
     async def prepare_model_request(
         self, ctx: RunContext[Any], request_context: ModelRequestContext
     ) -> ModelRequestContext:
-        remaining = max(self._remaining(), 0.001)
-        settings: ModelSettings = {
-            **(request_context.model_settings or {}),
-            "max_retries": 0,
-            "timeout": remaining,
-        }
-        if request_context.streaming:
-            settings["first_event_timeout"] = remaining
-        else:
-            settings["request_timeout"] = remaining
+        settings = self.policy.attempt_settings(
+            self._remaining(),
+            streaming=request_context.streaming,
+            base=request_context.model_settings,
+        )
         return dataclasses.replace(request_context, model_settings=settings)
 
     async def on_model_request_error(
