@@ -286,6 +286,13 @@ class ResearchSettings(_Section):
         description="Tries of one event at one webhook; then it is given up (logged, counted) "
         "and the next event goes.",
     )
+    max_selected_llms: int = Field(
+        default=8,
+        ge=1,
+        le=50,
+        description="Most models one research may ask (selectedLlms): a server key on a router "
+        "such as OpenRouter accepts any model name, so the fan-out is capped.",
+    )
     webhook_backoff_seconds: float = Field(
         default=5.0,
         gt=0,
@@ -308,6 +315,45 @@ class ResearchSettings(_Section):
     def _empty_is_unset(cls, value: object) -> object:
         # An environment variable cannot be null: SCHOLARSTREAM_RESEARCH__TITLE_ROLE="".
         return None if value == "" else value
+
+
+class LimitsSettings(_Section):
+    """Bounds on what one request or one imported file may make the server hold."""
+
+    json_body_bytes: int = Field(
+        default=1_048_576,
+        ge=1024,
+        description="Largest request body of any route but the imports (bytes); a larger one "
+        "is refused with 413 before it is read.",
+    )
+    import_body_bytes: int = Field(
+        default=104_857_600,
+        ge=1024,
+        description="Largest uploaded import (bytes, as sent); it is streamed to a temporary "
+        "file, never held in memory.",
+    )
+    import_decompressed_bytes: int = Field(
+        default=524_288_000,
+        ge=1024,
+        description="Largest size a compressed import (.gz, .zip) may expand to (bytes).",
+    )
+    import_decompression_ratio: int = Field(
+        default=100,
+        ge=2,
+        description="Largest ratio of decompressed to compressed size of an import; beyond it "
+        "the file is refused as a decompression bomb.",
+    )
+    import_line_chars: int = Field(
+        default=1_000_000,
+        ge=1000,
+        description="Longest line of an imported file (characters).",
+    )
+    import_field_chars: int = Field(
+        default=200_000,
+        ge=1000,
+        description="Longest field of an imported record (characters); a longer field is a "
+        "problem reported for that record, and the file's other records are imported.",
+    )
 
 
 class LoggingSettings(_Section):
@@ -379,6 +425,7 @@ class Settings(BaseSettings):
     chat: ChatSettings = Field(default_factory=ChatSettings)
     streams: StreamSettings = Field(default_factory=StreamSettings)
     research: ResearchSettings = Field(default_factory=ResearchSettings)
+    limits: LimitsSettings = Field(default_factory=LimitsSettings)
     logging: LoggingSettings = Field(default_factory=LoggingSettings)
     engine: EngineSettings = Field(default_factory=EngineSettings)
 
