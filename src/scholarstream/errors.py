@@ -11,12 +11,14 @@
     ├── LLMError                     (502 llm_error)               a model call failed
     │   ├── OfflineModeError         (503 offline_mode)            no model configured for the role
     │   ├── MissingCredentialsError  (400 missing_credentials)     no API key for the provider
+    │   ├── ApiKeyInvalidError       (502 api_key_invalid)         the provider refused the key
     │   └── UnknownProviderError     (400 unknown_provider)        model string names no provider
     ├── SourceError                  (502 source_error)            a literature source failed
     │   ├── SourceUnavailableError   (503 source_unavailable)      down, rate-limited, timing out
     │   ├── SourceCredentialsError   (502 source_credentials)      its API key is missing or refused
     │   └── SourceQueryError         (422 bad_query)               it refused the query
     ├── DatabaseUnavailableError     (503 database_unavailable)    cannot connect to the database
+    ├── DatabaseBusyError            (503 database_busy)           another writer held it: retry
     └── EngineError                  (503 engine_unavailable)      durable engine not running
 
 The API turns any of these into the one error body (``api.errors.ErrorBody``); the CLI
@@ -113,6 +115,10 @@ class MissingCredentialsError(LLMError):
     http_status = 400
 
 
+class ApiKeyInvalidError(LLMError):
+    code = "api_key_invalid"
+
+
 class UnknownProviderError(LLMError):
     code = "unknown_provider"
     http_status = 400
@@ -151,6 +157,35 @@ class DatabaseUnavailableError(ScholarStreamError):
         "Check SCHOLARSTREAM_DATABASE_URL (or the data directory's permissions) and that the "
         "database server is running."
     )
+
+
+class DatabaseBusyError(ScholarStreamError):
+    """The database refused a write because another writer held it for longer than the
+    wait allowed (SQLite's lock, a PostgreSQL lock timeout, deadlock or serialization
+    failure). The transaction was rolled back: nothing of it is stored, so sending the same
+    request again is safe. The API answers 503 with ``Retry-After``."""
+
+    code = "database_busy"
+    http_status = 503
+    default_hint = (
+        "Nothing was saved. Send the same request again in a few seconds; if it keeps "
+        "happening, a long task (an import, another ScholarStream process) is holding the "
+        "database: wait for it to finish."
+    )
+
+    def __init__(
+        self,
+        message: str = "The database is busy with another write.",
+        *,
+        retry_after_seconds: int = 2,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.retry_after_seconds = retry_after_seconds
+
+    @property
+    def response_headers(self) -> dict[str, str]:
+        return {"Retry-After": str(self.retry_after_seconds)}
 
 
 class EngineError(ScholarStreamError):

@@ -71,7 +71,7 @@ def build_runtime(
         models=models,
         llm=LLMGateway(settings, models),
         sources=SourceHub(settings.sources, SourceHttp(_source_client(settings, source_transport))),
-        library=Library(database),
+        library=Library(database, limits=settings.limits),
         notifier=notifier
         if notifier is not None
         else AppriseNotifier(hosts=TargetHosts.for_server(settings)),

@@ -17,6 +17,7 @@ from scholarstream.ai_columns import (
     ColumnItem,
     ColumnValue,
     EvaluatedValue,
+    ResultsTable,
 )
 from scholarstream.db.scope import OwnerScope
 from scholarstream.db.tables import User
@@ -86,6 +87,21 @@ async def test_columns_are_created_listed_per_table_and_owned(
 
     async with store_of(runtime, alice) as store:
         assert (await store.get(rct.id)).name == "RCT"
+
+
+async def test_columns_belong_to_the_real_results_tables_only(
+    runtime: Runtime, alice: User
+) -> None:
+    async with store_of(runtime, alice) as store:
+        for table in ("users", "report", "api_tokens"):
+            with pytest.raises(InvalidInputError, match="not one of them") as caught:
+                await store.create(table, RCT)
+            assert caught.value.hint == "Use one of: library, search, trials."
+            with pytest.raises(InvalidInputError):
+                await store.list(table)
+        created = await store.create(ResultsTable.SEARCH, RCT)
+        assert created.table == "search"
+        assert [c.name for c in await store.list("search")] == ["RCT"]
 
 
 async def test_a_duplicate_name_is_a_conflict(runtime: Runtime, alice: User) -> None:

@@ -12,17 +12,14 @@ from fastapi.testclient import TestClient
 
 from scholarstream.settings import Settings
 from tests.api.conftest import ClientFactory, login
+from tests.helpers import PASSWORD
 
 WRITES = {"POST", "PUT", "PATCH", "DELETE"}
-# Writes that need no session, so a forged one gains an attacker nothing: logging in
-# (the attacker would log the victim into the attacker's own account, which SameSite=Lax
-# cookies and the password already prevent) and logging out.
-NO_SESSION_NEEDED = {
-    ("POST", "/api/v1/auth/login"),
-    ("POST", "/api/v1/auth/logout"),
-    ("POST", "/login"),
-    ("POST", "/logout"),
-}
+# Logging in needs no session, and tools without a browser (the CLI, curl) log in with
+# neither Origin nor Referer; a browser always names the page that sent its POST, so a
+# login from another site's page is refused (login CSRF) like every other write.
+LOGINS = {("POST", "/api/v1/auth/login"), ("POST", "/login")}
+ID = "00000000-0000-4000-8000-000000000000"
 ID = "00000000-0000-4000-8000-000000000000"
 
 
@@ -33,8 +30,7 @@ def _writes(client: TestClient) -> list[tuple[str, str]]:
         if not isinstance(route.original_route, APIRoute) or route.path is None:
             continue
         for method in sorted((route.methods or set()) & WRITES):
-            if (method, route.path) not in NO_SESSION_NEEDED:
-                found.append((method, re.sub(r"\{[^}]+\}", ID, route.path)))
+            found.append((method, re.sub(r"\{[^}]+\}", ID, route.path)))
     return found
 
 
@@ -56,10 +52,14 @@ def test_cookie_writes_from_elsewhere_are_refused_on_every_route(
 ) -> None:
     writes = _writes(browser)
     assert len(writes) >= 30, writes  # the enumeration found the product's routes
+    assert LOGINS | {("POST", "/api/v1/auth/logout")} <= set(writes)
     let_through = []
     for method, path in writes:
+        if not headers and (method, path) in LOGINS:
+            continue
         response = browser.request(method, path, headers=headers, json={})
-        body = response.json() if "json" in response.headers.get("content-type", "") else {}
+        is_json = "json" in response.headers.get("content-type", "") and response.content
+        body = response.json() if is_json else {}
         if response.status_code != 403 or body.get("code") != "permission_denied":
             let_through.append(f"{method} {path} -> {response.status_code} {response.text[:80]}")
     assert let_through == []
@@ -72,3 +72,53 @@ def test_the_same_writes_from_our_pages_pass_the_check(browser: TestClient) -> N
     for method, path in _writes(browser):
         response = browser.request(method, path, headers={"Origin": "http://127.0.0.1"}, json={})
         assert response.status_code != 403 or "Cross-site" not in response.text, (method, path)
+
+
+EVIL = {"Origin": "https://evil.example"}
+
+
+def _credentials(name: str) -> dict[str, str]:
+    return {"username": name, "password": PASSWORD}
+
+
+def test_a_foreign_page_cannot_log_the_browser_into_another_account(
+    multi: tuple[Settings, ClientFactory],
+) -> None:
+    settings, make_client = multi
+    client = make_client(settings)
+    forged_api = client.post("/api/v1/auth/login", json=_credentials("bob"), headers=EVIL)
+    forged_form = client.post(
+        "/login",
+        data=_credentials("bob"),
+        headers={"Referer": "https://evil.example/page"},
+        follow_redirects=False,
+    )
+    for forged in (forged_api, forged_form):
+        assert forged.status_code == 403, forged.text
+        assert forged.json()["code"] == "permission_denied"
+        assert "another site" in forged.json()["message"]
+        assert "set-cookie" not in forged.headers
+    assert client.get("/api/v1/me").status_code == 401  # nobody is logged in
+    # Our own login page, and tools without a browser, still log in.
+    own = client.post(
+        "/login",
+        data=_credentials("bob"),
+        headers={"Origin": "http://127.0.0.1"},
+        follow_redirects=False,
+    )
+    assert own.status_code == 303
+    assert client.get("/api/v1/me").json()["username"] == "bob"
+    cli = make_client(settings)
+    login(cli, "alice")
+    assert cli.get("/api/v1/me").json()["username"] == "alice"
+
+
+def test_a_foreign_page_cannot_log_the_user_out(browser: TestClient) -> None:
+    for headers in (EVIL, {"Referer": "https://evil.example/page"}, {}):
+        forged = browser.post("/api/v1/auth/logout", headers=headers)
+        assert forged.status_code == 403, (headers, forged.text)
+        assert "set-cookie" not in forged.headers
+        assert browser.get("/api/v1/me").json()["username"] == "alice"
+    own = browser.post("/api/v1/auth/logout", headers={"Origin": "http://127.0.0.1"})
+    assert own.status_code == 204
+    assert browser.get("/api/v1/me").status_code == 401

@@ -21,6 +21,11 @@ durable workflow answer 503 ``engine_unavailable``, their documented answer in a
 without the engine, which is the only server error allowed, and only on them.
 Server-sent event streams are read for at most ``SSE_SECONDS``: a research's progress
 stream follows the research until it finishes, which a draft never does.
+
+The fuzzing runs on SQLite and on PostgreSQL (marked ``postgres``), which refuses to store
+a NUL character: the first positive request of each operation is sent again with a NUL
+(U+0000) in one of its texts (path, query, JSON or form body), and that one must be
+refused with 422 ``validation_error`` (issue 20).
 """
 
 from __future__ import annotations
@@ -138,8 +143,11 @@ class Fuzzing:
     schema: Any
     client: asgi.ASGIClient
     headers: dict[str, str]
+    document: dict[str, Any]
     ids: dict[str, list[str]] = field(default_factory=dict)
     requests: int = 0
+    nul_requests: int = 0
+    nul_operations: set[str] = field(default_factory=set)
     statuses: dict[int, int] = field(default_factory=dict)
     failures: dict[str, str] = field(default_factory=dict)
 
@@ -207,8 +215,86 @@ def point_at_seeded(case: Case[Any], data: st.DataObject, ids: dict[str, list[st
         swap(context if isinstance(context, dict) else None, "current_page", PAGES)
 
 
+def text_slots(node: Any) -> Iterator[tuple[Any, Any]]:
+    """(container, key) of every string in a case's path parameters, query or body."""
+    items = node.items() if isinstance(node, dict) else enumerate(node)
+    for key, value in list(items):
+        if isinstance(value, str):
+            yield node, key
+        elif isinstance(value, (dict, list)):
+            yield from text_slots(value)
+
+
+def uploaded_files(document: dict[str, Any], case: Case[Any]) -> set[str] | None:
+    """The fields of a multipart body that are files (their content is no text input);
+    None for another body."""
+    if not (case.media_type or "").startswith("multipart/"):
+        return None
+    raw = case.operation.definition.raw["requestBody"]["content"][case.media_type]["schema"]
+    schema = document["components"]["schemas"][raw["$ref"].rsplit("/", 1)[1]]
+    return {
+        name
+        for name, field_schema in schema.get("properties", {}).items()
+        if "contentMediaType" in field_schema or field_schema.get("format") == "binary"
+    }
+
+
+def inject_nul(case: Case[Any], data: st.DataObject, document: dict[str, Any]) -> bool:
+    """Puts a NUL character into one text of ``case``; False if it has none."""
+    parts = (case.path_parameters, case.query, case.body)
+    files = uploaded_files(document, case)
+    slots = [
+        (container, key)
+        for part in parts
+        if isinstance(part, (dict, list))
+        for container, key in text_slots(part)
+        # A multipart form: its top-level texts only (a nested value is sent as JSON).
+        if files is None or (container is case.body and key not in files)
+    ]
+    if not slots:
+        return False
+    container, key = data.draw(st.sampled_from(slots))
+    text = container[key]
+    at = data.draw(st.integers(0, len(text)))
+    container[key] = f"{text[:at]}\x00{text[at:]}"
+    return True
+
+
+def send(fuzzing: Fuzzing, case: Case[Any], *, streams: bool, with_nul: bool = False) -> None:
+    """Sends ``case`` and checks the answer; ``with_nul``: it must be a 422 too."""
+    fuzzing.requests += 1
+    if with_nul:
+        fuzzing.nul_requests += 1
+        fuzzing.nul_operations.add(case.operation.label)
+    try:
+        response = case.call(
+            session=fuzzing.client,
+            base_url=BASE_URL,
+            headers=fuzzing.headers,
+            timeout=SSE_SECONDS if streams else 30,
+        )
+    except Exception as exc:  # the app raised: a 500 the client never got
+        fuzzing.fail(case, "exception", 500, f"{type(exc).__name__}: {exc}")
+        return
+    status = response.status_code
+    fuzzing.statuses[status] = fuzzing.statuses.get(status, 0) + 1
+    if with_nul and (status != 422 or response.json().get("code") != "validation_error"):
+        fuzzing.fail(case, "nul_refused", status, response.text[:400])
+    checks = CHECKS
+    no_engine = status == 503 and response.json().get("code") == "engine_unavailable"
+    if no_engine and case.operation.label in ENGINE_OPERATIONS:
+        checks = [c for c in CHECKS if c is not not_a_server_error]
+    try:
+        case.validate_response(response, checks=checks, headers=fuzzing.headers)
+    except FailureGroup as group:
+        for failure in group.exceptions:
+            detail = f"{failure.title}\n{failure.message}\n{response.text[:400]}"
+            fuzzing.fail(case, type(failure).__name__, status, detail)
+
+
 def fuzz_operation(fuzzing: Fuzzing, operation: Any, mode: GenerationMode) -> None:
     streams = "text/event-stream" in json.dumps(operation.definition.raw.get("responses"))
+    nul_sent = False
 
     @settings(
         max_examples=MAX_EXAMPLES,
@@ -220,31 +306,15 @@ def fuzz_operation(fuzzing: Fuzzing, operation: Any, mode: GenerationMode) -> No
     )
     @given(case=operation.as_strategy(generation_mode=mode), data=st.data())
     def run(case: Case[Any], data: st.DataObject) -> None:
+        nonlocal nul_sent
         if mode is GenerationMode.POSITIVE:
             point_at_seeded(case, data, fuzzing.ids)
-        fuzzing.requests += 1
-        try:
-            response = case.call(
-                session=fuzzing.client,
-                base_url=BASE_URL,
-                headers=fuzzing.headers,
-                timeout=SSE_SECONDS if streams else 30,
-            )
-        except Exception as exc:  # the app raised: a 500 the client never got
-            fuzzing.fail(case, "exception", 500, f"{type(exc).__name__}: {exc}")
-            return
-        status = response.status_code
-        fuzzing.statuses[status] = fuzzing.statuses.get(status, 0) + 1
-        checks = CHECKS
-        no_engine = status == 503 and response.json().get("code") == "engine_unavailable"
-        if no_engine and case.operation.label in ENGINE_OPERATIONS:
-            checks = [c for c in CHECKS if c is not not_a_server_error]
-        try:
-            case.validate_response(response, checks=checks, headers=fuzzing.headers)
-        except FailureGroup as group:
-            for failure in group.exceptions:
-                detail = f"{failure.title}\n{failure.message}\n{response.text[:400]}"
-                fuzzing.fail(case, type(failure).__name__, status, detail)
+        send(fuzzing, case, streams=streams)
+        # Once per operation, the same request again with a NUL in one of its texts.
+        if mode is GenerationMode.POSITIVE and not nul_sent:
+            nul_sent = inject_nul(case, data, fuzzing.document)
+            if nul_sent:
+                send(fuzzing, case, streams=streams, with_nul=True)
 
     try:
         run()
@@ -275,10 +345,13 @@ async def prepare(settings: Any, *, multi_user: bool) -> tuple[str | None, str]:
 
 
 @pytest.fixture(params=["single-user", "multi-user"])
-def fuzzing(request: pytest.FixtureRequest, data_dir: Path) -> Iterator[Fuzzing]:
+def fuzzing(request: pytest.FixtureRequest, data_dir: Path, database_url: str) -> Iterator[Fuzzing]:
+    """The app fuzzed on each database (``database_url``: SQLite, and PostgreSQL when the
+    test server is configured) in each mode."""
     multi_user = request.param == "multi-user"
     settings = load_settings(
         data_dir=data_dir,
+        database_url=database_url,
         # Saving a notification target in multi-user mode looks its host up in the DNS
         # (the SSRF check, tested in tests/notify); the fuzzer invents host names.
         server={"multi_user": multi_user, "allow_private_notification_hosts": True},
@@ -294,7 +367,8 @@ def fuzzing(request: pytest.FixtureRequest, data_dir: Path) -> Iterator[Fuzzing]
     )
     app = create_app(runtime)
     config = schemathesis.Config.from_dict({"base-url": BASE_URL})
-    schema = schemathesis.openapi.from_dict(app.openapi(), config=config)
+    document = app.openapi()
+    schema = schemathesis.openapi.from_dict(document, config=config)
     schema.app = app
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     # schemathesis types an ASGI app with dict scopes, Starlette with MutableMappings.
@@ -302,7 +376,7 @@ def fuzzing(request: pytest.FixtureRequest, data_dir: Path) -> Iterator[Fuzzing]
     client.base_url = BASE_URL
     try:
         with client:
-            fuzzing = Fuzzing(schema, client, headers)
+            fuzzing = Fuzzing(schema, client, headers, document)
             fuzzing.seed(stream_id)
             yield fuzzing
     finally:
@@ -318,10 +392,16 @@ def test_every_operation_answers_as_documented(fuzzing: Fuzzing) -> None:
     for operation in operations:
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
             fuzz_operation(fuzzing, operation, mode)
-    print(f"{fuzzing.requests} requests, statuses {sorted(fuzzing.statuses.items())}")
+    print(
+        f"{fuzzing.requests} requests ({fuzzing.nul_requests} with a NUL, in "
+        f"{len(fuzzing.nul_operations)} of {len(operations)} operations), "
+        f"statuses {sorted(fuzzing.statuses.items())}"
+    )
     report = "\n\n".join(f"{key}\n{text}" for key, text in fuzzing.failures.items())
     assert not fuzzing.failures, f"{len(fuzzing.failures)} kinds of failure:\n\n{report}"
     assert fuzzing.requests >= 2 * len(operations), fuzzing.requests
+    # Nearly every operation takes a text; each got a NUL in one at least.
+    assert len(fuzzing.nul_operations) >= len(operations) // 2, sorted(fuzzing.nul_operations)
     assert sum(n for s, n in fuzzing.statuses.items() if s < 300) > fuzzing.requests // 5
 
 

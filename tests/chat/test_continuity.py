@@ -172,6 +172,20 @@ def test_user_edits_of_objectives() -> None:
     third = add_objective(state, "Compare them")
     assert [o.id for o in state.objectives] == [second.id, third.id]
     assert third.id == 3  # never reuses an id
+    # Not even the latest one's: ids are never reused within a conversation, also across
+    # a save and a reload of the thread (the stored state keeps the next id).
+    remove_objective(state, third.id)
+    fourth = add_objective(state, "Compare them again")
+    assert fourth.id == 4
+    stored = ThreadState.model_validate(state.model_dump(mode="json"))
+    remove_objective(stored, fourth.id)
+    remove_objective(stored, second.id)
+    assert stored.objectives == []
+    reloaded = ThreadState.model_validate(stored.model_dump(mode="json"))
+    assert add_objective(reloaded, "Start again").id == 5
+    # A thread stored before the next id was kept continues after its highest id.
+    older = ThreadState.model_validate({"objectives": [{"id": 7, "text": "Find the limits"}]})
+    assert add_objective(older, "And the assets test").id == 8
     edited = change_objective(state, second.id, ObjectiveChange(status="achieved"))
     assert edited.status == "achieved"
     assert edited.evidence == ["Marked achieved by the user"]

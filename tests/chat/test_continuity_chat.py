@@ -152,6 +152,13 @@ def test_objectives_are_edited_by_the_user_and_kept_by_later_turns(tmp_path: Pat
         assert client.delete(f"{base}/2").status_code == 204
         thread = client.get(f"/api/v1/chat/conversations/{conversation}/thread").json()
         assert [o["id"] for o in thread["objectives"]] == [1]
+        # A deleted objective's id is never given to another one in this conversation.
+        readded = client.post(base, json={"text": "Compare with Alabama"}).json()
+        assert readded["id"] == 3
+        assert client.patch(f"{base}/2", json={"status": "open"}).status_code == 404
+        assert client.delete(f"{base}/3").status_code == 204
+        assert client.post(base, json={"text": "Compare with Ohio"}).json()["id"] == 4
+        assert client.delete(f"{base}/4").status_code == 204
 
         # Bad edits are refused with a clear error, and nothing is lost.
         missing = client.patch(f"{base}/9", json={"status": "open"})

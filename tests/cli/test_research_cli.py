@@ -348,6 +348,29 @@ def test_a_bad_model_string_says_what_to_do(
     assert stored(data_dir) == []
 
 
+def test_more_models_than_the_server_allows_are_refused_before_anything_is_stored(
+    data_dir: Path, models: ScriptedModels
+) -> None:
+    many = ",".join(f"openai:gpt-test-{n}" for n in range(3))
+    result = run(
+        data_dir,
+        "research",
+        PROMPT,
+        "--models",
+        many,
+        "--on-partial-failure",
+        "proceed",
+        env={"SCHOLARSTREAM_RESEARCH__MAX_SELECTED_LLMS": "2"},
+    )
+
+    assert result.code == 2, result
+    errors = " ".join(result.stderr.split())
+    assert "selects 3 models; a research may ask at most 2" in errors
+    assert "Traceback" not in errors
+    assert stored(data_dir) == []
+    assert not models.calls
+
+
 def test_missing_credentials_name_the_models_and_store_nothing(
     data_dir: Path, models: ScriptedModels
 ) -> None:

@@ -208,8 +208,9 @@ def test_a_refused_key_is_not_retried(chat: httpx.Client, fake: FakeOpenAI) -> N
 
     error = the_error(send(chat, "Hello"))
 
-    assert error["message"] == f"{MODEL} answered HTTP 401."
-    assert "API key was refused" in error["hint"]
+    assert error["code"] == "api_key_invalid"
+    assert error["message"] == f"The {FAKE} API key was refused for {MODEL}."
+    assert error["hint"].startswith(f"Update the {FAKE} API key")
     assert fake.calls(NAME) == 1
 
 

@@ -23,6 +23,7 @@ from scholarstream.notify.target_hosts import TargetHosts, named_hosts
 from scholarstream.settings import Settings, load_settings
 from tests.helpers import make_runtime, new_user
 from tests.notify.hooks import hook_server
+from tests.notify.listeners import fake_dns
 
 MINE = "/api/v1/me/notifications"
 PUBLIC = "93.184.215.14"
@@ -101,14 +102,16 @@ def test_the_server_named_by_a_url_is_what_is_checked() -> None:
     assert named_hosts("discord://1234/abcd") == []
 
 
-async def test_delivery_is_refused_when_a_saved_name_now_points_inside() -> None:
-    """Saved while public, the name later resolves to loopback: nothing is posted."""
+async def test_delivery_is_refused_when_a_saved_name_now_points_inside(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Saved while public, the name later resolves to loopback: nothing is posted (the
+    address apprise's connection is about to reach is what is checked)."""
     with hook_server() as hooks:
-        answers = {"hooks.example": [PUBLIC]}
-        hosts = TargetHosts(allow_private=False, resolve=resolver(answers))
+        hosts = TargetHosts(allow_private=False, resolve=resolver({"hooks.example": [PUBLIC]}))
         url = f"json://hooks.example:{hooks.port}/hook"
         hosts.check(url)  # what saving checks
-        answers["hooks.example"] = ["127.0.0.1"]
+        fake_dns(monkeypatch, {"hooks.example": "127.0.0.1"})
         notification = Notification(kind="test", title="Hello", body="A test.")
         (delivery,) = await AppriseNotifier(hosts=hosts).send(notification, [Target.from_url(url)])
         assert not delivery.ok

@@ -13,6 +13,7 @@ import pytest
 
 from scholarstream.papers.formats import RecordProblem, get_format, read_file
 from scholarstream.papers.model import Author, Paper, Trial
+from scholarstream.settings import LimitsSettings
 from tests.conftest import SHARED_DATA
 
 EXPORTS = SHARED_DATA / "exports" / "asysd_testthat"
@@ -126,7 +127,9 @@ def _round_trip(papers: list[Paper], format_name: str) -> list[Paper]:
     out = io.StringIO()
     assert file_format.write(papers, out) == len(papers)
     data = io.BytesIO(out.getvalue().encode("utf-8"))
-    return _papers(file_format.read(data, f"export{file_format.export_extension}"))
+    return _papers(
+        file_format.read(data, f"export{file_format.export_extension}", LimitsSettings())
+    )
 
 
 def _assert_same(before: list[Paper], after: list[Paper], fields: tuple[str, ...]) -> None:
@@ -238,4 +241,6 @@ def test_json_round_trip_of_trials() -> None:
     json_format = get_format("json", for_export=True)
     assert json_format.write is not None and json_format.read is not None
     json_format.write([trial], out)
-    assert list(json_format.read(io.BytesIO(out.getvalue().encode()), "t.json")) == [trial]
+    assert list(
+        json_format.read(io.BytesIO(out.getvalue().encode()), "t.json", LimitsSettings())
+    ) == [trial]

@@ -19,6 +19,7 @@ from scholarstream.research import (
     ResearchSynthesizing,
     confirm,
     error_summary,
+    retry_research,
 )
 from tests.research.builders import ANTHROPIC, GOOGLE, LATER, OPENAI, RESEARCH_ID, research, results
 
@@ -95,9 +96,11 @@ def test_retry_after_two_retries_fails_with_max_retries() -> None:
     assert change.research.error == "Max retries exceeded"
     assert change.research.failure_reason == FailureReason.MAX_RETRIES_EXCEEDED
     assert change.llm_calls == []
+    # A model answered: the research is not a dead end. Retry runs the synthesis on it.
     summary = error_summary(change.research)
     assert summary is not None
-    assert summary.user_action == "create_new_research"
+    assert summary.user_action == "retry"
+    assert retry_research(change.research, now=LATER).action == "rerun_synthesis"
 
 
 @pytest.mark.parametrize(

@@ -21,11 +21,15 @@ from scholarstream.llm import usage_totals
 from scholarstream.research import (
     ALL_LLMS_FAILED,
     CANCELLED_BY_USER,
+    MAX_RETRIES,
     ConfirmAction,
     DraftRequest,
+    ExternalReport,
     LLMResultStatus,
     Research,
     ResearchStatus,
+    UserAction,
+    error_summary,
     start_research,
 )
 from scholarstream.research.execution import (
@@ -207,6 +211,94 @@ async def test_a_failed_synthesis_is_run_again_by_a_retry(world: World) -> None:
     assert done.synthesized_result == SYNTHESIS
     # The models' answers were kept: only the synthesis ran again.
     assert world.models.calls == {OPENAI: 1, ANTHROPIC: 1, SYNTHESIZER: 2}
+
+
+async def test_failed_models_and_a_failed_synthesis_are_retried_until_the_synthesis_runs(
+    world: World,
+) -> None:
+    """After Proceed the synthesis fails while a model has failed: Retry calls the failed
+    model again (the seed's first row) while retries are left, and once they are used up
+    Retry runs the synthesis on the answers received. The research never becomes a dead
+    end, and the advice always says what Retry will do."""
+    world.models.plan(ANTHROPIC, *[fail(500)] * (MAX_RETRIES + 1))
+    world.models.plan(SYNTHESIZER, *[fail(503)] * (MAX_RETRIES + 1), answer(SYNTHESIS))
+    research = await started(world, models=MODELS)
+
+    for attempt in range(MAX_RETRIES + 1):
+        await world.settled(research.id, ResearchStatus.AWAITING_CONFIRMATION)
+        await world.service.confirm(world.owner_id, research.id, ConfirmAction.PROCEED)
+        failed = await world.settled(research.id, ResearchStatus.FAILED)
+        assert failed.failed_models == [ANTHROPIC]
+        assert failed.synthesis_error is not None and "HTTP 503" in failed.synthesis_error
+        assert failed.retry_count == attempt
+        summary = error_summary(failed)
+        assert summary is not None and summary.user_action is UserAction.RETRY
+        retried = await world.service.retry(world.owner_id, research.id)
+        if attempt < MAX_RETRIES:
+            assert "the failed models are called again" in summary.advice
+            assert retried.status == ResearchStatus.RETRYING
+        else:
+            assert "the synthesis runs again on the answers already received" in summary.advice
+            assert retried.status == ResearchStatus.SYNTHESIZING
+
+    done = await world.settled(research.id, ResearchStatus.COMPLETED)
+    assert done.synthesized_result == SYNTHESIS
+    assert world.models.calls == {
+        OPENAI: 1,
+        ANTHROPIC: MAX_RETRIES + 1,
+        GOOGLE: 1,
+        SYNTHESIZER: MAX_RETRIES + 2,
+    }
+    final_prompt = world.models.prompts[SYNTHESIZER][-1]
+    assert f"These models failed and are not among the sources: {ANTHROPIC}" in final_prompt
+
+
+async def test_external_reports_alone_are_synthesised_once_no_model_may_be_retried(
+    world: World,
+) -> None:
+    """Seed 001's skip logic, "0 successful, > 0 external reports: run synthesis (external
+    only)", end to end: the only model fails every time; after the two retries, Retry
+    synthesises the user's reports."""
+    world.models.plan(OPENAI, *[fail(500)] * (MAX_RETRIES + 1))
+    world.models.plan(SYNTHESIZER, answer("From the reports alone [R1][R2]."))
+    reports = [
+        ExternalReport(title="Cohort study", content="Tirzepatide lowered MACE by 20%."),
+        ExternalReport(title="Registry", content="No signal of pancreatitis in 10,000 users."),
+    ]
+    draft = await world.service.draft(
+        world.owner_id,
+        DraftRequest(
+            prompt=PROMPT,
+            selected_llms=[OPENAI],
+            synthesis_llm=SYNTHESIZER,
+            external_reports=reports,
+        ),
+    )
+    research = await world.service.start(world.owner_id, draft.id)
+
+    for attempt in range(MAX_RETRIES):
+        failed = await world.settled(research.id, ResearchStatus.FAILED)
+        assert failed.retry_count == attempt and failed.error == ALL_LLMS_FAILED
+        assert (await world.service.retry(world.owner_id, research.id)).status == (
+            ResearchStatus.RETRYING
+        )
+    failed = await world.settled(research.id, ResearchStatus.FAILED)
+    assert failed.retry_count == MAX_RETRIES
+    summary = error_summary(failed)
+    assert summary is not None and summary.user_action is UserAction.RETRY
+    assert "the synthesis runs again" in summary.advice
+
+    synthesizing = await world.service.retry(world.owner_id, research.id)
+    assert synthesizing.status == ResearchStatus.SYNTHESIZING
+    done = await world.settled(research.id, ResearchStatus.COMPLETED)
+    assert done.synthesized_result == "From the reports alone [R1][R2]."
+    assert world.models.calls == {OPENAI: MAX_RETRIES + 1, SYNTHESIZER: 1}
+    (prompt,) = world.models.prompts[SYNTHESIZER]
+    assert "Tirzepatide lowered MACE by 20%." in prompt
+    assert "No signal of pancreatitis in 10,000 users." in prompt
+    assert "[R1]" in prompt and "[R2]" in prompt and "[M1]" not in prompt
+    events = await event_types(world, research.id)
+    assert events[-2:] == ["research.synthesizing", "research.completed"]
 
 
 async def test_a_single_model_skips_the_synthesis(world: World) -> None:

@@ -8,6 +8,8 @@ import pytest
 
 from scholarstream.research import (
     ERROR_SUMMARY,
+    MAX_RETRIES,
+    RETRY_ADVICE,
     ConfirmAction,
     FailureReason,
     Research,
@@ -17,6 +19,7 @@ from scholarstream.research import (
     confirm,
     error_summary,
     record_synthesis_failed,
+    retry_research,
 )
 from tests.research.builders import GOOGLE, LATER, OPENAI, research, result, results
 
@@ -33,10 +36,15 @@ def _synthesis_failed() -> Research:
 
 
 def _max_retries_exceeded() -> Research:
+    # No model ever answered: nothing is left to synthesise, so a new research it is.
     subject = research(
-        "awaiting_confirmation", llm_results=results("completed", "failed"), retry_count=2
+        "failed",
+        llm_results=results("failed", "failed"),
+        retry_count=2,
+        error="All LLM calls failed",
+        failure_reason=FailureReason.ALL_LLMS_FAILED,
     )
-    return confirm(subject, ConfirmAction.RETRY, now=LATER).research
+    return retry_research(subject, now=LATER).research
 
 
 def _api_key_invalid() -> Research:
@@ -129,3 +137,17 @@ def test_a_synthesis_key_failure_names_the_synthesis_model() -> None:
 )
 def test_only_a_failed_research_has_an_error_summary(status: ResearchStatus) -> None:
     assert error_summary(research(status)) is None
+
+
+@pytest.mark.parametrize(("failing", "error_type", "user_action", "error"), SUMMARY)
+def test_the_advice_to_retry_says_what_the_retry_does(
+    failing: Callable[[], Research], error_type: str, user_action: UserAction, error: str
+) -> None:
+    failed = failing()
+    summary = error_summary(failed)
+    assert summary is not None
+    if summary.user_action is not UserAction.RETRY:
+        return
+    action = retry_research(failed, now=LATER).action
+    left = MAX_RETRIES - failed.retry_count
+    assert summary.advice == RETRY_ADVICE[action].format(left=left, most=MAX_RETRIES)

@@ -7,12 +7,21 @@ import pytest
 from scholarstream.errors import ConflictError
 from scholarstream.research import (
     MAX_RETRIES,
+    ConfirmAction,
     FailureReason,
     LLMResultStatus,
     Research,
     ResearchStatus,
     RetryFromFailedAction,
+    UserAction,
+    apply_completion,
+    begin_synthesis,
+    confirm,
+    error_summary,
+    record_call_failed,
     record_call_started,
+    record_synthesis_failed,
+    record_synthesis_succeeded,
     retry_research,
 )
 from tests.research.builders import ANTHROPIC, GOOGLE, LATER, OPENAI, research, results
@@ -114,13 +123,13 @@ def test_retrying_an_all_failed_research_counts_towards_the_two_retries() -> Non
     assert failure.failed_providers == [OPENAI, ANTHROPIC]
 
 
-def test_retrying_llms_after_the_maximum_stays_failed_with_max_retries() -> None:
+def test_retrying_llms_after_the_maximum_without_answers_stays_failed_with_max_retries() -> None:
     maxed = research(
         "failed",
-        llm_results=results("completed", "failed"),
+        llm_results=results("failed", "failed"),
         retry_count=MAX_RETRIES,
-        error="Cancelled by user",
-        failure_reason=FailureReason.CANCELLED_BY_USER,
+        error="All LLM calls failed",
+        failure_reason=FailureReason.ALL_LLMS_FAILED,
     )
     outcome = retry_research(maxed, now=LATER)
     assert outcome.action == "retry_llms"
@@ -128,6 +137,112 @@ def test_retrying_llms_after_the_maximum_stays_failed_with_max_retries() -> None
     assert outcome.research.error == "Max retries exceeded"
     assert outcome.research.failure_reason == FailureReason.MAX_RETRIES_EXCEEDED
     assert outcome.llm_calls == []
+    summary = error_summary(outcome.research)
+    assert summary is not None and summary.user_action is UserAction.CREATE_NEW_RESEARCH
+
+
+def test_max_retries_keeps_the_synthesis_error() -> None:
+    maxed = research(
+        "failed",
+        llm_results=results("failed"),
+        retry_count=MAX_RETRIES,
+        error="Synthesis failed: timeout",
+        synthesis_error="timeout",
+        failure_reason=FailureReason.SYNTHESIS_FAILED,
+    )
+    outcome = retry_research(maxed, now=LATER)
+    assert outcome.research.failure_reason == FailureReason.MAX_RETRIES_EXCEEDED
+    assert outcome.research.synthesis_error == "timeout"
+
+
+# --- failed models and a synthesis error together (after Proceed) -----------------------
+
+
+def _proceeded_then_synthesis_failed(retry_count: int) -> Research:
+    """Two models answered, one failed, the user proceeded and the synthesis failed."""
+    return research(
+        "failed",
+        llm_results=results("completed", "failed", "completed"),
+        retry_count=retry_count,
+        error="Synthesis failed: HTTP 503",
+        synthesis_error="HTTP 503",
+        failure_reason=FailureReason.SYNTHESIS_FAILED,
+    )
+
+
+@pytest.mark.parametrize("retry_count", range(MAX_RETRIES))
+def test_failed_models_with_retries_left_are_called_again_first(retry_count: int) -> None:
+    # The seed's first row: failed LLMs are retried before the synthesis error.
+    subject = _proceeded_then_synthesis_failed(retry_count)
+    summary = error_summary(subject)
+    assert summary is not None and summary.user_action is UserAction.RETRY
+    left = MAX_RETRIES - retry_count
+    assert f"the failed models are called again ({left} of {MAX_RETRIES} retries left)" in (
+        summary.advice
+    )
+
+    outcome = retry_research(subject, now=LATER)
+    assert outcome.action == "retry_llms"
+    assert outcome.research.status == ResearchStatus.RETRYING
+    assert outcome.models_to_call == [ANTHROPIC]
+    assert outcome.research.retry_count == retry_count + 1
+    assert [r.status for r in outcome.research.llm_results] == [
+        LLMResultStatus.COMPLETED,
+        LLMResultStatus.PENDING,
+        LLMResultStatus.COMPLETED,
+    ]
+
+
+@pytest.mark.parametrize(
+    "reason", [FailureReason.SYNTHESIS_FAILED, FailureReason.MAX_RETRIES_EXCEEDED], ids=str
+)
+def test_with_no_retry_left_retry_runs_the_synthesis_on_the_answers_received(
+    reason: FailureReason,
+) -> None:
+    subject = _proceeded_then_synthesis_failed(MAX_RETRIES).model_copy(
+        update={"failure_reason": reason}
+    )
+    summary = error_summary(subject)
+    assert summary is not None and summary.user_action is UserAction.RETRY
+    assert "run the synthesis on the answers already received" in summary.advice or (
+        "the synthesis runs again on the answers already received" in summary.advice
+    )
+
+    outcome = retry_research(subject, now=LATER)
+    assert outcome.action == "rerun_synthesis"
+    assert outcome.research.status == ResearchStatus.SYNTHESIZING
+    assert outcome.llm_calls == []
+    assert outcome.research.llm_results == subject.llm_results
+    decision, _ = begin_synthesis(outcome.research, now=LATER)
+    assert (decision.action, decision.successful_models) == ("run", [OPENAI, GOOGLE])
+    done = record_synthesis_succeeded(outcome.research, "S [M1][M2]", now=LATER).research
+    assert (done.status, done.synthesized_result) == (ResearchStatus.COMPLETED, "S [M1][M2]")
+
+
+def test_a_research_with_answers_is_never_a_dead_end() -> None:
+    """Retry after retry, whatever the failed model and the synthesis do, the research
+    ends completed once the synthesis succeeds: retries first, then the synthesis."""
+    subject = _proceeded_then_synthesis_failed(0)
+    actions: list[RetryFromFailedAction] = []
+    for _ in range(MAX_RETRIES + 1):
+        outcome = retry_research(subject, now=LATER)
+        actions.append(outcome.action)
+        if outcome.action == "rerun_synthesis":
+            break
+        # The retried model fails again; the user proceeds; the synthesis fails again.
+        retried = outcome.research.result_for(ANTHROPIC)
+        assert retried is not None and retried.status == LLMResultStatus.PENDING
+        calling = record_call_started(outcome.research, ANTHROPIC, retried.attempt, now=LATER)
+        failing = record_call_failed(
+            calling.research, ANTHROPIC, retried.attempt, "HTTP 500", now=LATER
+        )
+        again = failing.research
+        waiting = apply_completion(again, now=LATER).research
+        assert waiting.status == ResearchStatus.AWAITING_CONFIRMATION
+        synthesizing = confirm(waiting, ConfirmAction.PROCEED, now=LATER).research
+        subject = record_synthesis_failed(synthesizing, "HTTP 503", now=LATER).research
+        assert subject.synthesis_error == "HTTP 503"
+    assert actions == ["retry_llms", "retry_llms", "rerun_synthesis"]
 
 
 def test_re_running_synthesis_keeps_every_model_result() -> None:

@@ -62,10 +62,13 @@ def test_several_formats_and_records_without_ids(data_dir: Path, tmp_path: Path)
     code, out, err, _ = run(data_dir, EXPORTS / "scopus.ris", ris, "--out", "-")
     assert code == 0, err
     written = rows(out)
-    assert [r["record_id"] for r in written[-2:]] == ["no_ids.ris:1", "no_ids.ris:2"]
-    assert written[-1]["cluster_id"] == written[-2]["cluster_id"]
-    assert len(written) == 10 + 2
-    assert "1 skipped" in err and "record 3" in err  # the record without a title
+    names = ["no_ids.ris:1", "no_ids.ris:2", "no_ids.ris:3"]
+    assert [r["record_id"] for r in written[-3:]] == names
+    assert written[-2]["cluster_id"] == written[-3]["cluster_id"]
+    # The record without a title has its row, in a cluster of its own.
+    assert [r["cluster_id"] for r in written].count(written[-1]["cluster_id"]) == 1
+    assert len(written) == 10 + 3
+    assert "1 not compared" in err and "record 3" in err and "skipped: 0" in err
 
 
 def test_bad_input_fails_with_what_to_do(data_dir: Path, tmp_path: Path) -> None:

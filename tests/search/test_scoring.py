@@ -24,6 +24,7 @@ from scholarstream.search.scoring import (
     LexicalRelevanceScorer,
     LLMRelevanceScorer,
     ScoreCache,
+    feedback_probabilities,
     record_text,
 )
 from tests.conftest import SHARED_DATA
@@ -218,6 +219,25 @@ def test_the_feedback_model_learns_from_indices() -> None:
     probabilities = model.probabilities([2, 3])
     assert probabilities[0] > 0.5 > probabilities[1]
     assert model.rank([3, 2]) == [2, 3]
+
+
+def test_the_feedback_model_answers_an_empty_question_with_nothing() -> None:
+    texts = ["sumatriptan relieves migraine", "soil bacteria of meadows"]
+    model = FeedbackModel(texts).fit({0: True, 1: False})
+
+    assert model.probabilities([]).shape == (0,)
+    assert model.evidence([]).shape == (0,)
+    assert model.rank([]) == []
+
+
+async def test_no_candidates_with_both_kinds_of_judgement_score_nothing() -> None:
+    # An iteration that found nothing after the user judged papers of both kinds.
+    labelled = [
+        LabelledPaper(id=paper_key(ON_TOPIC), record=ON_TOPIC, relevant=True),
+        LabelledPaper(id=paper_key(OFF_TOPIC), record=OFF_TOPIC, relevant=False),
+    ]
+    assert await feedback_probabilities([], labelled) == []
+    assert await LexicalRelevanceScorer().score([], INTENT, labelled=labelled) == []
 
 
 async def test_papers_the_user_judged_keep_their_judgement() -> None:

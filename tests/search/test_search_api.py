@@ -32,10 +32,11 @@ class Servers:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.running: list[TestClient] = []
+        self.world = LiteratureWorld()
 
     def start(self) -> TestClient:
         DBOS.destroy(destroy_registry=False)
-        runtime = make_runtime(self.settings, source_transport=LiteratureWorld().transport())
+        runtime = make_runtime(self.settings, source_transport=self.world.transport())
         app = create_app(runtime, engine=Engine(runtime))
         client = TestClient(app, base_url="http://127.0.0.1")
         client.__enter__()
@@ -157,6 +158,37 @@ def test_a_run_waits_for_each_decision_and_refuses_bad_ones(servers: Servers) ->
 
     listed = client.get("/api/v1/search/runs").json()["runs"]
     assert [r["id"] for r in listed] == [run_id]
+
+
+@pytest.mark.parametrize("later", ["empty", "failing"])
+def test_an_iteration_that_finds_nothing_after_judgements_goes_on_to_the_review(
+    servers: Servers, later: str
+) -> None:
+    client: Client = servers.start()
+    run_id = start_run(client, sources=SOURCES)
+    wait_for(client, run_id, "waiting", "0-strategy_confirmation")
+    assert decide(client, run_id, "0-strategy_confirmation", "approve").status_code == 202
+    run = wait_for(client, run_id, "waiting", "0-result_review")
+    papers = run["collection"]["papers"]
+    relevant, irrelevant = papers[0]["id"], papers[-1]["id"]
+    marks = {"marked_relevant": [relevant], "marked_irrelevant": [irrelevant]}
+    setattr(servers.world, later, SOURCES)  # the next search finds nothing
+    assert decide(client, run_id, "0-result_review", "edit", revised_data=marks).status_code == 202
+    wait_for(client, run_id, "waiting", "1-strategy_confirmation")
+    assert decide(client, run_id, "1-strategy_confirmation", "approve").status_code == 202
+
+    review = wait_for(client, run_id, "waiting", "1-result_review")
+    payload = review["pending"]["checkpoint"]["payload"]
+    assert payload["collection"]["papers"] == []
+    assert [p["id"] for p in payload["accumulated_papers"]] == [relevant]
+    failed = payload["collection"]["stats"]["sources_failed"]
+    assert sorted(failed) == (sorted(SOURCES) if later == "failing" else [])
+    assert decide(client, run_id, "1-result_review", "approve").status_code == 202
+
+    done = wait_for(client, run_id, "completed")
+    assert [(p["id"], p["label"]) for p in done["collection"]["papers"]] == [(relevant, "relevant")]
+    assert [i["outcome"] for i in done["iterations"]] == ["iterated", "approved"]
+    assert done["iterations"][0]["feedback"]["marked_irrelevant"] == [irrelevant]
 
 
 def test_bad_requests_are_refused_clearly(servers: Servers) -> None:

@@ -432,3 +432,80 @@ def test_added_and_excluded_terms_hold_for_the_rest_of_the_run() -> None:
     state.record_iteration(strategy, 3, UserFeedback(add_terms=["rats"]))
     assert state.latest_feedback.exclude_terms == []
     assert state.latest_feedback.add_terms == ["BERT", "rats"]
+
+
+# --- A later iteration that finds nothing, after the user judged papers ----------------
+
+
+def _mark_and_then(world: LiteratureWorld, **later: list[str]) -> Callable[[Checkpoint], Decision]:
+    """Marks the first paper relevant and the last irrelevant (enough for the feedback
+    model to learn), and makes the sources answer as ``later`` says from now on."""
+
+    def mark(checkpoint: Checkpoint) -> Decision:
+        papers = results_of(checkpoint).collection.papers
+        feedback = UserFeedback(marked_relevant=[papers[0].id], marked_irrelevant=[papers[-1].id])
+        for name, sources in later.items():
+            setattr(world, name, sources)
+        return Decision(action=DecisionAction.EDIT, revised_data=feedback.model_dump())
+
+    return mark
+
+
+@pytest.mark.parametrize("later", ["empty", "failing"])
+async def test_a_later_iteration_that_finds_nothing_keeps_the_labels_and_reaches_review(
+    make_harness: Callable[..., Harness], later: str
+) -> None:
+    harness = make_harness()
+    user = ScriptedUser(
+        [APPROVE, _mark_and_then(harness.world, **{later: SOURCES}), APPROVE, APPROVE]
+    )
+    workflow = harness.workflow(user)
+    collection = await workflow.run(QUESTION)
+
+    first = results_of(user.seen[1]).collection.papers
+    relevant, irrelevant = first[0].id, first[-1].id
+    assert user.kinds() == [
+        CheckpointKind.STRATEGY_CONFIRMATION,
+        CheckpointKind.RESULT_REVIEW,
+        CheckpointKind.STRATEGY_CONFIRMATION,
+        CheckpointKind.RESULT_REVIEW,
+    ]
+    second = results_of(user.seen[3])
+    assert second.iteration == 1 and second.collection.papers == []
+    assert [p.id for p in second.accumulated_papers] == [relevant]
+    if later == "failing":
+        assert sorted(second.collection.stats.sources_failed) == sorted(SOURCES)
+    else:
+        assert all(status.ok for status in second.collection.source_statuses)
+    # The judgements survive the empty iteration and the approved result keeps them.
+    assert {(label.id, label.relevant) for label in workflow.state.labelled} == {
+        (relevant, True),
+        (irrelevant, False),
+    }
+    assert [(p.id, p.label) for p in collection.papers] == [(relevant, "relevant")]
+    assert [i.outcome for i in workflow.state.iterations] == ["iterated", "approved"]
+    assert workflow.state.is_complete
+
+
+async def test_an_iteration_after_an_empty_one_still_learns_from_the_labels(
+    make_harness: Callable[..., Harness],
+) -> None:
+    harness = make_harness()
+
+    def results_again(checkpoint: Checkpoint) -> Decision:
+        harness.world.empty = ()
+        return Decision(action=DecisionAction.REJECT, note="try again")
+
+    mark = _mark_and_then(harness.world, empty=SOURCES)
+    user = ScriptedUser([APPROVE, mark, APPROVE, results_again, APPROVE, APPROVE])
+    workflow = harness.workflow(user)
+    collection = await workflow.run(QUESTION)
+
+    assert results_of(user.seen[3]).collection.papers == []
+    third = results_of(user.seen[5]).collection.papers
+    assert third, "the sources answer again"
+    labels = {p.id: p.label for p in third}
+    assert "relevant" in labels.values() and "irrelevant" in labels.values()
+    unjudged = [p for p in third if p.label is None]
+    assert any("you marked" in (p.reason or "") for p in unjudged), "the feedback model is applied"
+    assert {p.id for p in collection.papers} >= {p.id for p in third}

@@ -85,6 +85,51 @@ def test_options_selected_fills_a_list_field() -> None:
     assert request.step_just_completed
 
 
+def test_options_selected_in_exploration_completes_as_section_3_1_says() -> None:
+    """Seed 000, 3.1: options selected while in exploration populate the field and mark a
+    step just completed; the field's step leaves the valid next steps."""
+    session = at_step("exploration", purpose="Track GLP-1 agonists")
+    request = prepare_turn(
+        session,
+        "Continue with selected areas",
+        OptionsSelected(target_field="focus_areas", selected_values=["Obesity", "Cardiology"]),
+    )
+    assert request.config.focus_areas == ["Obesity", "Cardiology"]
+    assert request.config.purpose == "Track GLP-1 agonists"
+    assert request.step_just_completed
+    assert request.current_step is S.EXPLORATION
+    assert "The field 'focus_areas' has been populated." in request.system_prompt
+    assert S.FOCUS_AREAS not in request.valid_next_steps
+    assert S.PURPOSE not in request.valid_next_steps
+    assert S.KEYWORDS in request.valid_next_steps
+    assert "User action: Selected" in request.user_prompt and "Cardiology" in request.user_prompt
+
+
+def test_options_selected_for_another_field_edits_it_without_completing_the_step() -> None:
+    """Seed 000, 3.2: options for a field other than the current step's update that field
+    and do not complete the current step, which stays a valid next step."""
+    session = at_step("keywords", purpose="Track GLP-1 agonists", focus_areas=["Obesity"])
+    request = prepare_turn(
+        session,
+        "",
+        OptionsSelected(target_field="focus_areas", selected_values=["Oncology", "Cardiology"]),
+    )
+    assert request.config.focus_areas == ["Oncology", "Cardiology"]
+    assert request.config.keywords is None
+    assert not request.step_just_completed
+    assert request.current_step is S.KEYWORDS
+    assert "IMPORTANT" not in request.system_prompt
+    assert "has been populated" not in request.system_prompt
+    assert S.FOCUS_AREAS not in request.valid_next_steps  # filled now
+    assert S.COMPETITORS in request.valid_next_steps
+    # Also for a single-value field other than the current step's.
+    other = prepare_turn(
+        session, "", OptionsSelected(target_field="stream_type", selected_values=["regulatory"])
+    )
+    assert other.config.stream_type == "regulatory"
+    assert not other.step_just_completed
+
+
 def test_a_single_option_for_a_list_field_is_a_one_item_list() -> None:
     request = prepare_turn(
         at_step("keywords"), "", OptionSelected(target_field="keywords", selected_value="a, b")

@@ -28,6 +28,18 @@ from scholarstream.streams import (
 )
 from tests.streams.script import FULL_CONFIG, GuideScript, Malformed, Plain, answer, run_turn
 
+DATA_STEPS = (
+    "purpose",
+    "business_goals",
+    "expected_outcomes",
+    "stream_name",
+    "stream_type",
+    "focus_areas",
+    "keywords",
+    "competitors",
+    "report_frequency",
+)
+
 S = WorkflowStep
 PALATIN_HISTORY = [
     GuideMessage(role="assistant", content="What would you like to monitor?"),
@@ -247,6 +259,67 @@ async def test_invalid_transitions_keep_the_current_step() -> None:
     assert invalid.result.warnings == [
         "Stayed at purpose: review is not a valid next step from there."
     ]
+
+
+async def test_an_invalid_next_step_from_exploration_stays_in_exploration() -> None:
+    """Seed 000, 3.1 (exploration): a next step outside the valid list, or none, stays in
+    exploration; what was entered is kept and nothing is created."""
+    entered = {k: FULL_CONFIG[k] for k in ("purpose", "stream_type")}
+    proposals: list[tuple[str | None, str | None]] = [
+        ("review", "Stayed at exploration: review is not a valid next step from there."),
+        ("complete", "Stayed at exploration: complete is not a valid next step from there."),
+        ("stream_type", "Stayed at exploration: stream_type is not a valid next step from there."),
+        ("budget", "Stayed at exploration: 'budget' is not a workflow step."),
+        (None, None),
+    ]
+    for proposed, warning in proposals:
+        script = GuideScript(answer("Tell me more.", next_step=proposed))
+        session = CreationSession.model_validate({"current_step": "exploration", "config": entered})
+        turn = await run_turn(session, "hmm", None, script.guide())
+        assert turn.result.next_step is S.EXPLORATION, proposed
+        assert turn.session.current_step is S.EXPLORATION, proposed
+        assert turn.result.warnings == ([warning] if warning else []), proposed
+        assert turn.result.updated_config.model_dump(exclude_none=True) == entered
+        assert turn.result.stream is None
+        valid = _valid_steps_line(script.system_prompt)
+        assert valid.endswith(
+            "exploration, "
+            + ", ".join(
+                step.value for step in S if step.value in DATA_STEPS and step.value not in entered
+            )
+        ), valid
+    # A valid one is taken.
+    script = GuideScript(answer("Which areas?", next_step="focus_areas"))
+    session = CreationSession.model_validate({"current_step": "exploration", "config": entered})
+    assert (await run_turn(session, "x", None, script.guide())).result.next_step is S.FOCUS_AREAS
+
+
+async def test_an_invalid_next_step_from_review_stays_in_review() -> None:
+    """Seed 000, 3.1 (review): valid next steps are exploration and complete; anything
+    else (a data step, review itself, no step, not a step) stays in review, creating
+    nothing."""
+    proposals: list[tuple[str | None, str | None]] = [
+        ("purpose", "Stayed at review: purpose is not a valid next step from there."),
+        ("keywords", "Stayed at review: keywords is not a valid next step from there."),
+        ("review", "Stayed at review: review is not a valid next step from there."),
+        ("launch", "Stayed at review: 'launch' is not a workflow step."),
+        (None, None),
+    ]
+    for proposed, warning in proposals:
+        script = GuideScript(answer("Anything else to change?", next_step=proposed))
+        session = CreationSession.model_validate({"current_step": "review", "config": FULL_CONFIG})
+        turn = await run_turn(session, "looks fine I guess", None, script.guide())
+        assert turn.result.next_step is S.REVIEW, proposed
+        assert turn.session.current_step is S.REVIEW, proposed
+        assert turn.result.warnings == ([warning] if warning else []), proposed
+        assert turn.result.stream is None, proposed
+        assert _valid_steps_line(script.system_prompt).endswith("exploration, complete")
+    for valid in (S.EXPLORATION, S.COMPLETE):
+        script = GuideScript(answer("OK.", next_step=valid.value))
+        session = CreationSession.model_validate({"current_step": "review", "config": FULL_CONFIG})
+        turn = await run_turn(session, "ok", None, script.guide())
+        assert turn.result.next_step is valid
+        assert (turn.result.stream is not None) is (valid is S.COMPLETE)
 
 
 async def test_extracted_data_that_completes_the_required_fields_may_go_to_review() -> None:

@@ -92,9 +92,11 @@ async def test_a_first_run_reports_ranked_grouped_items_with_counts_and_a_timeli
     report = stored.report
     assert report is not None
     assert report.since == (NOW - DEFAULT_WINDOW).date()
-    # Each source was asked for items published since the window's start.
-    assert world.searched("pubmed")[0].url.params["mindate"] == "2026/10/31"
-    assert "from_publication_date:2026-10-31" in world.searched("openalex")[0].url.params["filter"]
+    # PubMed was asked for items it added since the window's start (its Entrez date);
+    # OpenAlex, which can only filter by publication date, from the look-back before it.
+    pubmed = world.searched("pubmed")[0].url.params
+    assert (pubmed["datetype"], pubmed["mindate"]) == ("edat", "2026/10/31")
+    assert "from_publication_date:2026-08-02" in world.searched("openalex")[0].url.params["filter"]
 
     counts = report.counts
     assert counts.by_source == {s: (0 if s == "library" else 50) for s in SOURCES}

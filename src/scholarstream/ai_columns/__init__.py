@@ -24,6 +24,7 @@ from scholarstream.ai_columns.models import (
     ColumnValuesRequest,
     EvaluatedValue,
     OutputType,
+    ResultsTable,
 )
 from scholarstream.ai_columns.store import AIColumnStore, content_hash
 from scholarstream.ai_columns.values import column_values
@@ -45,6 +46,7 @@ __all__ = [
     "EvaluatedValue",
     "OutputKind",
     "OutputType",
+    "ResultsTable",
     "build_agent",
     "build_prompt",
     "column_values",

@@ -5,17 +5,20 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
+from enum import StrEnum
 from typing import Annotated, Literal, Self
 
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StringConstraints,
     field_validator,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 OutputType = Literal["yes_no", "text", "number", "category"]
 OUTPUT_TYPES: tuple[OutputType, ...] = ("yes_no", "text", "number", "category")
@@ -25,10 +28,31 @@ MAX_CATEGORIES = 20
 REASON_LIMIT = 300
 TEXT_VALUE_LIMIT = 200
 
+
+class ResultsTable(StrEnum):
+    """The results tables that have AI columns: the library, search results and trials."""
+
+    LIBRARY = "library"
+    SEARCH = "search"
+    TRIALS = "trials"
+
+
+_TABLE_KEYS = frozenset(table.value for table in ResultsTable)
+RESULTS_TABLES = ", ".join(table.value for table in ResultsTable)
+UNKNOWN_TABLE = f"must be one of the results tables with AI columns: {RESULTS_TABLES}"
+
+
+def _known_table(value: object) -> object:
+    # Before the enum's own check, whose message lists Python reprs of the values.
+    if not isinstance(value, str) or value not in _TABLE_KEYS:
+        raise PydanticCustomError("unknown_table", UNKNOWN_TABLE)
+    return value
+
+
 TableKey = Annotated[
-    str,
-    StringConstraints(pattern=r"^[a-z][a-z0-9_-]{0,119}$"),
-    Field(description="The results table: library, search, trials, report ..."),
+    ResultsTable,
+    BeforeValidator(_known_table),
+    Field(description=f"The results table: {RESULTS_TABLES}."),
 ]
 ColumnValueType = bool | float | str | None
 

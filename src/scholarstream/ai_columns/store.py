@@ -19,12 +19,14 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
 from scholarstream.ai_columns.models import (
+    RESULTS_TABLES,
     AIColumn,
     AIColumnSpec,
     AIColumnUpdate,
     ColumnItem,
     ColumnValue,
     EvaluatedValue,
+    ResultsTable,
 )
 from scholarstream.db.base import utcnow
 from scholarstream.db.scope import OwnerScope
@@ -78,7 +80,7 @@ class AIColumnStore:
     async def list(self, table: str) -> list[AIColumn]:
         query = (
             self.scope.select(AIColumnRow)
-            .where(AIColumnRow.table_key == table)
+            .where(AIColumnRow.table_key == _table_key(table))
             .order_by(AIColumnRow.created_at, AIColumnRow.name)
         )
         return [to_column(row) for row in await self.scope.session.scalars(query)]
@@ -87,6 +89,7 @@ class AIColumnStore:
         return to_column(await self._row(column_id))
 
     async def create(self, table: str, spec: AIColumnSpec) -> AIColumn:
+        table = _table_key(table)
         await self._check_free_name(table, spec.name)
         row = AIColumnRow(
             table_key=table,
@@ -221,6 +224,17 @@ class AIColumnStore:
                 await self.scope.session.flush()
         except IntegrityError as exc:
             raise _duplicate(row.table_key, row.name) from exc
+
+
+def _table_key(table: str) -> str:
+    """The stored key of one of the results tables; ``InvalidInputError`` for any other."""
+    try:
+        return ResultsTable(table).value
+    except ValueError:
+        raise InvalidInputError(
+            "AI columns belong to a results table, and that is not one of them.",
+            hint=f"Use one of: {RESULTS_TABLES}.",
+        ) from None
 
 
 def _duplicate(table: str, name: str) -> ConflictError:

@@ -16,7 +16,12 @@ from fastapi.staticfiles import StaticFiles
 from scholarstream import __version__
 from scholarstream.accounts import ensure_local_user
 from scholarstream.api.errors import ERROR_RESPONSES, install_error_handlers
-from scholarstream.api.middleware import LoopbackHostMiddleware, RequestIdMiddleware
+from scholarstream.api.middleware import (
+    LoopbackHostMiddleware,
+    RequestIdMiddleware,
+    RequestInputMiddleware,
+    SecurityHeadersMiddleware,
+)
 from scholarstream.api.routes import (
     ai_columns,
     auth,
@@ -124,9 +129,18 @@ def create_app(runtime: Runtime, *, engine: Engine | None = None) -> FastAPI:
             retain_seconds=chat.retain_finished_seconds,
         ),
     )
+    # Outermost last: security headers, request id (and the 500 of an unhandled error),
+    # the Host check of single-user mode, then body limits and NUL characters.
+    limits = runtime.settings.limits
+    app.add_middleware(
+        RequestInputMiddleware,
+        body_bytes=limits.json_body_bytes,
+        route_body_bytes={("POST", f"{API_PREFIX}/library/imports"): limits.import_body_bytes},
+    )
     if not runtime.settings.server.multi_user:
         app.add_middleware(LoopbackHostMiddleware, public_paths=(SHARED_PATH,))
     app.add_middleware(RequestIdMiddleware)
+    app.add_middleware(SecurityHeadersMiddleware)
     install_error_handlers(app)
     app.include_router(health.router)
     app.include_router(research_share.router)

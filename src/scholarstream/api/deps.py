@@ -118,3 +118,26 @@ def _check_same_origin(request: Request) -> None:
             "Cross-site request refused.",
             hint="Send writes from the ScholarStream pages, or use an API token, not a cookie.",
         )
+
+
+async def same_origin_login(request: Request) -> None:
+    """Login CSRF: a page on another site must not log the browser into another account.
+    A browser names the page that sent a POST (Origin, or at least Referer), and it must
+    be one of ours; tools without a browser (the CLI, curl) send neither and may log in,
+    since the password is what logging in checks."""
+    if request.headers.get("origin") is None and request.headers.get("referer") is None:
+        return
+    try:
+        _check_same_origin(request)
+    except PermissionDeniedError as exc:
+        raise PermissionDeniedError(
+            "Login refused: the login was sent from a page on another site.",
+            hint="Open the ScholarStream login page yourself and log in there.",
+        ) from exc
+
+
+async def same_origin_logout(request: Request) -> None:
+    """Logout CSRF: ending the cookie's session is a cookie write like any other, so it
+    takes the same rule (a request without the cookie has no session to end)."""
+    if request.cookies.get(SESSION_COOKIE) is not None:
+        _check_same_origin(request)

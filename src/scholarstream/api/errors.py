@@ -112,14 +112,16 @@ async def _http_error(_: Request, exc: Exception) -> JSONResponse:
     )
 
 
-async def _unexpected_error(_: Request, exc: Exception) -> JSONResponse:
-    log.exception("unhandled error", exc_info=exc)
+def internal_error_response() -> JSONResponse:
+    """The answer to an error nothing else handled (see ``middleware.RequestIdMiddleware``,
+    which logs it): no detail of the failure, only the request id to report."""
     return error_response(
         500,
         ErrorBody(
             code="internal_error",
             message="Something went wrong on the server.",
-            hint="Try again; if it persists, report it with the request id from the server log.",
+            hint="Try again; if it persists, report it with the request id "
+            "(request_id, also in the X-Request-ID header).",
         ),
     )
 
@@ -128,4 +130,3 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(ScholarStreamError, _product_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
-    app.add_exception_handler(Exception, _unexpected_error)

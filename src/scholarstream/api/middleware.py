@@ -1,4 +1,14 @@
-"""ASGI middleware: request ids, and the loopback Host check of single-user mode."""
+"""ASGI middleware around the whole app (outermost first):
+
+- ``SecurityHeadersMiddleware``: no page or answer may be framed (``frame-ancestors
+  'none'``, ``X-Frame-Options: DENY``) and none is sniffed; a response's own stricter
+  Content-Security-Policy (the share page's) is kept, with ``frame-ancestors`` added if
+  it lacks one.
+- ``RequestIdMiddleware``: the request id on every answer and log line, and the 500 of an
+  unhandled error (with that id), answered on a connection that stays usable.
+- ``LoopbackHostMiddleware``: the strict Host check of single-user mode.
+- ``RequestInputMiddleware`` (``api._input_guard``): body size limits and NUL characters.
+"""
 
 from __future__ import annotations
 
@@ -10,14 +20,57 @@ import uuid
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from scholarstream.api.errors import ErrorBody, error_response
+from scholarstream.api._input_guard import RequestInputMiddleware
+from scholarstream.api.errors import ErrorBody, error_response, internal_error_response
 from scholarstream.logs import request_id_var
 
-_VALID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+_VALID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 access_log = logging.getLogger("scholarstream.access")
+log = logging.getLogger(__name__)
+
+FRAME_ANCESTORS = "frame-ancestors 'none'"
+SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
+    (b"x-frame-options", b"DENY"),
+    (b"x-content-type-options", b"nosniff"),
+)
+
+
+class SecurityHeadersMiddleware:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_secured(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = with_security_headers(list(message.get("headers", [])))
+            await send(message)
+
+        await self.app(scope, receive, send_secured)
+
+
+def with_security_headers(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    names = {name.lower() for name, _ in headers}
+    added = [(name, value) for name, value in SECURITY_HEADERS if name not in names]
+    if b"content-security-policy" not in names:
+        return [*headers, *added, (b"content-security-policy", FRAME_ANCESTORS.encode())]
+    secured = []
+    for name, value in headers:
+        if name.lower() == b"content-security-policy" and b"frame-ancestors" not in value:
+            value = value.rstrip(b"; ") + b"; " + FRAME_ANCESTORS.encode()
+        secured.append((name, value))
+    return [*secured, *added]
 
 
 class RequestIdMiddleware:
+    """Every answer carries ``X-Request-ID`` (the caller's, if well formed, else a new one),
+    and so does every log line made while serving it. An error no handler turned into an
+    answer is logged and answered here, 500 ``internal_error`` with the id, so the server
+    (uvicorn) never sees it: it would drop the keep-alive connection without a word."""
+
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
@@ -26,21 +79,37 @@ class RequestIdMiddleware:
             await self.app(scope, receive, send)
             return
         incoming = dict(scope["headers"]).get(b"x-request-id", b"").decode("latin-1")
-        request_id = incoming if _VALID.match(incoming) else uuid.uuid4().hex[:16]
+        request_id = incoming if _VALID.fullmatch(incoming) else uuid.uuid4().hex[:16]
         token = request_id_var.set(request_id)
         started = time.perf_counter()
         status = 500
+        response_started = response_complete = False
 
         async def send_with_id(message: Message) -> None:
-            nonlocal status
+            nonlocal status, response_started, response_complete
             if message["type"] == "http.response.start":
                 status = message["status"]
-                message.setdefault("headers", [])
-                message["headers"] = [*message["headers"], (b"x-request-id", request_id.encode())]
+                response_started = True
+                message["headers"] = [
+                    *message.get("headers", []),
+                    (b"x-request-id", request_id.encode()),
+                ]
+            elif message["type"] == "http.response.body" and not message.get("more_body"):
+                response_complete = True
             await send(message)
 
         try:
             await self.app(scope, receive, send_with_id)
+        except Exception as exc:
+            if not response_started:
+                log.exception("unhandled error", exc_info=exc)
+                await internal_error_response()(scope, receive, send_with_id)
+            elif response_complete:
+                # A background task after the answer: the client has what it asked for.
+                log.exception("unhandled error after the response was sent", exc_info=exc)
+            else:
+                # Half an answer: only closing the connection tells the client it is cut.
+                raise
         finally:
             # The path only: query strings may carry what users typed.
             access_log.info(
@@ -53,16 +122,38 @@ class RequestIdMiddleware:
             request_id_var.reset(token)
 
 
+# A Host header: a DNS name or IPv4 address, or an IPv6 address in brackets, then an
+# optional port; nothing else (no user info, path, spaces or second port).
+_HOST_HEADER = re.compile(
+    r"(?:\[(?P<ipv6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9.-]+))(?::(?P<port>[0-9]{1,5}))?"
+)
+
+
+def host_name(value: str) -> str | None:
+    """The host of a Host header value ('[::1]:8000' -> '::1'), or None if it is not a
+    well-formed ``host[:port]``."""
+    match = _HOST_HEADER.fullmatch(value)
+    if match is None:
+        return None
+    port = match.group("port")
+    if port is not None and not 0 < int(port) <= 65535:
+        return None
+    return (match.group("ipv6") or match.group("name")).lower()
+
+
 def is_loopback_host(host: str) -> bool:
-    """'localhost', a loopback address, or either with a port ('[::1]:8000')."""
-    if host.startswith("["):
-        host = host[1:].split("]", 1)[0]
-    elif host.count(":") == 1:
-        host = host.rsplit(":", 1)[0]
-    if host == "localhost":
+    """'localhost' or a loopback address, optionally with a port ('[::1]:8000'), as a
+    Host header carries it, or a bare bind address ('::1'). Anything more is refused."""
+    name = host_name(host)
+    if name is None:
+        try:  # a bare IPv6 address, as `serve --host ::1` gives it
+            return ipaddress.IPv6Address(host).is_loopback
+        except ValueError:
+            return False
+    if name == "localhost":
         return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        return ipaddress.ip_address(name).is_loopback
     except ValueError:
         return False
 
@@ -90,3 +181,13 @@ class LoopbackHostMiddleware:
                 await error_response(400, body)(scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+
+__all__ = [
+    "LoopbackHostMiddleware",
+    "RequestIdMiddleware",
+    "RequestInputMiddleware",
+    "SecurityHeadersMiddleware",
+    "host_name",
+    "is_loopback_host",
+]

@@ -20,7 +20,7 @@ from pydantic_ai.messages import (
     TextPart,
     UserPromptPart,
 )
-from sqlalchemy import func, select, update
+from sqlalchemy import CursorResult, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from scholarstream.chat.continuity.state import ThreadState
@@ -85,7 +85,6 @@ class StartedTurn(BaseModel):
     assistant_message_id: uuid.UUID
     history: list[Any] = Field(description="pydantic-ai messages of the earlier turns")
     new_conversation: bool
-    position: int
     turn_id: str
     message: str
     context: dict[str, Any]
@@ -195,15 +194,21 @@ class ConversationStore:
             assistant_message_id=uuid.uuid4(),
             history=_history(recent),
             new_conversation=conversation_id is None,
-            position=rows[-1].position + 1 if rows else 0,
             turn_id=turn_id,
             message=message,
             context=context,
             thread=thread,
         )
 
-    async def record_start(self, owner_id: uuid.UUID, started: StartedTurn) -> None:
-        """Stores the user's message and a running answer (and a new conversation)."""
+    async def record_start(self, owner_id: uuid.UUID, started: StartedTurn) -> int:
+        """Stores the user's message and a running answer (and a new conversation); the
+        user's message's position.
+
+        The positions are allocated here, in the transaction that stores the rows, after
+        the conversation's row is locked (the update of ``updated_at`` locks it on
+        PostgreSQL, and takes the one write lock on SQLite): messages sent at once to one
+        conversation each get positions of their own, after every message stored before,
+        and a question is always followed by its own answer."""
         async with self.database.session(write=True) as session:
             scope = OwnerScope(session, owner_id)
             if started.new_conversation:
@@ -216,8 +221,9 @@ class ConversationStore:
                 )
                 # The messages refer to it: insert it first.
                 await session.flush()
+                position = 0
             else:
-                await session.execute(
+                locked: CursorResult[Any] = await session.execute(  # type: ignore[assignment]
                     update(ChatConversation)
                     .where(
                         ChatConversation.id == started.conversation_id,
@@ -225,10 +231,24 @@ class ConversationStore:
                     )
                     .values(updated_at=utcnow())
                 )
+                if locked.rowcount == 0:
+                    # Deleted since the turn was opened.
+                    raise NotFoundError(
+                        f"Conversation {started.conversation_id} was not found.",
+                        hint="List your conversations to find the right id.",
+                    )
+                # A statement of its own, after the lock: it sees every message committed
+                # before (PostgreSQL's read committed takes a new snapshot per statement).
+                last = await session.scalar(
+                    select(func.max(ChatMessage.position)).where(
+                        ChatMessage.conversation_id == started.conversation_id
+                    )
+                )
+                position = 0 if last is None else last + 1
             scope.add(
                 ChatMessage(
                     conversation_id=started.conversation_id,
-                    position=started.position,
+                    position=position,
                     role="user",
                     status="complete",
                     content=started.message,
@@ -240,13 +260,14 @@ class ConversationStore:
                 ChatMessage(
                     id=started.assistant_message_id,
                     conversation_id=started.conversation_id,
-                    position=started.position + 1,
+                    position=position + 1,
                     role="assistant",
                     status="running",
                     content="",
                     turn_id=started.turn_id,
                 )
             )
+        return position
 
     async def finish_turn(
         self,

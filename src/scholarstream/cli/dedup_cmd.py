@@ -1,11 +1,14 @@
 """``scholarstream dedup FILE... --out OUT.csv``: find duplicate records across
 bibliographic files.
 
-Every input record gets one row ``record_id,cluster_id``; records sharing a cluster id
-are copies of one work. Rows follow the input (files in the order given, records in file
-order). ``record_id`` is the record's own id in its file (RIS ID, BibTeX key, EndNote
-record number, CSV ID column, PMID); a record without one is named ``<file name>:<n>``,
-its position among the file's records. Nothing is written to the library.
+Every input record gets exactly one row ``record_id,cluster_id``; records sharing a
+cluster id are copies of one work. Rows follow the input (files in the order given,
+records in file order). ``record_id`` is the record's own id in its file (RIS ID, BibTeX
+key, EndNote record number, CSV ID column, PMID); a record without one is named
+``<file name>:<n>``, its number among the file's records. A record read whole that cannot
+be compared (no title) is its own cluster, and is reported; only damage that is not a
+record (broken markup, text between records, a cut-off file) is reported and gets no row.
+Nothing is written to the library.
 """
 
 from __future__ import annotations
@@ -41,8 +44,14 @@ class FileRecords:
     path: Path
     format_label: str = ""
     ids: list[str] = field(default_factory=list)
-    records: list[Record] = field(default_factory=list)
+    records: list[Record | None] = field(default_factory=list)
+    """One entry per row: ``None`` for a record read whole that cannot be compared."""
     problems: list[RecordProblem] = field(default_factory=list)
+
+    @property
+    def skipped(self) -> int:
+        """Problems that are damage, not records: they get no row."""
+        return sum(1 for problem in self.problems if not problem.whole)
 
 
 def dedup_files(
@@ -63,7 +72,8 @@ def dedup_files(
 
     Writes one row per input record, `record_id,cluster_id`; records with the same
     cluster id are duplicates. A record without an id in its file is named
-    `<file name>:<n>`. Malformed records are reported and skipped.
+    `<file name>:<n>`. A record without a title cannot be compared: it is its own
+    cluster. Damaged records are reported and skipped.
     """
     _check_paths(files, out, format_name)
     read = _read_all(files, format_name)
@@ -84,7 +94,7 @@ def dedup_files(
     ids = [record_id for part in read for record_id in part.ids]
     with _output(out) as handle:
         write_rows(handle, ids, labels)
-    skipped = sum(len(part.problems) for part in read)
+    skipped = sum(part.skipped for part in read)
     target = "standard output" if str(out) == "-" else str(out)
     err_console.print(
         f"Records: {len(records)}  clusters: {len(clusters)}  "
@@ -150,12 +160,20 @@ def _read_all(files: Sequence[Path], format_name: str | None) -> list[FileRecord
             with stream:
                 file_format, items = open_records(stream, path.name, format_name)
                 part.format_label = file_format.label
+                number = 0  # the record's number in the file, as the reader counts
                 for item in items:
                     if isinstance(item, RecordProblem):
                         part.problems.append(item)
-                        continue
-                    part.records.append(item)
-                    part.ids.append(item.record_id or f"{path.name}:{len(part.records)}")
+                        number = max(number, item.record_number)
+                        if not item.whole:
+                            continue
+                        record: Record | None = None
+                        record_id = item.record_id
+                    else:
+                        number += 1
+                        record, record_id = item, item.record_id
+                    part.records.append(record)
+                    part.ids.append(record_id or f"{path.name}:{number}")
                     if len(part.records) % 500 == 0:
                         progress.update(task, completed=stream.tell(), records=len(part.records))
             progress.remove_task(task)
@@ -186,24 +204,33 @@ def _output(out: Path) -> Iterator[TextIO]:
 
 
 def _print_files(read: Sequence[FileRecords]) -> None:
-    """Records per file, and the malformed ones that were skipped (file, number, line)."""
+    """Records per file, the ones that could not be compared (each its own cluster) and
+    the damaged ones that were skipped (file, number, line)."""
     for part in read:
-        skipped = f", {len(part.problems)} skipped" if part.problems else ""
+        alone = len(part.problems) - part.skipped
+        notes = (f", {alone} not compared" if alone else "") + (
+            f", {part.skipped} skipped" if part.skipped else ""
+        )
         err_console.print(
-            escape(f"{part.path.name} ({part.format_label}): {len(part.records)} records{skipped}"),
+            escape(f"{part.path.name} ({part.format_label}): {len(part.records)} records{notes}"),
             highlight=False,
         )
         for problem in part.problems[:MAX_PROBLEMS_SHOWN]:
             where = f"record {problem.record_number}"
             if problem.line is not None:
                 where += f", line {problem.line}"
+            if problem.whole:
+                label = "Not compared (its own cluster)"
+                message = problem.message.removesuffix("; skipped")
+            else:
+                label, message = "Skipped", problem.message
             err_console.print(
-                f"[yellow]Skipped[/] {escape(f'{part.path.name} ({where}): {problem.message}')}",
+                f"[yellow]{label}[/] {escape(f'{part.path.name} ({where}): {message}')}",
                 highlight=False,
             )
         hidden = len(part.problems) - MAX_PROBLEMS_SHOWN
         if hidden > 0:
-            err_console.print(escape(f"… and {hidden} more skipped in {part.path.name}."))
+            err_console.print(escape(f"… and {hidden} more problems in {part.path.name}."))
 
 
 def register(app: typer.Typer) -> None:

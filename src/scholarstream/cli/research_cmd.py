@@ -66,6 +66,7 @@ from scholarstream.research import (
     retry_research,
     synthesis_may_run,
 )
+from scholarstream.research.drafts import check_selected_llms
 from scholarstream.research.execution import CALL_QUEUE
 from scholarstream.research.model_calls import SYNTHESIS_ROLE
 from scholarstream.research.service import ResearchService
@@ -217,6 +218,7 @@ async def _check_can_start(
 ) -> None:
     """The checks ``ResearchService.start`` would make on the draft of ``request``, made
     before anything is stored: a command that cannot start leaves no draft behind."""
+    check_selected_llms(request.selected_llms, limit=runtime.settings.research.max_selected_llms)
     needs_defaults = request.selected_llms is None or request.synthesis_llm is None
     available = await service.available_models(owner) if needs_defaults else []
     if request.selected_llms is None and not available:

@@ -4,8 +4,11 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import signal
+import socket
+import sys
 from typing import Annotated
 
 import typer
@@ -30,6 +33,56 @@ def check_bind_allowed(settings: Settings, host: str) -> None:
             hint="Bind to 127.0.0.1, or enable accounts with SCHOLARSTREAM_SERVER__MULTI_USER=true "
             "and create a user with 'scholarstream users create'.",
         )
+
+
+_OTHER_PORT = "choose another port with --port (or SCHOLARSTREAM_SERVER__PORT)"
+# Why a bind fails, in words, and what to do: by errno; anything else is named as it is.
+_BIND_FAILURES: dict[int, tuple[str, str]] = {
+    errno.EADDRINUSE: (
+        "the port is already in use (another ScholarStream, or another program, listens on it)",
+        f"Stop the process that listens on it, or {_OTHER_PORT}.",
+    ),
+    errno.EACCES: (
+        "this user may not use the port (ports below 1024 need administrator rights)",
+        f"Run as a user who may, or {_OTHER_PORT}, e.g. --port 8000.",
+    ),
+    errno.EADDRNOTAVAIL: (
+        "the address is not one of this machine's",
+        "Give --host an address of this machine, e.g. 127.0.0.1.",
+    ),
+}
+
+
+def bind_server_socket(host: str, port: int) -> socket.socket:
+    """The server's listening address, taken before anything else starts: a port in use
+    must stop ``serve`` before it migrates the database or launches the durable engine
+    (which would take an executor id and could pick up queued work only to stop again).
+    ``ConfigurationError`` naming the address and what to do when it cannot be taken."""
+    address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    try:
+        family, kind, proto, _, sockaddr = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except socket.gaierror as exc:
+        raise ConfigurationError(
+            f"Cannot listen on {address}: the host name {host!r} does not resolve.",
+            hint="Give --host an address of this machine, e.g. 127.0.0.1.",
+        ) from exc
+    sock = socket.socket(family, kind, proto)
+    try:
+        # As uvicorn does: a restarted server may take its port at once (on Windows the
+        # option would let a second server take a port in use, so it is left off there).
+        if sys.platform != "win32":
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(sockaddr)
+    except OSError as exc:
+        sock.close()
+        why, hint = _BIND_FAILURES.get(
+            exc.errno or 0,
+            (f"{exc.strerror or exc}", f"Check --host and --port, or {_OTHER_PORT}."),
+        )
+        raise ConfigurationError(f"Cannot listen on {address}: {why}.", hint=hint) from exc
+    return sock
 
 
 ExecutorIdOption = Annotated[
@@ -72,20 +125,24 @@ def serve(
     host = host or settings.server.host
     port = port or settings.server.port
     check_bind_allowed(settings, host)
-    upgrade(settings.app_database_url)
-    runtime = build_runtime(settings)
-    run_queues = settings.engine.run_queues if workers is None else workers
-    engine = Engine(runtime, role=SERVE, queues=None if run_queues else (), executor_id=executor_id)
-    app = create_app(runtime, engine=engine)
-    mode = "multi-user" if settings.server.multi_user else "single-user"
-    console.print(
-        f"ScholarStream on [bold]http://{host}:{port}[/] ({mode}, data in {settings.data_dir})",
-        highlight=False,
-    )
-    tune_for_serving()
-    uvicorn.Server(
-        uvicorn.Config(app, host=host, port=port, log_config=None, proxy_headers=True)
-    ).run()
+    listening = bind_server_socket(host, port)
+    with listening:  # closed however serve ends
+        upgrade(settings.app_database_url)
+        runtime = build_runtime(settings)
+        run_queues = settings.engine.run_queues if workers is None else workers
+        engine = Engine(
+            runtime, role=SERVE, queues=None if run_queues else (), executor_id=executor_id
+        )
+        app = create_app(runtime, engine=engine)
+        mode = "multi-user" if settings.server.multi_user else "single-user"
+        console.print(
+            f"ScholarStream on [bold]http://{host}:{port}[/] ({mode}, data in {settings.data_dir})",
+            highlight=False,
+        )
+        tune_for_serving()
+        uvicorn.Server(
+            uvicorn.Config(app, host=host, port=port, log_config=None, proxy_headers=True)
+        ).run(sockets=[listening])
 
 
 def worker(ctx: typer.Context, executor_id: ExecutorIdOption = None) -> None:

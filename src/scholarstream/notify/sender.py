@@ -3,7 +3,13 @@ apprise implementation.
 
 Each target is sent separately, so each has its own outcome; a failing target is a
 ``Delivery`` with ``ok=False``, never an exception, and never stops the others: the
-caller (a stream run, a research job) decides what a failed notification means."""
+caller (a stream run, a research job) decides what a failed notification means.
+
+Unless private hosts are allowed (``TargetHosts.allow_private``), apprise runs inside
+``only_public_connections()``: every connection any plugin opens (HTTP, SMTP, UDP ...) is
+checked on the address it is about to reach, so a plugin that builds its server's name
+from other parts of the URL, a redirect, or a name that now points inside reaches
+nothing."""
 
 from __future__ import annotations
 
@@ -18,6 +24,7 @@ from scholarstream.notify.message import Delivery, Notification
 from scholarstream.notify.target import Target
 from scholarstream.notify.target_hosts import PRIVATE_HINT, TargetHosts
 from scholarstream.notify.urls import redact
+from scholarstream.public_connections import only_public_connections
 
 log = logging.getLogger(__name__)
 
@@ -84,10 +91,18 @@ class AppriseNotifier:
     def _deliver(self, notification: Notification, target: Target, timeout: float) -> Delivery:
         """One target, in a worker thread (apprise's calls block)."""
         url = target.url.get_secret_value()
+        # The rule goes with the context into apprise's worker threads: a plugin that
+        # outlives the timeout stays held to it.
+        with only_public_connections(enforce=not self._hosts.allow_private) as guard:
+            delivery = self._notify(notification, target, url, timeout)
+        if guard.refused:  # whatever apprise made of it, even if a first connection passed
+            return _outcome(target, redact(f"Not sent: {guard.refused[0]}. {PRIVATE_HINT}", url))
+        return delivery
+
+    def _notify(
+        self, notification: Notification, target: Target, url: str, timeout: float
+    ) -> Delivery:
         try:
-            refusal = self._hosts.refusal(url)
-            if refusal is not None:  # the name may point elsewhere since it was saved
-                return _outcome(target, f"Not sent: {refusal}. {PRIVATE_HINT}")
             apobj = Apprise(asset=self._asset)
             if not apobj.add(url):
                 return _outcome(target, "apprise cannot send to this URL; save it again.")
@@ -106,7 +121,14 @@ class AppriseNotifier:
                 error = "; ".join(dict.fromkeys(problems)) or "The service refused it."
                 return _outcome(target, redact(error, url))
         except Exception as exc:  # a broken plugin must not stop the other targets
-            return _outcome(target, redact(f"{type(exc).__name__}: {exc}", url))
+            return _outcome(
+                target,
+                redact(
+                    f"The notification service's plugin failed ({exc}). Check the target's "
+                    "URL, or send a test notification again later.",
+                    url,
+                ),
+            )
 
     def _timed_out(self, target: Target) -> Delivery:
         return _outcome(target, f"No answer within {self.timeout_seconds:g} s.")

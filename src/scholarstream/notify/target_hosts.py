@@ -1,14 +1,19 @@
 """Which servers users' notification targets may send to. In multi-user mode a target
-whose URL names its server (``json://``, ``form://``, ``xml://``, a self-hosted ntfy or
-gotify, a mail server ...) must name a public one: not loopback, private, link-local or
-otherwise internal, so that no user can make this server post into its own network
-(SSRF). The rule is checked when a target is saved and again, with a fresh lookup, before
-each delivery. Services on fixed hosts (Slack, Discord, Telegram ...) name no server.
+must reach only public servers: not loopback, private, link-local or otherwise internal
+ones, so that no user can make this server post into its own network (SSRF).
+
+Two checks. When a target is saved, the servers its URL names (``json://``, ``form://``,
+``xml://``, a self-hosted ntfy or gotify, a mail server ...) are looked up here, for an
+early ``422``. At each delivery, ``AppriseNotifier`` runs apprise inside
+``only_public_connections()``: every connection the plugin opens is checked on the address
+it is about to reach. That covers what a URL does not name (Zulip's
+``org.<hostname>``, an Azure endpoint in the path, a redirect) and names that point
+elsewhere by then (DNS rebinding). Services on fixed hosts (Slack, Discord, Telegram ...)
+reach their public servers as before.
 
 In single-user mode the one user owns the server and may notify their own network;
 ``server.allow_private_notification_hosts`` lifts the rule in multi-user mode too (an
-intranet). A lookup made just before delivery can still differ from apprise's own
-(DNS rebinding within that instant); the check bounds the risk rather than removing it."""
+intranet)."""
 
 from __future__ import annotations
 

@@ -25,6 +25,7 @@ from datetime import datetime
 
 from pydantic import Field
 
+from scholarstream.errors import InvalidInputError
 from scholarstream.research._base import CamelModel, utc_now
 from scholarstream.research.lifecycle import ResearchStatus, conflict
 from scholarstream.research.records import ExternalReport, ModelString, Prompt, Research
@@ -35,6 +36,7 @@ __all__ = [
     "DraftDefaults",
     "DraftEdit",
     "DraftRequest",
+    "check_selected_llms",
     "create_draft",
     "default_synthesis_llm",
     "draft_defaults",
@@ -48,12 +50,18 @@ GOOGLE_PROVIDERS = frozenset({"google", "google-gla", "google-vertex", "gemini"}
 """Provider names of Google's models, the seed's default synthesis provider."""
 
 
+_SELECTED_LLMS = (
+    "The models that answer the prompt, each at most once; at most the server's "
+    "research.max_selected_llms (8 unless configured)."
+)
+
+
 class DraftRequest(CamelModel):
     """The body of ``POST /research/draft``: what is left out takes its default."""
 
     prompt: Prompt
     title: str | None = None
-    selected_llms: list[ModelString] | None = None
+    selected_llms: list[ModelString] | None = Field(default=None, description=_SELECTED_LLMS)
     synthesis_llm: ModelString | None = None
     external_reports: list[ExternalReport] = Field(default_factory=list)
 
@@ -63,7 +71,7 @@ class DraftEdit(CamelModel):
 
     prompt: Prompt | None = None
     title: str | None = None
-    selected_llms: list[ModelString] | None = None
+    selected_llms: list[ModelString] | None = Field(default=None, description=_SELECTED_LLMS)
     synthesis_llm: ModelString | None = None
     external_reports: list[ExternalReport] | None = None
 
@@ -71,6 +79,19 @@ class DraftEdit(CamelModel):
 class DraftDefaults(CamelModel):
     selected_llms: list[str]
     synthesis_llm: str | None
+
+
+def check_selected_llms(selected: Sequence[str] | None, *, limit: int) -> None:
+    """``InvalidInputError`` (422) when a draft selects more than ``limit`` distinct models
+    (``research.max_selected_llms``): a server key on a router such as OpenRouter accepts
+    any model name, so one research could otherwise fan out to any number of calls."""
+    count = len(set(selected or ()))
+    if count > limit:
+        raise InvalidInputError(
+            f"This research selects {count} models; a research may ask at most {limit}.",
+            hint=f"Select at most {limit} models and send it again (the server's "
+            "administrator sets the limit: research.max_selected_llms).",
+        )
 
 
 _SynthesisChoice = Callable[[Sequence[str], str | None], str | None]

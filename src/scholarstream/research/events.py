@@ -30,7 +30,12 @@ from typing import Annotated, Literal
 from pydantic import Field, TypeAdapter
 
 from scholarstream.research._base import CamelModel
-from scholarstream.research.failures import ERROR_SUMMARY, FailureReason, UserAction
+from scholarstream.research.failures import (
+    ERROR_SUMMARY,
+    FailureReason,
+    UserAction,
+    error_summary,
+)
 from scholarstream.research.lifecycle import ResearchStatus
 from scholarstream.research.records import LLMResultStatus, Research
 
@@ -182,12 +187,13 @@ def _completed(research: Research, at: datetime) -> ResearchEvent:
 
 def _failed(research: Research, at: datetime) -> ResearchEvent:
     reason = research.failure_reason or FailureReason.ALL_LLMS_FAILED
+    summary = error_summary(research)  # what the user can do with this research, now
     return ResearchFailed(
         research_id=research.id,
         occurred_at=at,
         reason=reason,
         error=research.error or ERROR_SUMMARY[reason].error_type,
-        user_action=ERROR_SUMMARY[reason].user_action,
+        user_action=summary.user_action if summary else ERROR_SUMMARY[reason].user_action,
     )
 
 

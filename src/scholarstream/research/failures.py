@@ -15,13 +15,20 @@ the summary never has to parse messages. "API key invalid" is the reason wheneve
 failure that ended the research came from a refused or missing key (a model result, or
 the synthesis call, whose ``error_code`` is in ``API_KEY_ERROR_CODES``): retrying without
 fixing the key would only fail again.
+
+The summary's advice says what Retry will really do for this research
+(``retry.retry_action``): call the failed models again (while retries are left), or run
+the synthesis on the answers already received. A research that ran out of retries but holds
+answers (or external reports) is not a dead end: its summary offers Retry, which runs the
+synthesis without the failed models; only with nothing to synthesise does "Max retries
+exceeded" mean creating a new research.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from scholarstream.research._base import CamelModel
 from scholarstream.research.lifecycle import ResearchStatus
@@ -36,9 +43,11 @@ __all__ = [
     "ERROR_SUMMARY",
     "MAX_RETRIES_EXCEEDED",
     "NO_SUCCESSFUL_RESULTS",
+    "RETRY_ADVICE",
     "ErrorSummary",
     "ErrorSummaryRow",
     "FailureReason",
+    "RetryFromFailedAction",
     "UserAction",
     "error_summary",
     "is_api_key_error",
@@ -105,6 +114,30 @@ ERROR_SUMMARY: dict[FailureReason, ErrorSummaryRow] = {
 }
 
 
+RetryFromFailedAction = Literal["retry_llms", "rerun_synthesis", "no_op"]
+"""What ``POST /research/{id}/retry`` does for a failed research (``retry.RETRY_FROM_FAILED``)."""
+
+RETRY_ADVICE: dict[RetryFromFailedAction, str] = {
+    "retry_llms": (
+        "Retry the research: the failed models are called again ({left} of {most} retries "
+        "left), then the research goes on with their answers."
+    ),
+    "rerun_synthesis": (
+        "Retry the research: the synthesis runs again on the answers already received."
+    ),
+    "no_op": "Retry the research: nothing failed any more, so it completes.",
+}
+"""The advice of a summary whose user action is Retry, by what the retry will do."""
+
+SYNTHESISE_WITHOUT_THEM = (
+    "The failed models were retried twice. Retry the research to run the synthesis on the "
+    "answers already received, without them, or create a new research."
+)
+NOTHING_LEFT = (
+    "The failed models were retried twice and no answer was received: create a new research."
+)
+
+
 class ErrorSummary(CamelModel):
     """One failed research as the error display shows it."""
 
@@ -133,6 +166,7 @@ def error_summary(research: Research) -> ErrorSummary | None:
     if research.status != ResearchStatus.FAILED or reason is None:
         return None
     row = ERROR_SUMMARY[reason]
+    user_action, advice = _what_to_do(research, reason, row)
     key_errors = [r.model for r in research.llm_results if is_api_key_error(r.error_code)]
     # A synthesis that failed on its key is reported with the synthesis model's name.
     synthesis_key_failed = (
@@ -144,7 +178,27 @@ def error_summary(research: Research) -> ErrorSummary | None:
         reason=reason,
         error_type=row.error_type,
         error=research.error or row.error_type,
-        user_action=row.user_action,
-        advice=row.advice,
+        user_action=user_action,
+        advice=advice,
         models_with_key_errors=key_errors,
     )
+
+
+def _what_to_do(
+    research: Research, reason: FailureReason, row: ErrorSummaryRow
+) -> tuple[UserAction, str]:
+    """The row's user action and an advice that is true of what Retry will do."""
+    from scholarstream.research.retry import MAX_RETRIES, retries_left, retry_action
+
+    action = retry_action(research)
+    left = retries_left(research)
+    exhausted = action == "retry_llms" and left == 0  # Retry would end "Max retries exceeded"
+    if row.user_action is UserAction.RETRY:
+        if exhausted:
+            return UserAction.CREATE_NEW_RESEARCH, NOTHING_LEFT
+        return row.user_action, RETRY_ADVICE[action].format(left=left, most=MAX_RETRIES)
+    if reason is FailureReason.MAX_RETRIES_EXCEEDED:
+        if action == "rerun_synthesis":
+            return UserAction.RETRY, SYNTHESISE_WITHOUT_THEM
+        return row.user_action, NOTHING_LEFT if exhausted else row.advice
+    return row.user_action, row.advice

@@ -12,19 +12,29 @@ retry count     effect
 >= 2            ``failed``, error "Max retries exceeded" (no call)
 ==============  =============================================================================
 
-Phase 6, ``retry_research``, checked in this order:
+Phase 6, ``retry_research``: the seed's table, checked in this order, with the rows that
+keep a research with answers recoverable once no model may be retried:
 
-================================  ================  ==========================================
-current status                    action            result
-================================  ================  ==========================================
-``failed`` + failed LLMs          retry LLMs        ``retrying`` -> processing (Phase 5 above)
-``failed`` + synthesis error      re-run synthesis  ``synthesizing`` -> ``completed``/``failed``
-``failed`` + nothing to retry     no-op             ``completed`` (idempotent)
-any other status                  error             ``ConflictError`` (HTTP 409)
-================================  ================  ==========================================
+====================================  ================  ======================================
+current status                        action            result
+====================================  ================  ======================================
+``failed`` + failed LLMs that may     retry LLMs        ``retrying`` -> processing (Phase 5)
+be retried (retry count < 2)
+``failed`` + failed LLMs, no retry    re-run synthesis  ``synthesizing`` -> ``completed`` /
+left, answers or reports to                             ``failed``, on the answers (and
+synthesise                                              external reports) already received
+``failed`` + failed LLMs, no retry    retry LLMs        stays ``failed``: "Max retries
+left, nothing to synthesise                             exceeded" (Phase 5)
+``failed`` + synthesis error          re-run synthesis  ``synthesizing`` -> ``completed``/``failed``
+``failed`` + nothing to retry         no-op             ``completed`` (idempotent)
+any other status                      error             ``ConflictError`` (HTTP 409)
+====================================  ================  ======================================
 
 Retrying models throws away a synthesis error and any synthesis: the synthesis runs again
 once the retried models have answered. Re-running the synthesis keeps every model result.
+So a research that holds a successful answer (or an external report) is never a dead end:
+while a failed model may be retried, Retry calls it again; after that, Retry runs the
+synthesis (which the skip logic completes without one for a single answer).
 """
 
 from __future__ import annotations
@@ -32,14 +42,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
 
 from scholarstream.research._base import utc_now
 from scholarstream.research.changes import ResearchChange, changed, fail
 from scholarstream.research.events import LLMCallEvent
-from scholarstream.research.failures import MAX_RETRIES_EXCEEDED, FailureReason
+from scholarstream.research.failures import (
+    MAX_RETRIES_EXCEEDED,
+    FailureReason,
+    RetryFromFailedAction,
+)
 from scholarstream.research.lifecycle import ResearchStatus, conflict, transition
 from scholarstream.research.records import LLMResult, LLMResultStatus, PartialFailure, Research
+from scholarstream.research.synthesis import decide_synthesis
 
 __all__ = [
     "MAX_RETRIES",
@@ -47,14 +61,13 @@ __all__ = [
     "RetryFromFailedAction",
     "RetryFromFailedRow",
     "RetryOutcome",
+    "retries_left",
     "retry_action",
     "retry_failed_llms",
     "retry_research",
 ]
 
 MAX_RETRIES = 2
-
-RetryFromFailedAction = Literal["retry_llms", "rerun_synthesis", "no_op"]
 
 
 @dataclass(frozen=True)
@@ -64,8 +77,32 @@ class RetryFromFailedRow:
     action: RetryFromFailedAction
 
 
+def retries_left(research: Research) -> int:
+    """How many more times the failed models may be called again (two per research)."""
+    return max(0, MAX_RETRIES - research.retry_count)
+
+
+def _can_synthesise(research: Research) -> bool:
+    """Whether the synthesis has something to work on: an answer or an external report."""
+    return decide_synthesis(research).action != "error"
+
+
 RETRY_FROM_FAILED: tuple[RetryFromFailedRow, ...] = (
-    RetryFromFailedRow("failed LLMs", lambda r: bool(r.failed_models), "retry_llms"),
+    RetryFromFailedRow(
+        "failed LLMs that may be retried",
+        lambda r: bool(r.failed_models) and retries_left(r) > 0,
+        "retry_llms",
+    ),
+    RetryFromFailedRow(
+        "failed LLMs, no retry left, answers to synthesise",
+        lambda r: bool(r.failed_models) and _can_synthesise(r),
+        "rerun_synthesis",
+    ),
+    RetryFromFailedRow(
+        "failed LLMs, no retry left, nothing to synthesise",
+        lambda r: bool(r.failed_models),
+        "retry_llms",
+    ),
     RetryFromFailedRow(
         "synthesis error", lambda r: r.synthesis_error is not None, "rerun_synthesis"
     ),
@@ -90,7 +127,14 @@ def retry_failed_llms(research: Research, *, now: datetime | None = None) -> Res
     if not failed:
         raise conflict(research.status, "No model of this research has failed.")
     if research.retry_count >= MAX_RETRIES:
-        maxed = fail(research, FailureReason.MAX_RETRIES_EXCEEDED, MAX_RETRIES_EXCEEDED, now=moment)
+        # A synthesis error is kept: it still says what failed, and what a retry re-runs.
+        maxed = fail(
+            research,
+            FailureReason.MAX_RETRIES_EXCEEDED,
+            MAX_RETRIES_EXCEEDED,
+            now=moment,
+            synthesis_error=research.synthesis_error,
+        )
         return changed(research, maxed, now=moment)
     retrying = transition(research, ResearchStatus.RETRYING, now=moment).model_copy(
         update={

@@ -22,6 +22,10 @@ from scholarstream.search.models import (
     SearchStrategy,
     UserFeedback,
 )
+from scholarstream.sources import source_names
+
+LIBRARY_SOURCE = "library"
+"""The user's own library, searchable like a source (``search.assembly.LIBRARY``)."""
 
 
 class CheckpointKind(StrEnum):
@@ -76,16 +80,32 @@ def _problems(exc: ValidationError) -> str:
     return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'value'}: {e['msg']}" for e in exc.errors())
 
 
+def searchable_sources() -> list[str]:
+    """Every source a strategy may name: the registered literature sources and the
+    user's library (the same list a run may be started with)."""
+    return sorted({*source_names(), LIBRARY_SOURCE})
+
+
 def revised_strategy(decision: Decision) -> SearchStrategy:
-    """The strategy of an EDIT at checkpoint 1; ``InvalidInputError`` if it is not one."""
+    """The strategy of an EDIT at checkpoint 1; ``InvalidInputError`` if it is not one,
+    or if it names a source that does not exist."""
     try:
-        return SearchStrategy.model_validate(decision.revised_data)
+        strategy = SearchStrategy.model_validate(decision.revised_data)
     except ValidationError as exc:
         raise InvalidInputError(
             f"The edited strategy is not valid: {_problems(exc)}.",
             hint='Send revised_data as a search strategy: {"queries": [{"source": '
             '"pubmed", "query": "..."}], "date_from": null, "date_to": null}.',
         ) from exc
+    known = searchable_sources()
+    unknown = [source for source in strategy.sources if source not in known]
+    if unknown:
+        named = "an unknown source" if len(unknown) == 1 else "unknown sources"
+        raise InvalidInputError(
+            f"The edited strategy names {named}: {', '.join(map(repr, unknown))}.",
+            hint=f"Sources: {', '.join(known)}.",
+        )
+    return strategy
 
 
 def revised_feedback(decision: Decision) -> UserFeedback:

@@ -13,6 +13,7 @@ from scholarstream.sources import (  # noqa: F401  (imported to register)
     serpapi_scholar,
 )
 from scholarstream.sources.base import (
+    DateKind,
     LiteratureSource,
     SearchPage,
     SearchQuery,
@@ -27,6 +28,7 @@ from scholarstream.sources.http import RateLimiter, RetryPolicy, SourceHttp
 from scholarstream.sources.hub import MultiSearchResult, SourceHub, SourceStatus
 
 __all__ = [
+    "DateKind",
     "LiteratureSource",
     "MultiSearchResult",
     "RateLimiter",

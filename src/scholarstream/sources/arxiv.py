@@ -170,6 +170,11 @@ class _Feed:
         return map_records(NAME, LABEL, self.entries, entry_to_paper)
 
 
+ADDED_DATE = "submission date of the first version (when arXiv received the paper)"
+"""arXiv's ``submittedDate`` is the first version's submission, which is also the
+paper's publication date here: one filter serves ``dates='published'`` and ``'added'``."""
+
+
 def _search_query(query: SearchQuery) -> str:
     text = query.text.strip()
     if query.date_from is None and query.date_to is None:
@@ -205,6 +210,7 @@ class ArxivSource:
             filters=FILTERS,
             api_key="none",
             rate_limit="1 request every 3 seconds, as arXiv's API terms require.",
+            added_date=ADDED_DATE,
         )
 
     async def _get(self, params: dict[str, str | int | float | None]) -> _Feed:

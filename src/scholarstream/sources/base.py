@@ -15,6 +15,8 @@ from scholarstream.papers import Record
 from scholarstream.settings import SourceSettings
 from scholarstream.sources.http import SourceHttp
 
+DateKind = Literal["published", "added"]
+
 
 class SearchQuery(BaseModel):
     """One search against one source. ``page_token`` is the ``next_page_token`` of the page
@@ -27,6 +29,13 @@ class SearchQuery(BaseModel):
     page_token: str | None = None
     date_from: dt.date | None = None
     date_to: dt.date | None = None
+    dates: DateKind = Field(
+        default="published",
+        description="Which date date_from/date_to bound: the publication date, or the date "
+        "the source added the record ('added': PubMed's Entrez date, Crossref's created "
+        "date, ...). A source that cannot filter by the date it added a record (its "
+        "info's added_date is null) filters by publication date instead.",
+    )
     filters: dict[str, str] = Field(
         default_factory=dict, description="Source-specific filters; see each source's info."
     )
@@ -69,6 +78,11 @@ class SourceInfo(BaseModel):
     configured: bool = True
     rate_limit: str
     problem: str | None = None
+    added_date: str | None = Field(
+        default=None,
+        description="The date a query with dates='added' filters on (when the source added "
+        "the record); null when the source can only filter by publication date.",
+    )
 
 
 class LiteratureSource(Protocol):

@@ -234,6 +234,7 @@ class ClinicalTrialsSource:
             configured=True,
             rate_limit="About 50 requests a minute (ClinicalTrials.gov's documented limit "
             "per IP address).",
+            added_date=ADDED_DATE,
         )
 
     async def search(self, query: SearchQuery) -> SearchPage:
@@ -284,7 +285,7 @@ def search_params(query: SearchQuery) -> dict[str, str | int | None]:
     advanced = [
         *_phase_clause(filters.get("phase")),
         *_study_type_clause(filters.get("study_type")),
-        *_date_clause(query.date_from, query.date_to),
+        *_date_clause(query.date_from, query.date_to, _DATE_FIELDS[query.dates]),
     ]
     return {
         "format": "json",
@@ -355,12 +356,19 @@ def _study_type_clause(value: str | None) -> list[str]:
     return [f"AREA[StudyType]{code}"]
 
 
-def _date_clause(start: dt.date | None, end: dt.date | None) -> list[str]:
+ADDED_DATE = "first posted date: when the registry first published the study"
+_DATE_FIELDS = {"published": "StartDate", "added": "StudyFirstPostDate"}
+"""A registration has no publication date: its dates are the study's start
+(``StartDate``, the default) and the day the registry first posted it
+(``StudyFirstPostDate``, for ``dates='added'``)."""
+
+
+def _date_clause(start: dt.date | None, end: dt.date | None, field: str) -> list[str]:
     if start is None and end is None:
         return []
     low = start.isoformat() if start else "MIN"
     high = end.isoformat() if end else "MAX"
-    return [f"AREA[StartDate]RANGE[{low},{high}]"]
+    return [f"AREA[{field}]RANGE[{low},{high}]"]
 
 
 # --- answers -------------------------------------------------------------------------

@@ -292,6 +292,13 @@ def work_to_paper(work: _Work) -> Paper | None:
     )
 
 
+ADDED_DATE = "created date: when the DOI's metadata was first deposited with Crossref"
+_DATE_FILTERS = {"published": "pub", "added": "created"}
+"""Crossref's ``from-pub-date`` bounds the publication date, ``from-created-date`` the day
+the record was created (its first deposit): the latter for ``dates='added'``. (The index
+date, ``from-index-date``, moves whenever a record is re-indexed: old works come back.)"""
+
+
 class CrossrefSource:
     def __init__(self, context: SourceContext) -> None:
         self._settings = context.settings
@@ -309,6 +316,7 @@ class CrossrefSource:
             api_key="none",
             rate_limit=f"{PER_SECOND_POLITE:.0f} requests/s with contact_email set (sent as "
             f"mailto, Crossref's polite pool), {PER_SECOND_PUBLIC:.0f}/s without.",
+            added_date=ADDED_DATE,
         )
 
     @property
@@ -337,10 +345,11 @@ class CrossrefSource:
             for name, value in query.filters.items()
             if name not in PARAMETER_FILTERS
         ]
+        kind = _DATE_FILTERS[query.dates]
         if query.date_from:
-            filters.append(f"from-pub-date:{query.date_from.isoformat()}")
+            filters.append(f"from-{kind}-date:{query.date_from.isoformat()}")
         if query.date_to:
-            filters.append(f"until-pub-date:{query.date_to.isoformat()}")
+            filters.append(f"until-{kind}-date:{query.date_to.isoformat()}")
         rows = min(query.limit, MAX_ROWS)
         response = await self._get(
             WORKS_URL,

@@ -350,6 +350,9 @@ class OpenAlexSource:
     async def search(self, query: SearchQuery) -> SearchPage:
         check_filters(NAME, query, FILTERS)
         filters = [f"{name}:{value}" for name, value in query.filters.items() if name != "sort"]
+        # OpenAlex's from_created_date / from_updated_date filters are reserved to paid
+        # (Premium) plans, so dates='added' is not offered (info.added_date is None): the
+        # publication date is filtered either way, and monitoring looks back further.
         if query.date_from:
             filters.append(f"from_publication_date:{query.date_from.isoformat()}")
         if query.date_to:

@@ -127,6 +127,7 @@ class PubMedSource:
             configured=True,
             rate_limit="3 requests/s without an API key, 10/s with one (NCBI's limits; "
             f"set {API_KEY_SETTING} for the higher one).",
+            added_date=ADDED_DATE,
         )
 
     async def search(self, query: SearchQuery) -> SearchPage:
@@ -258,14 +259,21 @@ def _term(query: SearchQuery) -> str:
     return " AND ".join(clauses)
 
 
+ADDED_DATE = "Entrez date (EDAT): the day PubMed added the record"
+_DATE_TYPES = {"published": "pdat", "added": "edat"}
+"""E-utilities' ``datetype``: ``pdat`` is the publication date, ``edat`` the Entrez date
+(when the record entered PubMed). A record indexed today may carry a publication date
+months back: only ``edat`` finds it in a search "since the last run"."""
+
+
 def _date_params(query: SearchQuery) -> dict[str, str | int | None]:
-    """Publication date range; E-utilities needs both ends, so an open end is filled
-    with PubMed's own open-range bounds."""
+    """Publication (or Entrez) date range; E-utilities needs both ends, so an open end is
+    filled with PubMed's own open-range bounds."""
     if query.date_from is None and query.date_to is None:
         return {}
     start = query.date_from.strftime("%Y/%m/%d") if query.date_from else "1000/01/01"
     end = query.date_to.strftime("%Y/%m/%d") if query.date_to else "3000/12/31"
-    return {"datetype": "pdat", "mindate": start, "maxdate": end}
+    return {"datetype": _DATE_TYPES[query.dates], "mindate": start, "maxdate": end}
 
 
 # --- answers -------------------------------------------------------------------------

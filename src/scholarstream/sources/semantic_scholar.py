@@ -194,6 +194,9 @@ def paper_from_s2(item: _Paper) -> Paper | None:
 
 
 def _date_range(query: SearchQuery) -> str | None:
+    """``publicationDateOrYear``: the search has no filter on when Semantic Scholar added a
+    paper, so ``dates='added'`` is not offered (info.added_date is None) and the
+    publication date is filtered either way."""
     if query.date_from is None and query.date_to is None:
         return None
     start = query.date_from.isoformat() if query.date_from else ""

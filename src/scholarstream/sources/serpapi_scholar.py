@@ -254,6 +254,8 @@ class ScholarSource:
                 "api_key": key.get_secret_value(),
                 "num": min(query.limit, MAX_NUM),
                 "start": start,
+                # Google Scholar filters by publication year only: dates='added' is not
+                # offered (info.added_date is None), the year is filtered either way.
                 "as_ylo": query.date_from.year if query.date_from else None,
                 "as_yhi": query.date_to.year if query.date_to else None,
                 **query.filters,

@@ -15,8 +15,18 @@ from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    TypeAdapter,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_ai.usage import RunUsage
+from pydantic_core import PydanticCustomError
 
 from scholarstream.db.scope import OwnerScope
 from scholarstream.errors import InvalidInputError, ScholarStreamError
@@ -54,11 +64,34 @@ class CreationTurnIn(BaseModel):
     action: UserAction | None = Field(
         default=None, description="What the user did (seed 000, section 2); none is typed text."
     )
+    user_action: UserAction | None = Field(
+        default=None,
+        description="The seed's name for ``action`` (seed 000's request field): either may "
+        "be sent; when both are, they must be the same action.",
+    )
     edits: dict[str, JsonValue] | None = Field(
         default=None,
         description="Inline edits from the preview panel: field -> value (null clears), "
         "applied before the action.",
     )
+
+    @field_validator("user_action")
+    @classmethod
+    def _one_action(cls, value: UserAction | None, info: ValidationInfo) -> UserAction | None:
+        action = info.data.get("action")
+        if value is not None and action is not None and action != value:
+            raise PydanticCustomError(
+                "conflicting_actions",
+                "user_action and action name two different actions: send the action once, "
+                "under either name",
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _action_from_user_action(self) -> CreationTurnIn:
+        if self.action is None:
+            self.action = self.user_action
+        return self
 
 
 class CreationTurnResult(GuideTurnResult):

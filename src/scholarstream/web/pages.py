@@ -15,7 +15,7 @@ from fastapi.templating import Jinja2Templates
 
 from scholarstream import __version__
 from scholarstream.accounts import start_session
-from scholarstream.api.deps import RuntimeDep, SessionDep, optional_user
+from scholarstream.api.deps import RuntimeDep, SessionDep, optional_user, same_origin_login
 from scholarstream.api.routes.auth import client_address, set_session_cookie
 from scholarstream.db.scope import OwnerScope
 from scholarstream.db.tables import User
@@ -356,7 +356,7 @@ async def login_page(request: Request, user: MaybeUser, next: str = "/") -> Resp
     return render(request, "login.html", None, "login", next=_safe_next(next), error=None)
 
 
-@router.post("/login", response_class=HTMLResponse)
+@router.post("/login", response_class=HTMLResponse, dependencies=[Depends(same_origin_login)])
 async def login_form(
     request: Request,
     runtime: RuntimeDep,

@@ -32,7 +32,7 @@ OFFLINE_PROBLEM = (
 
 @router.get("", response_model=AIColumnList)
 async def list_columns(
-    table: Annotated[TableKey, Query(description="The table: library, search, trials ...")],
+    table: Annotated[TableKey, Query()],
     scope: ScopeDep,
     runtime: RuntimeDep,
 ) -> AIColumnList:

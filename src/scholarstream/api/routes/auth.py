@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Depends, Request, Response
 from pydantic import BaseModel, Field
 
 from scholarstream.accounts import end_session, start_session
 from scholarstream.accounts.web_sessions import SESSION_COOKIE
-from scholarstream.api.deps import RuntimeDep, SessionDep
+from scholarstream.api.deps import (
+    RuntimeDep,
+    SessionDep,
+    same_origin_login,
+    same_origin_logout,
+)
 from scholarstream.api.routes.me import UserOut
 from scholarstream.errors import ConflictError
 from scholarstream.runtime import Runtime
@@ -37,7 +42,7 @@ def set_session_cookie(response: Response, runtime: Runtime, token: str) -> None
     )
 
 
-@router.post("/login", response_model=UserOut)
+@router.post("/login", response_model=UserOut, dependencies=[Depends(same_origin_login)])
 async def login(
     body: LoginIn,
     request: Request,
@@ -58,7 +63,7 @@ async def login(
     return UserOut.from_user(user, runtime)
 
 
-@router.post("/logout", status_code=204)
+@router.post("/logout", status_code=204, dependencies=[Depends(same_origin_logout)])
 async def logout(request: Request, response: Response, session: SessionDep) -> None:
     cookie = request.cookies.get(SESSION_COOKIE)
     if cookie:

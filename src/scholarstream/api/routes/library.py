@@ -10,6 +10,7 @@ from typing import Annotated, TextIO
 from fastapi import APIRouter, File, Form, Query, UploadFile
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel
+from starlette.exceptions import HTTPException
 
 from scholarstream.api.deps import CurrentUser, RuntimeDep
 from scholarstream.errors import InvalidInputError
@@ -32,7 +33,12 @@ async def list_formats() -> FormatsOut:
     return FormatsOut(import_formats=import_format_names(), export_formats=export_format_names())
 
 
-@router.post("/imports", response_model=ImportReport, status_code=201)
+@router.post(
+    "/imports",
+    response_model=ImportReport,
+    status_code=201,
+    responses={413: {"description": "The file is larger than the server accepts."}},
+)
 async def import_file(
     runtime: RuntimeDep,
     user: CurrentUser,
@@ -41,9 +47,18 @@ async def import_file(
         str | None, Form(description="Format name; detected from the content if omitted.")
     ] = None,
 ) -> ImportReport:
-    """Imports every valid record; malformed ones are listed in ``problems`` and skipped,
-    records already in the library are counted as ``duplicates``."""
+    """Imports every valid record; malformed ones (and those with a field longer than the
+    server's limit) are listed in ``problems`` and skipped, records already in the library
+    are counted as ``duplicates``. The upload is spooled to a temporary file as it arrives
+    and read from there a record at a time: the file is never held in memory."""
     filename = file.filename or "upload"
+    most = runtime.settings.limits.import_body_bytes
+    if file.size is not None and file.size > most:
+        raise HTTPException(
+            413,
+            detail=f"{filename} is {file.size:,} bytes; the server accepts imports of at most "
+            f"{most:,} bytes. Compress it (.gz) or split it into smaller files and import each.",
+        )
     return await runtime.library.import_stream(
         user.id, file.file, filename, format_name=format or None
     )

@@ -43,6 +43,7 @@ from scholarstream.research import (
     ResearchStatus,
     draft_defaults,
 )
+from scholarstream.research.drafts import check_selected_llms
 from scholarstream.research.model_calls import SYNTHESIS_ROLE
 from scholarstream.research.service import ResearchService
 from scholarstream.research.store import StoredEvent
@@ -105,7 +106,9 @@ async def research_models(user: ReleasedUser, runtime: RuntimeDep) -> DraftDefau
 async def create_draft(body: DraftRequest, user: ReleasedUser, runtime: RuntimeDep) -> Research:
     """A new research in ``draft``. Left out: ``title`` is cut from the prompt,
     ``selectedLlms`` are the models of ``GET /research/models``, ``synthesisLlm`` the
-    ``synthesis`` role's model (else a Google model, else the first selected)."""
+    ``synthesis`` role's model (else a Google model, else the first selected). 422 when
+    ``selectedLlms`` names more models than ``research.max_selected_llms``."""
+    check_selected_llms(body.selected_llms, limit=runtime.settings.research.max_selected_llms)
     return await _service(runtime).draft(user.id, body)
 
 
@@ -113,7 +116,9 @@ async def create_draft(body: DraftRequest, user: ReleasedUser, runtime: RuntimeD
 async def edit_draft(
     research_id: uuid.UUID, body: DraftEdit, user: ReleasedUser, runtime: RuntimeDep
 ) -> Research:
-    """Changes the fields sent; 409 once the research has been started."""
+    """Changes the fields sent; 409 once the research has been started, 422 when
+    ``selectedLlms`` names more models than ``research.max_selected_llms``."""
+    check_selected_llms(body.selected_llms, limit=runtime.settings.research.max_selected_llms)
     return await _service(runtime).edit(user.id, research_id, body)
 
 

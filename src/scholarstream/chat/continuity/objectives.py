@@ -96,7 +96,7 @@ def add_objective(state: ThreadState, text: str) -> Objective:
     clean = " ".join(text.split())[:OBJECTIVE_CHARS]
     if not clean:
         raise InvalidInputError("An objective needs some text.", hint="Say what you want found.")
-    objective = Objective(id=max((o.id for o in state.objectives), default=0) + 1, text=clean)
+    objective = Objective(id=state.new_objective_id(), text=clean)
     state.objectives.append(objective)
     return objective
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 Intent = Literal["new_question", "slot_fill", "followup_continuation"]
 ObjectiveStatus = Literal["open", "in_progress", "achieved", "blocked"]
@@ -87,6 +87,21 @@ class ThreadState(BaseModel):
     scope: Scope = Field(default_factory=Scope)
     last_turns: list[TurnRecord] = Field(default_factory=list)
     objectives: list[Objective] = Field(default_factory=list)
+    # The id the next objective gets. Ids are never reused within a conversation (a deleted
+    # objective's id stays retired), so this is kept rather than taken from the list.
+    next_objective_id: int = Field(default=1, ge=1)
+
+    @model_validator(mode="after")
+    def _next_id_after_every_objective(self) -> ThreadState:
+        # A thread stored before the counter was kept continues after its highest id.
+        highest = max((o.id for o in self.objectives), default=0)
+        self.next_objective_id = max(self.next_objective_id, highest + 1)
+        return self
+
+    def new_objective_id(self) -> int:
+        objective_id = self.next_objective_id
+        self.next_objective_id += 1
+        return objective_id
 
     def remember(self, turn: TurnRecord) -> None:
         self.last_turns = [*self.last_turns, turn][-LAST_TURNS:]

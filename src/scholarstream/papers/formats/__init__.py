@@ -24,6 +24,7 @@ from scholarstream.papers.formats.base import (
     read_stream,
     register_format,
 )
+from scholarstream.papers.formats.csv_format import spreadsheet_safe
 
 __all__ = [
     "FileFormat",
@@ -38,4 +39,5 @@ __all__ = [
     "read_file",
     "read_stream",
     "register_format",
+    "spreadsheet_safe",
 ]

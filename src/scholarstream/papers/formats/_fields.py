@@ -20,7 +20,7 @@ from urllib.parse import unquote
 
 from pydantic import ValidationError
 
-from scholarstream.papers.formats.base import RecordProblem, looks_utf16
+from scholarstream.papers.formats.base import CUT, RecordProblem, looks_utf16
 from scholarstream.papers.model import (
     Author,
     Identifiers,
@@ -133,6 +133,17 @@ def logical_lines(stream: BinaryIO) -> Iterator[tuple[int, str]]:
         for part in parts:
             number += 1
             yield number, part
+
+
+def grown(value: str, separator: str, more: str, most: int) -> str:
+    """``value`` continued by ``more``, but never past ``most`` characters: a value that
+    would is cut there and marked ``CUT`` (its record is then reported, not imported),
+    and a value already cut grows no more."""
+    if value.endswith(CUT):
+        return value
+    if len(value) + len(separator) + len(more) <= most:
+        return f"{value}{separator}{more}"
+    return f"{value}{separator}{more}"[: most + 1] + CUT
 
 
 def sniff_text(head: bytes) -> str:
@@ -446,9 +457,16 @@ class Draft:
         self, *, source: str, file: str, number: int, line: int | None = None
     ) -> Paper | RecordProblem:
         title = clean(self.title)
-        if title is None:
-            return RecordProblem(file, number, "the record has no title; skipped", line)
         record_id = clean(self.record_id)
+        if title is None:
+            return RecordProblem(
+                file,
+                number,
+                "the record has no title; skipped",
+                line,
+                record_id=record_id,
+                whole=True,
+            )
         try:
             return Paper(
                 record_id=record_id,
@@ -482,7 +500,14 @@ class Draft:
                 provenance=[Provenance(source=source, source_id=record_id)],
             )
         except ValidationError as exc:
-            return RecordProblem(file, number, f"{validation_message(exc)}; skipped", line)
+            return RecordProblem(
+                file,
+                number,
+                f"{validation_message(exc)}; skipped",
+                line,
+                record_id=record_id,
+                whole=True,
+            )
 
 
 def validation_message(exc: ValidationError, limit: int = 3) -> str:

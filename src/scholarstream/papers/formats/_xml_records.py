@@ -19,7 +19,7 @@ from typing import BinaryIO
 from lxml import etree
 
 from scholarstream.papers.formats._fields import decode_text
-from scholarstream.papers.formats.base import ReadItem, RecordProblem
+from scholarstream.papers.formats.base import ReadItem, RecordProblem, too_large
 
 _CHUNK = 1 << 16
 _TAG_TAIL = 64
@@ -56,6 +56,8 @@ class Piece:
     data: bytes
     closed: bool = True
     stray: bool = False
+    oversized: int | None = None
+    """The record limit (bytes) when the record passed it: its bytes were dropped."""
 
 
 class XmlRecordError(Exception):
@@ -86,8 +88,10 @@ class XmlRecords:
         *,
         wrapper: str | None = None,
         ignored: tuple[str, ...] = (),
+        most: int | None = None,
     ) -> None:
         self._stream = stream
+        self._most = most
         self._wrapper = wrapper
         self._ignored = [(f"<{name}".encode(), f"</{name}>".encode()) for name in ignored]
         self._open = re.compile(rb"<(" + _alternatives(tuple(ends)) + rb")[\s>/]")
@@ -148,7 +152,8 @@ class XmlRecords:
             tag = opening.group(1).decode()
             if self.root is None:
                 self.root = tag  # no element before the first record: it is the root
-            scanned = opening.end()
+            start, scanned = opening.start(), opening.end()
+            dropped_lines, oversized = 0, None
             while True:
                 closing = self._close[tag].search(buffer, scanned)
                 following = self._ends[tag].search(buffer, scanned)
@@ -163,12 +168,23 @@ class XmlRecords:
                 if eof:
                     end, closed = len(buffer), False
                     break
-                scanned = max(opening.end(), len(buffer) - _TAG_TAIL)
+                if self._most is not None and len(buffer) - start > self._most:
+                    # Too large to hold: drop its bytes as they come, up to its end.
+                    oversized = self._most
+                    keep = len(buffer) - _TAG_TAIL
+                    dropped_lines += buffer.count(b"\n", start, keep)
+                    del buffer[start:keep]
+                    scanned = start
+                else:
+                    scanned = max(scanned, len(buffer) - _TAG_TAIL)
                 eof = not more()
             number += 1
-            data = bytes(buffer[opening.start() : end])
-            yield Piece(number, line, tag, data, closed=closed)
-            line += data.count(b"\n")
+            data = bytes(buffer[start:end])
+            if oversized is not None:
+                yield Piece(number, line, tag, b"", closed=closed, oversized=oversized)
+            else:
+                yield Piece(number, line, tag, data, closed=closed)
+            line += dropped_lines + data.count(b"\n")
             pos = end
 
     def _gap(self, text: bytes, number: int, line: int, *, at_end: bool = False) -> Piece | None:
@@ -322,6 +338,9 @@ def read_pieces(
         yield from tally.held
         tally.held.clear()
         tally.last_closed = piece.closed
+        if piece.oversized is not None:
+            yield too_large(filename, piece.number, piece.oversized, piece.line)
+            continue
         if not piece.closed:
             yield RecordProblem(filename, piece.number, unclosed(piece.tag), piece.line)
             continue

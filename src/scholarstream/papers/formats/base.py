@@ -3,6 +3,15 @@
 Readers stream: they yield one ``Paper``/``Trial`` per valid record and one
 ``RecordProblem`` per malformed record (which is then skipped), never holding the whole
 file in memory. Writers take any iterable of records and write text.
+
+What one imported file may make the process hold is bounded by ``LimitsSettings``
+(``open_records``): a compressed file unpacks to at most ``import_decompressed_bytes``
+and at most ``import_decompression_ratio`` times its packed size (checked as it unpacks);
+the line-based formats see lines of at most ``import_line_chars`` characters (the rest
+of a longer line is dropped as it streams, and ``CUT`` marks the place); readers stop
+growing a value past ``import_field_chars`` characters and a record past
+``record_chars(limits)``. A record with a value that is too long (or cut) becomes a
+``RecordProblem`` naming the field, and the other records of the file are read.
 """
 
 from __future__ import annotations
@@ -16,23 +25,50 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, TextIO, cast
 
+from pydantic import BaseModel
+
 from scholarstream.errors import InvalidInputError
 from scholarstream.papers.model import Paper, Trial
+from scholarstream.settings import LimitsSettings
 
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
 
 SNIFF_BYTES = 4096
 
+CUT = "\uffff"
+"""Put where a line was cut at the line limit (or a value at the field limit): a Unicode
+noncharacter, which no bibliographic text holds (in a line-based file, one the file itself
+holds is read as U+FFFD), so a value carrying it is known to be cut, and its record is
+reported instead of imported."""
+_CUT_BYTES = CUT.encode()
+DEFAULT_LIMITS = LimitsSettings()
+"""The settings' defaults, for a reader called without limits."""
+RECORD_FIELDS = 16
+"""A record's text as a whole may hold this many fields' worth (``record_chars``)."""
+
+
+def record_chars(limits: LimitsSettings) -> int:
+    """The most characters a reader collects for one record before it gives up on it."""
+    return RECORD_FIELDS * limits.import_field_chars
+
 
 @dataclass(frozen=True)
 class RecordProblem:
-    """A record that could not be read: where it is and what is wrong with it."""
+    """A record that could not be read: where it is and what is wrong with it (``field``:
+    the field at fault, when one is)."""
 
     file: str
     record_number: int
     message: str
     line: int | None = None
+    field: str | None = None
+    record_id: str | None = None
+    """The record's own id in its file, when the reader got that far."""
+    whole: bool = False
+    """The record was read whole but cannot be a ``Paper`` (no title, a value the model
+    refuses): it is one of the file's records, not damage between them, so a command
+    that accounts for every input record (``dedup``) still gives it a row."""
 
     def __str__(self) -> str:
         where = f"{self.file}, record {self.record_number}"
@@ -41,9 +77,23 @@ class RecordProblem:
         return f"{where}: {self.message}"
 
 
+def too_large(filename: str, number: int, most: int, line: int | None = None) -> RecordProblem:
+    """The problem of a record a reader gave up on at ``most`` characters."""
+    return RecordProblem(
+        filename,
+        number,
+        f"the record holds more than {most:,} characters in all, more than an imported "
+        "record may; skipped. Shorten its longest fields (or remove it) and import the file "
+        "again",
+        line,
+    )
+
+
 ReadItem = Paper | Trial | RecordProblem
-Reader = Callable[[BinaryIO, str], Iterator[ReadItem]]
-"""``reader(stream, filename)``: the stream is binary and already decompressed."""
+Reader = Callable[[BinaryIO, str, LimitsSettings], Iterator[ReadItem]]
+"""``reader(stream, filename, limits)``: the stream is binary and already decompressed
+(its lines already cut at the line limit when the format is ``line_based``); the reader
+keeps values and records within ``limits`` (``record_chars``) as it collects them."""
 Writer = Callable[[Iterable[Paper | Trial], TextIO], int]
 """``writer(records, out)`` writes the records and returns how many it wrote."""
 Sniffer = Callable[[bytes], bool]
@@ -61,6 +111,9 @@ class FileFormat:
     media_type: str = "text/plain"
     export_extension: str = ""
     aliases: tuple[str, ...] = field(default=())
+    line_based: bool = True
+    """Read line by line: lines are cut at the line limit before the reader sees them.
+    XML and JSON are not (a record may be one long line); their records are bounded."""
 
 
 _FORMATS: dict[str, FileFormat] = {}
@@ -121,6 +174,10 @@ _GZIP_MAGIC = b"\x1f\x8b"
 _GZIP_WBITS = 16 + zlib.MAX_WBITS
 """``zlib`` reading the gzip format, its CRC and length checks included."""
 _UNPACKED_PIECE = 1 << 20
+RATIO_FREE_BYTES = 1 << 20
+"""The ratio of unpacked to packed size is checked once this much has unpacked: the
+first kilobytes of any file compress far better than the whole."""
+_DAMAGE_ADVICE = "Download or compress the file again, or import the uncompressed file"
 _SALVAGE_PIECE = 256
 _UTF16_BOMS = {b"\xff\xfe": "utf-16", b"\xfe\xff": "utf-16"}
 _UTF16_DECLARATION = re.compile(
@@ -142,13 +199,18 @@ class _Unpacked(io.RawIOBase):
     a ``RecordProblem`` saying what was lost. Archives joined end to end (what ``cat``
     makes of two ``.gz`` files) are read whole, as ``gzip`` does."""
 
-    def __init__(self, packed: io.BufferedReader) -> None:
+    def __init__(self, packed: io.BufferedReader, limits: LimitsSettings) -> None:
         super().__init__()
         self._packed = packed
         self._unpacker = zlib.decompressobj(wbits=_GZIP_WBITS)
         self._pending = b""
         self._finished = False
+        self._most = limits.import_decompressed_bytes
+        self._ratio = limits.import_decompression_ratio
+        self._consumed = 0  # packed bytes unpacked so far
+        self._produced = 0  # bytes they unpacked to
         self.damage: str | None = None
+        self.advice = _DAMAGE_ADVICE
         self.delivered = 0
 
     def readable(self) -> bool:
@@ -184,10 +246,35 @@ class _Unpacked(io.RawIOBase):
                 return self._unpacker.flush()
         before = self._unpacker.copy()
         try:
-            return self._unpacker.decompress(packed, _UNPACKED_PIECE)
+            piece = self._unpacker.decompress(packed, _UNPACKED_PIECE)
         except zlib.error as exc:
             self._fail(f"the compressed (.gz) file is damaged ({exc})")
             return _salvage(before, packed)
+        left = len(self._unpacker.unconsumed_tail) + len(self._unpacker.unused_data)
+        self._consumed += len(packed) - left
+        return self._bounded(piece)
+
+    def _bounded(self, piece: bytes) -> bytes:
+        """``piece`` unless it takes the content past the limits (then as much of it as
+        they allow, and the content ends): checked piece by piece, so a decompression
+        bomb never unpacks further than one piece past its ratio."""
+        self._produced += len(piece)
+        if self._produced > self._most:
+            self._refuse(
+                f"the compressed (.gz) file unpacks to more than {self._most:,} bytes, the "
+                "most an import may unpack to"
+            )
+            return piece[: len(piece) - (self._produced - self._most)]
+        if self._produced > max(self._ratio * self._consumed, RATIO_FREE_BYTES):
+            self._refuse(
+                f"the compressed (.gz) file unpacks to more than {self._ratio} times its "
+                "compressed size, which no reference file does (a decompression bomb?)"
+            )
+        return piece
+
+    def _refuse(self, why: str) -> None:
+        self._fail(why)
+        self.advice = "Import the uncompressed file, or split it into smaller files and import each"
 
     def _fail(self, damage: str) -> bytes:
         self.damage = damage
@@ -237,6 +324,71 @@ class _Utf16AsUtf8(io.RawIOBase):
         return count
 
 
+class _LinesCut(io.RawIOBase):
+    """The source's bytes with every line cut at ``limit`` characters: the rest of a
+    longer line is dropped as it streams by (never held) and ``CUT`` put in its place.
+    CR, LF and CRLF all end a line; characters are counted as UTF-8 (a byte that
+    continues a character is not one)."""
+
+    def __init__(self, source: io.BufferedReader, limit: int) -> None:
+        super().__init__()
+        self._source = source
+        self._limit = limit
+        self._length = 0  # characters of the current line so far
+        self._dropping = False  # the current line was cut: drop up to its end
+        self._pending = b""
+        self._done = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: WriteableBuffer) -> int:
+        view = memoryview(buffer).cast("B")
+        while not self._pending and not self._done:
+            chunk = self._source.read(_CHUNK)
+            self._done = not chunk
+            self._pending = self._cut(chunk)
+        count = min(len(view), len(self._pending))
+        view[:count] = self._pending[:count]
+        self._pending = self._pending[count:]
+        return count
+
+    def _cut(self, chunk: bytes) -> bytes:
+        if _CUT_BYTES in chunk:  # the file's own U+FFFF is not a cut: U+FFFD, as damage
+            chunk = chunk.replace(_CUT_BYTES, "\ufffd".encode())
+        last_break = max(chunk.rfind(b"\n"), chunk.rfind(b"\r"))
+        if not self._dropping and self._length + len(chunk) <= self._limit:
+            # No line can pass the limit in this chunk (bytes >= characters): as it is.
+            self._length = (
+                len(chunk) - last_break - 1 if last_break >= 0 else (self._length + len(chunk))
+            )
+            return chunk
+        kept: list[bytes] = []
+        for part in _LINE_PARTS.split(chunk):
+            if part in (b"\n", b"\r"):
+                kept.append(part)
+                self._length, self._dropping = 0, False
+            elif part and not self._dropping:
+                kept.append(self._within(part))
+        return b"".join(kept)
+
+    def _within(self, part: bytes) -> bytes:
+        """The part of the current line that fits, and ``CUT`` when not all of it does."""
+        length = len(part.translate(None, _CONTINUATION_BYTES))
+        if self._length + length <= self._limit:
+            self._length += length
+            return part
+        end = max(self._limit - self._length, 0)  # bytes: at most that many characters
+        while 0 < end < len(part) and part[end] & 0xC0 == 0x80:
+            end -= 1  # never cut a character in two
+        self._dropping = True
+        return part[:end] + _CUT_BYTES
+
+
+_LINE_PARTS = re.compile(rb"(\n|\r)")
+_CONTINUATION_BYTES = bytes(range(0x80, 0xC0))
+
+
 _CONTROL_BYTES = bytes([*range(0x09), *range(0x0E, 0x20), 0x7F])
 
 
@@ -278,25 +430,31 @@ def _utf16_encoding(head: bytes) -> str | None:
 
 
 def open_records(
-    stream: BinaryIO, filename: str, format_name: str | None = None
+    stream: BinaryIO,
+    filename: str,
+    format_name: str | None = None,
+    *,
+    limits: LimitsSettings | None = None,
 ) -> tuple[FileFormat, Iterator[ReadItem]]:
     """The file's format (given, or detected from its content) and its records, streamed
-    from an open binary stream (gzip is detected and unpacked, UTF-16 converted).
+    from an open binary stream (gzip is detected and unpacked, UTF-16 converted), within
+    ``limits`` (the settings' defaults when not given; see the module's docstring).
 
     Raises ``InvalidInputError`` before the first record when the file cannot be read at
     all (empty, an unreadable archive, an unknown format); once records flow, damage is
     reported as ``RecordProblem`` items and never raised.
     """
+    limits = limits or DEFAULT_LIMITS
     buffered = _peekable(stream)
     unpacked: _Unpacked | None = None
     if buffered.peek(2)[:2] == _GZIP_MAGIC:
-        unpacked = _Unpacked(buffered)
+        unpacked = _Unpacked(buffered, limits)
         buffered = _peekable(unpacked)
     head = buffered.peek(SNIFF_BYTES)[:SNIFF_BYTES]
     if unpacked is not None and unpacked.damage is not None and not head:
         raise InvalidInputError(
             f"{filename} looks compressed (gzip) but cannot be unpacked: {unpacked.damage}.",
-            hint="Download or compress the file again, or import the uncompressed file.",
+            hint=f"{unpacked.advice}.",
         )
     encoding = _utf16_encoding(head)
     if encoding is not None:
@@ -317,10 +475,88 @@ def open_records(
         )
     file_format = get_format(format_name) if format_name else detect_format(filename, head)
     assert file_format.read is not None
-    items = file_format.read(buffered, filename)
+    if file_format.line_based:
+        buffered = _peekable(_LinesCut(buffered, limits.import_line_chars))
+    items = _fields_bounded(file_format.read(buffered, filename, limits), filename, limits)
     if unpacked is not None:
         items = _with_damage_reported(items, unpacked, filename)
     return file_format, items
+
+
+def _fields_bounded(
+    items: Iterator[ReadItem], filename: str, limits: LimitsSettings
+) -> Iterator[ReadItem]:
+    """Each record with a value longer than the field limit (or cut at the line limit)
+    becomes a problem naming that field; records are numbered as the reader numbers
+    them (one after the item before)."""
+    number = 0
+    for item in items:
+        if isinstance(item, RecordProblem):
+            number = item.record_number
+            yield item
+            continue
+        number += 1
+        found = _overlong(item, limits.import_field_chars)
+        if found is None:
+            yield item
+            continue
+        label, length = found
+        most = f"{limits.import_field_chars:,}"
+        size = (
+            f"is longer than the {most} characters"
+            if length is None
+            else f"holds {length:,} characters, more than the {most}"
+        )
+        yield RecordProblem(
+            filename,
+            number,
+            f"the {label} field {size} an imported field may hold; the record is skipped. "
+            "Shorten that field (or remove the record) and import the file again",
+            field=label,
+            record_id=item.record_id,
+            whole=True,
+        )
+
+
+_FIELD_LABELS = {
+    "ids": "identifiers",
+    "venue": "journal",
+    "mesh_terms": "MeSH terms",
+    "publication_types": "publication types",
+    "record_id": "record id",
+}
+
+
+def _overlong(record: BaseModel, most: int) -> tuple[str, int | None] | None:
+    """The first top-level field of ``record`` holding a text longer than ``most`` (or
+    one cut by a reader), as ``(label, length)``; the length is ``None`` when the text
+    was cut before it could be counted."""
+    for name in type(record).model_fields:
+        length = _longest(getattr(record, name), most)
+        if length is not False:
+            return _FIELD_LABELS.get(name, name.replace("_", " ")), length
+    return None
+
+
+def _longest(value: object, most: int) -> int | bool | None:
+    """``False`` when every text in ``value`` is within ``most``, else the length of the
+    first that is not (``None`` when it was cut)."""
+    if isinstance(value, str):
+        if CUT in value:
+            return None
+        return len(value) if len(value) > most else False
+    if isinstance(value, BaseModel):
+        for name in type(value).model_fields:
+            found = _longest(getattr(value, name), most)
+            if found is not False:
+                return found
+        return False
+    if isinstance(value, list | tuple):
+        for element in value:
+            found = _longest(element, most)
+            if found is not False:
+                return found
+    return False
 
 
 def _with_damage_reported(
@@ -329,7 +565,7 @@ def _with_damage_reported(
     count = 0
     try:
         for item in items:
-            count += 1
+            count = item.record_number if isinstance(item, RecordProblem) else count + 1
             yield item
     except InvalidInputError as exc:
         # Readers refuse a file before its first record: here, the little that unpacked.
@@ -338,26 +574,32 @@ def _with_damage_reported(
         raise InvalidInputError(
             f"{filename}: {unpacked.damage} after {unpacked.delivered:,} bytes of content, "
             f"and that much is not readable ({exc.message})",
-            hint="Download or compress the file again, or import the uncompressed file.",
+            hint=f"{unpacked.advice}.",
         ) from exc
     if unpacked.damage is not None:
         yield RecordProblem(
             filename,
             count + 1,
-            f"{unpacked.damage} after {unpacked.delivered:,} bytes of content: the records "
-            "after that point could not be read. Download or compress the file again and "
-            "import it again (the records already imported are recognised as duplicates)",
+            f"{unpacked.damage}; reading stopped there, after {unpacked.delivered:,} bytes of "
+            f"content: the records after that point were not read. {unpacked.advice} (the "
+            "records already imported are recognised as duplicates)",
         )
 
 
 def read_stream(
-    stream: BinaryIO, filename: str, format_name: str | None = None
+    stream: BinaryIO,
+    filename: str,
+    format_name: str | None = None,
+    *,
+    limits: LimitsSettings | None = None,
 ) -> Iterator[ReadItem]:
     """Read records from an open binary stream (gzip is detected and unpacked)."""
-    return open_records(stream, filename, format_name)[1]
+    return open_records(stream, filename, format_name, limits=limits)[1]
 
 
-def read_file(path: Path, format_name: str | None = None) -> Iterator[ReadItem]:
+def read_file(
+    path: Path, format_name: str | None = None, *, limits: LimitsSettings | None = None
+) -> Iterator[ReadItem]:
     """Stream the records of a file. Raises ``InvalidInputError`` if it cannot be opened."""
     try:
         stream = path.open("rb")
@@ -366,7 +608,7 @@ def read_file(path: Path, format_name: str | None = None) -> Iterator[ReadItem]:
             f"Cannot open {path}: {exc.strerror or exc}.",
             hint="Check the path and that the file is readable.",
         ) from exc
-    return _closing(read_stream(stream, path.name, format_name), stream)
+    return _closing(read_stream(stream, path.name, format_name, limits=limits), stream)
 
 
 def _closing(items: Iterator[ReadItem], stream: BinaryIO) -> Iterator[ReadItem]:

@@ -36,12 +36,16 @@ from scholarstream.papers.formats._fields import (
     valid_year,
 )
 from scholarstream.papers.formats.base import (
+    DEFAULT_LIMITS,
     FileFormat,
     ReadItem,
     RecordProblem,
+    record_chars,
     register_format,
+    too_large,
 )
 from scholarstream.papers.model import Author, Paper, Trial
+from scholarstream.settings import LimitsSettings
 
 # -- LaTeX --------------------------------------------------------------------------------
 
@@ -313,47 +317,59 @@ def _brace_delta(text: str) -> int:
     return text.count("{") - text.count("}")
 
 
-def _chunks(stream: BinaryIO) -> Iterator[tuple[int, str]]:
-    """``(first_line, text)`` per ``@`` block and per run of lines outside any block. A
-    line starting with ``@`` opens a new block when the one before has closed its braces,
-    or when it is plainly an entry header (so an entry left unclosed does not swallow the
-    rest of the file); a block opened with a brace ends where its braces balance."""
+def _chunks(stream: BinaryIO, most: int) -> Iterator[tuple[int, str, bool]]:
+    """``(first_line, text, whole)`` per ``@`` block and per run of lines outside any
+    block. A line starting with ``@`` opens a new block when the one before has closed
+    its braces, or when it is plainly an entry header (so an entry left unclosed does not
+    swallow the rest of the file); a block opened with a brace ends where its braces
+    balance. A block keeps at most ``most`` characters: past them its lines are dropped
+    (still counted for its braces) and ``whole`` is false."""
     lines: list[str] = []
-    start = depth = 0
+    start = depth = size = 0
     inside = braced = False
+
+    def add(text: str) -> None:
+        nonlocal size
+        size += len(text) + 1
+        if size <= most:
+            lines.append(text)
+
     for number, text in logical_lines(stream):
         if _AT_LINE.match(text) and (not inside or depth <= 0 or _ENTRY_START.match(text)):
             if lines:
-                yield start, "\n".join(lines)
+                yield start, "\n".join(lines), size <= most
             header = _ENTRY_START.match(text)
-            lines, start, depth = [text], number, _brace_delta(text)
+            lines, start, depth, size = [text], number, _brace_delta(text), len(text)
             inside, braced = True, header is not None and text[header.end() - 1] == "{"
             continue
         if inside and braced and depth <= 0:
-            yield start, "\n".join(lines)
-            lines, inside = [], False
+            yield start, "\n".join(lines), size <= most
+            lines, inside, size = [], False, 0
         if inside:
-            lines.append(text)
+            add(text)
             depth += _brace_delta(text)
         elif text.strip():
             if not lines:
                 start = number
-            lines.append(text)
+            add(text)
         elif lines:
-            yield start, "\n".join(lines)
-            lines = []
+            yield start, "\n".join(lines), size <= most
+            lines, size = [], 0
     if lines:
-        yield start, "\n".join(lines)
+        yield start, "\n".join(lines), size <= most
 
 
-def read_bibtex(stream: BinaryIO, filename: str) -> Iterator[ReadItem]:
+def read_bibtex(
+    stream: BinaryIO, filename: str, limits: LimitsSettings = DEFAULT_LIMITS
+) -> Iterator[ReadItem]:
     """Text outside the entries is a comment, unless it holds ``field = {value}`` lines:
     then it is an entry whose ``@type{key,`` line is damaged, and it is reported."""
     macros: dict[str, str] = {}
     count = 0
     other_text = False
     held: list[RecordProblem] = []  # before the first entry: the file may not be BibTeX
-    for line, chunk in _chunks(stream):
+    most = record_chars(limits)
+    for line, chunk, whole in _chunks(stream, most):
         if not _AT_LINE.match(chunk):
             if _FIELD_LINE.search(chunk):
                 problem = RecordProblem(
@@ -380,6 +396,9 @@ def read_bibtex(stream: BinaryIO, filename: str) -> Iterator[ReadItem]:
         count += len(held) + 1
         yield from held
         held.clear()
+        if not whole:
+            yield too_large(filename, count, most, line)
+            continue
         yield _entry(chunk, macros, filename, count, line)
     if count == 0 and other_text:
         raise InvalidInputError(

@@ -5,6 +5,11 @@ Every tool names its columns differently (Zotero "Publication Title", Covidence
 matched through an alias table: header names are compared lower case with spaces and
 punctuation removed. The writer's own header (``COLUMNS``) is in that table too, so an
 export reads back to the same values.
+
+Cells are written safe to open in a spreadsheet (OWASP's CSV injection rule): a value
+starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return, which Excel,
+LibreOffice and Google Sheets would run as a formula, gets a leading single quote
+(``spreadsheet_safe``); the reader takes that quote off again.
 """
 
 from __future__ import annotations
@@ -31,13 +36,16 @@ from scholarstream.papers.formats._fields import (
     valid_year,
 )
 from scholarstream.papers.formats.base import (
+    DEFAULT_LIMITS,
     FileFormat,
     ReadItem,
     RecordProblem,
+    record_chars,
     register_format,
 )
 from scholarstream.papers.identifiers import normalize_pmid
 from scholarstream.papers.model import Paper, Trial
+from scholarstream.settings import LimitsSettings
 
 COLUMNS: tuple[str, ...] = (
     "record_id",
@@ -162,6 +170,21 @@ _SEP_LINE = re.compile(r"^\ufeff?sep=.$")
 _BARE_CR = re.compile(r"(?<=\r)(?!\n)")
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""What makes a spreadsheet read a cell as a formula."""
+
+
+def spreadsheet_safe(cell: str) -> str:
+    """``cell`` as a spreadsheet shows it as text: a leading ``'`` when it would start a
+    formula (titles come from live sources and imported files: never trusted)."""
+    return f"'{cell}" if cell.startswith(FORMULA_STARTS) else cell
+
+
+def _unquoted(cell: str) -> str:
+    """The inverse of ``spreadsheet_safe``, for files we (or a careful tool) wrote."""
+    return cell[1:] if cell[:1] == "'" and cell[1:2] and cell[1] in FORMULA_STARTS else cell
+
+
 def _normalise(header: str) -> str:
     return _HEADER_KEY.sub("", header.strip().lstrip("\ufeff").lower())
 
@@ -204,7 +227,7 @@ class _Row:
     def all(self, field: str) -> list[str]:
         cells = self.cells
         return [
-            cells[i].strip()
+            _unquoted(cells[i]).strip()
             for i in self.columns.get(field, [])
             if i < len(cells) and cells[i].strip()
         ]
@@ -236,10 +259,17 @@ def _split_line(line: str, delimiter: str) -> list[str]:
         return []
 
 
-def read_csv(stream: BinaryIO, filename: str) -> Iterator[ReadItem]:
+def read_csv(
+    stream: BinaryIO, filename: str, limits: LimitsSettings = DEFAULT_LIMITS
+) -> Iterator[ReadItem]:
     """The header is the first line naming a title column among the first few (Excel's
     ``sep=;`` line, or a damaged line, may come before it); each row after it is a
     record."""
+    # Python's csv module refuses a field over its own limit (131,072 characters by
+    # default) with an English message of its own; raised to the record's bound, the
+    # shared field check reports an over-long field in plain words instead.
+    if csv.field_size_limit() < record_chars(limits):
+        csv.field_size_limit(record_chars(limits))
     lines = _csv_lines(stream)
     seen: list[str] = []
     header: list[str] = []
@@ -402,11 +432,13 @@ def _cells(paper: Paper) -> list[str]:
         "url": " ".join(link.url for link in paper.links),
         "citation_count": str(paper.citation_count) if paper.citation_count is not None else None,
     }
-    return [values[column] or "" for column in COLUMNS]
+    return [spreadsheet_safe(values[column] or "") for column in COLUMNS]
 
 
 def write_csv(records: Iterable[Paper | Trial], out: TextIO) -> int:
-    """UTF-8 with a byte-order mark, so spreadsheet programs read non-ASCII text right."""
+    """UTF-8 with a byte-order mark, so spreadsheet programs read non-ASCII text right;
+    every cell ``spreadsheet_safe``. Every CSV export (the library, a search run, a
+    stream report) is written here."""
     writer = csv.writer(out, lineterminator="\n")
     out.write("\ufeff")
     writer.writerow(COLUMNS)

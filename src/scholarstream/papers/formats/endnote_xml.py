@@ -35,12 +35,15 @@ from scholarstream.papers.formats._xml_records import (
     read_pieces,
 )
 from scholarstream.papers.formats.base import (
+    DEFAULT_LIMITS,
     FileFormat,
     ReadItem,
+    record_chars,
     register_format,
 )
 from scholarstream.papers.identifiers import normalize_pmid
 from scholarstream.papers.model import LinkKind
+from scholarstream.settings import LimitsSettings
 
 _SNIFF = re.compile(rb"<xml>\s*<records\b")
 _OTHER_DATABASE = re.compile(r"embase|scopus|web of science|psycinfo|cinahl", re.IGNORECASE)
@@ -131,11 +134,13 @@ def _draft(record: etree._Element) -> Draft:
     )
 
 
-def read_endnote_xml(stream: BinaryIO, filename: str) -> Iterator[ReadItem]:
+def read_endnote_xml(
+    stream: BinaryIO, filename: str, limits: LimitsSettings = DEFAULT_LIMITS
+) -> Iterator[ReadItem]:
     """Each ``<record>`` is parsed on its own: a record with broken markup, one the file
     ends inside, and text outside any record are reported (with the line they start
     on) and skipped, and the records around them read on."""
-    pieces = XmlRecords(stream, {"record": ("record",)})
+    pieces = XmlRecords(stream, {"record": ("record",)}, most=record_chars(limits))
     tally = Tally()
     yield from read_pieces(pieces, filename, partial(_build, filename=filename), tally)
     if tally.records == 0 and pieces.root != "xml":
@@ -161,6 +166,7 @@ ENDNOTE_XML = register_format(
         sniff=sniff_endnote_xml,
         read=read_endnote_xml,
         media_type="application/xml",
+        line_based=False,
         aliases=("endnote",),
     )
 )

@@ -26,12 +26,16 @@ from scholarstream.papers.formats._fields import (
     without_controls,
 )
 from scholarstream.papers.formats.base import (
+    DEFAULT_LIMITS,
     FileFormat,
     ReadItem,
     RecordProblem,
+    record_chars,
     register_format,
+    too_large,
 )
 from scholarstream.papers.model import Paper, Record, Trial
+from scholarstream.settings import LimitsSettings
 
 _RECORD: TypeAdapter[Paper | Trial] = TypeAdapter(Record)
 _SNIFF = re.compile(r'^\s*(?:\[\s*(?:\{|\]|$)|\{\s*(?:"|$))')
@@ -90,7 +94,10 @@ def _validate(item: Any, filename: str, number: int, line: int | None) -> ReadIt
         return RecordProblem(filename, number, f"{validation_message(exc)}; skipped", line)
 
 
-def read_json(stream: BinaryIO, filename: str) -> Iterator[ReadItem]:
+def read_json(
+    stream: BinaryIO, filename: str, limits: LimitsSettings = DEFAULT_LIMITS
+) -> Iterator[ReadItem]:
+    most = record_chars(limits)
     start = stream.read(_CHUNK).removeprefix(_BOM)
     line = 1
     while not start.lstrip(_WHITESPACE):
@@ -101,16 +108,16 @@ def read_json(stream: BinaryIO, filename: str) -> Iterator[ReadItem]:
     stripped = start.lstrip(_WHITESPACE)
     line += start[: len(start) - len(stripped)].count(b"\n")
     if stripped[:1] == b"{":
-        yield from _object_or_lines(stripped, stream, filename, line)
+        yield from _object_or_lines(stripped, stream, filename, line, most)
     elif _one_item_per_line(stripped):
-        yield from _lines(_Replay(stripped, stream), filename, line, in_array=True)
+        yield from _lines(_Replay(stripped, stream), filename, line, most, in_array=True)
     elif any(_object_line(raw.rstrip().removesuffix(b",")) for raw in stripped.split(b"\n")[1:]):
         # JSON Lines, or an array one item per line, whose first line is damaged: only
         # that line is lost.
         in_array = _array_lines(stripped)
-        yield from _lines(_Replay(stripped, stream), filename, line, in_array=in_array)
+        yield from _lines(_Replay(stripped, stream), filename, line, most, in_array=in_array)
     elif stripped[:1] == b"[":
-        yield from _array(_Replay(stripped, stream), "item", filename)
+        yield from _array(_Replay(stripped, stream), "item", filename, most)
     else:
         raise InvalidInputError(
             f"{filename} is not JSON records: it does not start with '[' or '{{'.",
@@ -150,13 +157,23 @@ class _AsUtf8:
     each chunk that does not decode is read as the text formats read such text (see
     ``decode_text``), so one bad byte does not end the array for the streaming parser."""
 
-    def __init__(self, source: _Replay) -> None:
+    def __init__(self, source: _Replay, most: int) -> None:
         self._source = source
         self._pending = b""
         self._out = b""
         self._done = False
+        self._most = most
+        self.since_item = 0
+        """Bytes handed to the parser since the last item it gave (``_array`` resets it)."""
 
     def read(self, size: int = -1) -> bytes:
+        if self.since_item > self._most:
+            raise _RecordTooLargeError
+        data = self._read(size)
+        self.since_item += len(data)
+        return data
+
+    def _read(self, size: int) -> bytes:
         while not self._done and (size < 0 or len(self._out) < size):
             chunk = self._source.read(_CHUNK)
             data = self._pending + chunk
@@ -194,14 +211,30 @@ def _json_error(exc: Exception) -> str:
     return str(message).strip().splitlines()[0] if str(message).strip() else type(exc).__name__
 
 
-def _array(source: _Replay, prefix: str, filename: str) -> Iterator[ReadItem]:
+class _RecordTooLargeError(Exception):
+    """The parser read more than a record may hold without finishing an item."""
+
+
+def _array(source: _Replay, prefix: str, filename: str, most: int) -> Iterator[ReadItem]:
+    """The items of a JSON array, streamed; an item longer than ``most`` bytes ends the
+    reading there (the parser cannot skip it), reported."""
     count = 0
-    items = ijson.items(_AsUtf8(source), prefix, use_float=True)
+    text = _AsUtf8(source, most)
+    items = ijson.items(text, prefix, use_float=True)
     while True:
         try:
             item = next(items)
         except StopIteration:
             break
+        except _RecordTooLargeError:
+            yield RecordProblem(
+                filename,
+                count + 1,
+                f"the record holds more than {most:,} characters, more than an imported "
+                "record may; reading stopped there, and the records after it were not read. "
+                "Shorten its longest fields (or remove it) and import the file again",
+            )
+            return
         except (ijson.JSONError, ValueError) as exc:  # pure-Python backends raise ValueError
             yield RecordProblem(
                 filename,
@@ -210,6 +243,7 @@ def _array(source: _Replay, prefix: str, filename: str) -> Iterator[ReadItem]:
                 "the file cannot be read. Repair it (or export it again) and import it again",
             )
             return
+        text.since_item = 0
         count += 1
         yield _validate(item, filename, count, None)
     if count == 0 and prefix == "records.item":
@@ -220,13 +254,13 @@ def _array(source: _Replay, prefix: str, filename: str) -> Iterator[ReadItem]:
 
 
 def _object_or_lines(
-    start: bytes, stream: BinaryIO, filename: str, line: int
+    start: bytes, stream: BinaryIO, filename: str, line: int, most: int
 ) -> Iterator[ReadItem]:
     """One object per line is JSON Lines (unless it is the ``records`` wrapper written on
     one line); an object spread over lines is the wrapper, streamed."""
     newline = start.find(b"\n")
     if newline < 0:
-        start += stream.readline()
+        start += stream.readline(most)
         newline = len(start)
     first, rest = start[: newline + 1], start[newline + 1 :]
     try:
@@ -240,31 +274,47 @@ def _object_or_lines(
             _object_line(raw.removesuffix(b",")) for raw in following
         ):
             in_array = first_line.endswith(b"},") or _array_lines(rest)
-            yield from _lines(_Replay(start, stream), filename, line, in_array=in_array)
+            yield from _lines(_Replay(start, stream), filename, line, most, in_array=in_array)
         else:
-            yield from _array(_Replay(start, stream), "records.item", filename)
+            yield from _array(_Replay(start, stream), "records.item", filename, most)
         return
     if isinstance(parsed, dict) and isinstance(parsed.get("records"), list):
         for number, item in enumerate(parsed["records"], 1):
             yield _validate(item, filename, number, None)
         return
     yield _validate(parsed, filename, 1, line)
-    yield from _lines(_Replay(rest, stream), filename, line + 1, number=1)
+    yield from _lines(_Replay(rest, stream), filename, line + 1, most, number=1)
 
 
 def _lines(
-    source: _Replay, filename: str, line: int, *, number: int = 0, in_array: bool = False
+    source: _Replay,
+    filename: str,
+    line: int,
+    most: int,
+    *,
+    number: int = 0,
+    in_array: bool = False,
 ) -> Iterator[ReadItem]:
     """Each line its own record (numbered on from ``number``), the first on ``line``. In
     an array written one item per line, the brackets and the commas after items are
     dropped, and a missing closing bracket says the file is cut off. Records whose line
     break was lost (``{...},{...}``) are read apart again."""
-    pending, closed = b"", False
+    pending, closed, dropping = b"", False, False
     line -= 1
     while True:
         chunk = source.read(_CHUNK)
+        eof = not chunk
+        if dropping:  # a line longer than a record may be: dropped up to its end
+            end = chunk.find(b"\n")
+            if not eof and end < 0:
+                continue
+            dropping, line, number = False, line + 1, number + 1
+            yield too_large(filename, number, most, line)
+            chunk = b"" if eof else chunk[end + 1 :]
         lines = (pending + chunk).split(b"\n")
-        pending = lines.pop() if chunk else b""
+        pending = b"" if eof else lines.pop()
+        if len(pending) > most:
+            pending, dropping = b"", True
         for raw in lines:
             line += 1
             raw = raw.strip()
@@ -274,6 +324,10 @@ def _lines(
                     continue
                 raw = raw.removesuffix(b",")
             if not raw:
+                continue
+            if len(raw) > most:
+                number += 1
+                yield too_large(filename, number, most, line)
                 continue
             try:
                 items = _parse_line(raw)
@@ -286,7 +340,7 @@ def _lines(
             for item in items:
                 number += 1
                 yield _validate(item, filename, number, line)
-        if not chunk:
+        if eof:
             break
     if in_array and not closed:
         yield RecordProblem(
@@ -343,6 +397,7 @@ JSON = register_format(
         read=read_json,
         write=write_json,
         media_type="application/json",
+        line_based=False,
         export_extension=".json",
     )
 )

@@ -18,6 +18,7 @@ from scholarstream.errors import InvalidInputError
 from scholarstream.papers.formats._fields import (
     Draft,
     clean,
+    grown,
     issn_text,
     logical_lines,
     orcid,
@@ -27,13 +28,17 @@ from scholarstream.papers.formats._fields import (
     unique,
 )
 from scholarstream.papers.formats.base import (
+    DEFAULT_LIMITS,
     FileFormat,
     ReadItem,
     RecordProblem,
+    record_chars,
     register_format,
+    too_large,
 )
 from scholarstream.papers.identifiers import normalize_doi
 from scholarstream.papers.model import Author, Paper, Retraction
+from scholarstream.settings import LimitsSettings
 
 _TAG = re.compile(r"^([A-Z][A-Z0-9]{0,3}) *- ?(.*)$")
 _SNIFF = re.compile(r"^PMID- ?\d", re.MULTILINE)
@@ -50,6 +55,17 @@ class _Raw:
     tags: list[tuple[str, str]] = field(default_factory=list)
     damaged: int | None = None
     """The first line in the record that is neither a tag nor an indented continuation."""
+    size: int = 0
+    oversized: int | None = None
+    """The record limit, once the record passed it (nothing more is kept)."""
+
+    def room(self, text: str, most: int) -> bool:
+        """Is there room in the record for ``text``? Once there is not, it stays full
+        (its first tag is always kept: a record has one)."""
+        self.size += len(text)
+        if self.size > most:
+            self.oversized = most
+        return self.oversized is None or not self.tags
 
     def values(self, *tags: str) -> list[str]:
         return [value for tag in tags for t, value in self.tags if t == tag and value]
@@ -63,7 +79,9 @@ def sniff_medline(head: bytes) -> bool:
     return _SNIFF.search(sniff_text(head)) is not None
 
 
-def read_medline(stream: BinaryIO, filename: str) -> Iterator[ReadItem]:
+def read_medline(
+    stream: BinaryIO, filename: str, limits: LimitsSettings = DEFAULT_LIMITS
+) -> Iterator[ReadItem]:
     """A record runs from its ``PMID-`` line to the next blank line or ``PMID-`` line.
 
     Tagged lines after a blank line but before any ``PMID-`` line are a record whose PMID
@@ -74,7 +92,7 @@ def read_medline(stream: BinaryIO, filename: str) -> Iterator[ReadItem]:
     last record with another, that record was cut off, and is reported instead of
     imported half-read.
     """
-    reader = _Reader(filename)
+    reader = _Reader(filename, limits)
     for number, text in logical_lines(stream):
         glued = _GLUED.match(text) if "PMID-" in text else None
         if glued is not None:  # a record's first line run into the line before it
@@ -94,8 +112,10 @@ class _Reader:
     """Lines in, records and problems out; problems before the first record are held
     back (the file may not be MEDLINE at all, and is then refused as a whole)."""
 
-    def __init__(self, filename: str) -> None:
+    def __init__(self, filename: str, limits: LimitsSettings) -> None:
         self.filename = filename
+        self.most = limits.import_field_chars
+        self.record_most = record_chars(limits)
         self.current: _Raw | None = None
         self.orphan: _Raw | None = None  # tags before any PMID line
         self.count = 0  # records numbered, PMID-less ones too
@@ -113,8 +133,10 @@ class _Reader:
         open_record = self.current or self.orphan
         if match is None or text[:1].isspace():
             if open_record is not None and open_record.tags:
+                if not open_record.room(text, self.record_most):
+                    return
                 tag, value = open_record.tags[-1]
-                open_record.tags[-1] = (tag, f"{value} {text.strip()}")
+                open_record.tags[-1] = (tag, grown(value, " ", text.strip(), self.most))
                 if not text[:1].isspace() and open_record.damaged is None:
                     open_record.damaged = number
             else:
@@ -131,7 +153,8 @@ class _Reader:
         record = self.current or self.orphan
         if record is None:
             record = self.orphan = _Raw(0, number)
-        record.tags.append((tag, value))
+        if record.room(value, self.record_most):
+            record.tags.append((tag, value))
 
     def _close(self) -> Iterator[ReadItem]:
         if self.current is not None:
@@ -180,6 +203,8 @@ def _cut_off(last_tag: str, end_tags: set[str], ended: int) -> bool:
 
 
 def _build(raw: _Raw, filename: str) -> Paper | RecordProblem:
+    if raw.oversized is not None:
+        return too_large(filename, raw.number, raw.oversized, raw.line)
     if raw.damaged is not None:
         return RecordProblem(
             filename,

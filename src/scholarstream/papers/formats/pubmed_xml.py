@@ -29,9 +29,11 @@ from scholarstream.papers.formats._xml_records import (
     read_pieces,
 )
 from scholarstream.papers.formats.base import (
+    DEFAULT_LIMITS,
     FileFormat,
     ReadItem,
     RecordProblem,
+    record_chars,
     register_format,
 )
 from scholarstream.papers.identifiers import normalize_doi, normalize_pmcid, normalize_pmid
@@ -43,6 +45,7 @@ from scholarstream.papers.model import (
     Provenance,
     Retraction,
 )
+from scholarstream.settings import LimitsSettings
 
 SOURCE_NAME = "pubmed"
 RECORD_TAGS = ("PubmedArticle", "PubmedBookArticle", "MedlineCitation")
@@ -70,13 +73,19 @@ def sniff_pubmed_xml(head: bytes) -> bool:
     return _SNIFF.search(head) is not None
 
 
-def read_pubmed_xml(stream: BinaryIO, filename: str) -> Iterator[ReadItem]:
+def read_pubmed_xml(
+    stream: BinaryIO, filename: str, limits: LimitsSettings = DEFAULT_LIMITS
+) -> Iterator[ReadItem]:
     """One ``Paper`` per record, one ``RecordProblem`` per record that cannot be read
     (then skipped): broken markup, a record the file ends inside, text outside any
     record. Each record is parsed on its own, so the records around a damaged one are
     read."""
     pieces = XmlRecords(
-        stream, _RECORD_ENDS, wrapper="PubmedArticleSet", ignored=("DeleteCitation",)
+        stream,
+        _RECORD_ENDS,
+        wrapper="PubmedArticleSet",
+        ignored=("DeleteCitation",),
+        most=record_chars(limits),
     )
     tally = Tally()
     yield from read_pieces(pieces, filename, partial(_read_record, filename=filename), tally)
@@ -415,5 +424,6 @@ PUBMED_XML = register_format(
         sniff=sniff_pubmed_xml,
         read=read_pubmed_xml,
         media_type="application/xml",
+        line_based=False,
     )
 )

@@ -20,6 +20,7 @@ from scholarstream.papers.formats._fields import (
     Draft,
     as_paper,
     clean,
+    grown,
     issn_text,
     join_pages,
     logical_lines,
@@ -33,13 +34,17 @@ from scholarstream.papers.formats._fields import (
     valid_year,
 )
 from scholarstream.papers.formats.base import (
+    DEFAULT_LIMITS,
     FileFormat,
     ReadItem,
     RecordProblem,
+    record_chars,
     register_format,
+    too_large,
 )
 from scholarstream.papers.identifiers import normalize_pmid
 from scholarstream.papers.model import LinkKind, Paper, Trial
+from scholarstream.settings import LimitsSettings
 
 _TAG = re.compile(r"^([A-Z][A-Z0-9])  ?-(?: (.*))?$")
 _SNIFF = re.compile(r"^\s*TY  ?- ", re.MULTILINE)
@@ -141,7 +146,18 @@ class _Raw:
     line: int
     typed: bool
     tags: list[tuple[str, str]] = field(default_factory=list)
+    size: int = 0
+    """Characters collected; past the record limit nothing more is kept (``oversized``)."""
+    oversized: int | None = None
     _grouped: dict[str, list[str]] | None = field(default=None, init=False, repr=False)
+
+    def room(self, text: str, most: int) -> bool:
+        """Is there room in the record for ``text``? Once there is not, it stays full
+        (its first tag is always kept: a record has one)."""
+        self.size += len(text)
+        if self.size > most:
+            self.oversized = most
+        return self.oversized is None or not self.tags
 
     def values(self, *tags: str) -> list[str]:
         if self._grouped is None:
@@ -165,12 +181,16 @@ def sniff_ris(head: bytes) -> bool:
     return _SNIFF.search(sniff_text(head)) is not None
 
 
-def read_ris(stream: BinaryIO, filename: str) -> Iterator[ReadItem]:
+def read_ris(
+    stream: BinaryIO, filename: str, limits: LimitsSettings = DEFAULT_LIMITS
+) -> Iterator[ReadItem]:
     """Records between ``TY`` and ``ER``; lines without a tag continue the tag before
     them (or, for list tags, add a value). Text between records (Ovid's numbering, its
     "Link to the Ovid Full Text" lines, stray tags after ``ER`` like Ovid's ``NL``) is
     skipped, unless it holds a title or an author, or an ``ER`` closes it: then it was a
-    record that lost its ``TY`` line, and is reported."""
+    record that lost its ``TY`` line, and is reported. A value stops growing at the
+    field limit, a record at the record limit (then reported, see ``base``)."""
+    most, record_most = limits.import_field_chars, record_chars(limits)
     current: _Raw | None = None
     orphan: _Raw | None = None
     count = 0
@@ -179,11 +199,13 @@ def read_ris(stream: BinaryIO, filename: str) -> Iterator[ReadItem]:
         match = _TAG.match(text)
         if match is None:
             if current is not None and current.tags and text.strip():
+                if not current.room(text, record_most):
+                    continue
                 tag, value = current.tags[-1]
                 if tag in _ONE_PER_LINE:
                     current.tags.append((tag, text.strip()))
                 else:
-                    current.tags[-1] = (tag, f"{value}\n{text.strip()}")
+                    current.tags[-1] = (tag, grown(value, "\n", text.strip(), most))
             elif current is None and text.strip():
                 other_text = True
             continue
@@ -206,9 +228,11 @@ def read_ris(stream: BinaryIO, filename: str) -> Iterator[ReadItem]:
             continue
         elif current is None:
             orphan = orphan or _Raw(0, number, typed=False)
-            orphan.tags.append((tag, value))
+            if orphan.room(value, record_most):
+                orphan.tags.append((tag, value))
             continue
-        current.tags.append((tag, value))
+        if current.room(value, record_most):
+            current.tags.append((tag, value))
     if current is not None:
         yield _unterminated(current, filename)
     if count == 0 and (other_text or orphan is not None):
@@ -246,6 +270,8 @@ def _unterminated(raw: _Raw, filename: str) -> RecordProblem:
 
 
 def _record(raw: _Raw, filename: str) -> Paper | RecordProblem:
+    if raw.oversized is not None:
+        return too_large(filename, raw.number, raw.oversized, raw.line)
     if not raw.typed:
         message = "the record does not start with a 'TY  - ' line; skipped"
         return RecordProblem(filename, raw.number, message, raw.line)

@@ -18,11 +18,12 @@ from scholarstream.search.dedup.deduplicator import (
     find_clusters,
     judge_pairs,
 )
-from scholarstream.search.dedup.matching import PairDecision, Verdict, compare
+from scholarstream.search.dedup.matching import CONFLICTING_IDS, PairDecision, Verdict, compare
 from scholarstream.search.dedup.merge import merge_records
 from scholarstream.search.dedup.normalize import RecordKeys, record_keys
 
 __all__ = [
+    "CONFLICTING_IDS",
     "LLMPairAdjudicator",
     "PairAdjudicator",
     "PairDecision",

@@ -67,10 +67,13 @@ BLOCKERS: dict[str, Blocker] = {
 
 
 def blocks(keys: Sequence[RecordKeys]) -> Iterator[list[int]]:
-    """Every block with at least two records, as indices into ``keys``."""
+    """Every block with at least two records, as indices into ``keys``; a record that
+    cannot be compared (``RecordKeys.comparable``) is in none."""
     for blocker in BLOCKERS.values():
         groups: defaultdict[Hashable, list[int]] = defaultdict(list)
         for index, record in enumerate(keys):
+            if not record.comparable:
+                continue
             for key in blocker(record):
                 groups[key].append(index)
         yield from (members for members in groups.values() if len(members) > 1)

@@ -52,8 +52,11 @@ class PairReport:
         return sets.groups()
 
 
-def judge_pairs(records: Sequence[Record]) -> PairReport:
-    """Compare the candidate pairs of ``records`` and join the duplicates."""
+def judge_pairs(records: Sequence[Record | None]) -> PairReport:
+    """Compare the candidate pairs of ``records`` and join the duplicates. ``None`` stands
+    for an input record that could not be read into a ``Record`` (a file's record without
+    a title): it cannot be compared, so it is its own cluster, like a record whose title
+    has no words."""
     report = PairReport(keys=[record_keys(record) for record in records])
     keys = report.keys
     sets = DisjointSets(len(keys))
@@ -80,10 +83,12 @@ def judge_pairs(records: Sequence[Record]) -> PairReport:
     return report
 
 
-def find_clusters(records: Sequence[Record]) -> list[list[int]]:
-    """Clusters of duplicate records, as indices into ``records``: every record is in
-    exactly one cluster, members ascending, clusters ordered by their first member.
-    Borderline pairs are kept apart (no adjudicator here)."""
+def find_clusters(records: Sequence[Record | None]) -> list[list[int]]:
+    """Clusters of duplicate records, as indices into ``records``: every input is in
+    exactly one cluster, members ascending, clusters ordered by their first member. An
+    input that cannot be compared (``None``: a record read without a title; a title
+    without words) is a cluster of its own. Borderline pairs are kept apart (no
+    adjudicator here)."""
     return judge_pairs(records).clusters()
 
 

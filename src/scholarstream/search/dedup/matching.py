@@ -48,8 +48,9 @@ CLOSE_TITLE = 0.90
 AUTHORS_AGREE = 0.80
 AUTHORS_DIFFER = 0.50
 
-_CONFLICTING_IDS = ("doi", "pmid", "pmcid", "arxiv_id")
-"""Two different values of these mean two works (one work has one DOI, one PMID)."""
+CONFLICTING_IDS = ("doi", "pmid", "pmcid", "arxiv_id")
+"""Two different values of these mean two works (one work has one DOI, one PMID). Stream
+monitoring's "already reported" check keeps such records apart by the same list."""
 
 
 class Verdict(StrEnum):
@@ -118,7 +119,7 @@ def gather(a: RecordKeys, b: RecordKeys) -> Evidence:
         if x and y:
             if x == y:
                 shared = shared or name
-            elif name in _CONFLICTING_IDS:
+            elif name in CONFLICTING_IDS:
                 conflicting = conflicting or name
     return Evidence(
         a=a,
@@ -300,7 +301,10 @@ HARD_VETOES: frozenset[Rule] = frozenset(
 
 
 def conflicts(a: RecordKeys, b: RecordKeys) -> bool:
-    """Can these two never be one work, whatever links them through other copies?"""
+    """Can these two never be one work, whatever links them through other copies? A
+    record that cannot be compared is never one work with another."""
+    if not (a.comparable and b.comparable):
+        return True
     evidence = gather(a, b)
     for rule in RULES:
         decision = rule(evidence)
@@ -310,6 +314,8 @@ def conflicts(a: RecordKeys, b: RecordKeys) -> bool:
 
 
 def compare(a: RecordKeys, b: RecordKeys) -> PairDecision:
+    if not (a.comparable and b.comparable):
+        return _distinct("a record without a title cannot be compared")
     if a.kind == b.kind and a.notice == b.notice:
         quick = title_similarity(a, b)
         if quick < QUICK_REJECT and not _may_share_id(a, b) and not title_extends(a, b):

@@ -309,13 +309,47 @@ class RecordKeys:
     nct_id: str | None
     identifiers: frozenset[tuple[str, str]]
     """Every identifier above as ``(name, value)``, for a quick "any in common?"."""
+    comparable: bool = True
+    """``False`` for an input that cannot be compared with anything: a record read without a
+    title (``record_keys(None)``) or whose title has no words ("." "[ ]"). Every rule needs
+    the title, so such a record is its own cluster: never a candidate, never merged."""
 
 
 IDENTIFIER_FIELDS = ("doi", "pmid", "pmcid", "arxiv_id", "openalex_id", "s2_id", "nct_id")
 
 
-def record_keys(record: Record) -> RecordKeys:
-    """The keys of one record (papers and trial registrations alike)."""
+UNCOMPARABLE = RecordKeys(
+    kind="",
+    title="",
+    core_title="",
+    numbers=(),
+    notice=None,
+    authors=(),
+    first_author=None,
+    year=None,
+    venue=(),
+    venue_main=(),
+    volume=None,
+    first_page=None,
+    last_page=None,
+    doi=None,
+    pmid=None,
+    pmcid=None,
+    arxiv_id=None,
+    openalex_id=None,
+    s2_id=None,
+    nct_id=None,
+    identifiers=frozenset(),
+    comparable=False,
+)
+"""The keys of an input record that could not be read into a ``Record`` (no title)."""
+
+
+def record_keys(record: Record | None) -> RecordKeys:
+    """The keys of one record (papers and trial registrations alike); ``None`` stands for
+    an input record that could not be read into one (``UNCOMPARABLE``)."""
+    if record is None:
+        return UNCOMPARABLE
     core_raw = strip_notes(record.title)
     core = fold(core_raw)
     title = fold(record.title)
@@ -350,4 +384,5 @@ def record_keys(record: Record) -> RecordKeys:
         s2_id=ids.get("s2_id"),
         nct_id=ids.get("nct_id"),
         identifiers=frozenset(ids.items()),
+        comparable=bool(core or title),
     )

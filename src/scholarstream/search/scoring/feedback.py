@@ -104,7 +104,9 @@ class _View:
         self.spread = (relevant - irrelevant) / 2 if relevant > irrelevant else 1.0
 
     def evidence(self, wanted: IntArray) -> FloatArray:
-        if self.classifier is None:
+        # No text wanted (an iteration that found nothing) is no question to ask the
+        # classifier: scikit-learn refuses a prediction over zero samples.
+        if self.classifier is None or len(wanted) == 0:
             return np.zeros(len(wanted), dtype=np.float64)
         margins = self.classifier.decision_function(self.features[wanted])
         return np.asarray((margins - self.centre) / self.spread, dtype=np.float64)
@@ -156,9 +158,9 @@ class FeedbackModel:
 
     def evidence(self, indices: Sequence[int] | None = None) -> FloatArray:
         """How strongly each text looks like the relevant rather than the irrelevant ones
-        (0 = no evidence either way), averaged over the views."""
+        (0 = no evidence either way), averaged over the views; empty for no ``indices``."""
         wanted = np.arange(self.size) if indices is None else np.asarray(indices, dtype=np.int64)
-        if not self._views:
+        if not self._views or len(wanted) == 0:
             return np.zeros(len(wanted), dtype=np.float64)
         return np.asarray(
             np.mean([view.evidence(wanted) for view in self._views], axis=0), dtype=np.float64

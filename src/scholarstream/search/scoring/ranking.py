@@ -49,10 +49,13 @@ async def feedback_probabilities(
     records: Sequence[Record], labelled: Sequence[LabelledPaper]
 ) -> list[float] | None:
     """The feedback model's probability of relevance for each record, or ``None`` while
-    the user has not marked at least one paper relevant and one irrelevant."""
+    the user has not marked at least one paper relevant and one irrelevant. No records
+    (an iteration that found nothing) is an empty list: the labels are kept for later."""
     judged = list(latest_labels(labelled).values())
     if not FeedbackModel.can_learn([paper.relevant for paper in judged]):
         return None
+    if not records:
+        return []
     # The candidates and the judged papers share one vocabulary; a judged paper found
     # again appears twice, which does no harm (it is never ranked by the model).
     texts = [record_text(record) for record in records]

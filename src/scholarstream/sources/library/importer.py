@@ -13,6 +13,7 @@ from typing import BinaryIO
 from scholarstream.db.session import Database
 from scholarstream.errors import InvalidInputError
 from scholarstream.papers.formats import ReadItem, RecordProblem, open_records
+from scholarstream.settings import LimitsSettings
 from scholarstream.sources.library.models import ImportProblem, ImportReport
 from scholarstream.sources.library.store import add_records, to_row
 
@@ -47,7 +48,10 @@ async def import_items(
                 if len(report.problems) < MAX_PROBLEMS_KEPT:
                     report.problems.append(
                         ImportProblem(
-                            record_number=item.record_number, line=item.line, message=item.message
+                            record_number=item.record_number,
+                            line=item.line,
+                            field=item.field,
+                            message=item.message,
                         )
                     )
             else:
@@ -68,10 +72,13 @@ async def import_stream(
     stream: BinaryIO,
     filename: str,
     *,
+    limits: LimitsSettings,
     format_name: str | None = None,
     progress: Progress | None = None,
 ) -> ImportReport:
-    file_format, items = open_records(stream, filename, format_name)
+    """The file's records, read within ``limits`` (see ``papers.formats``): a record with
+    a field over the limit is a problem in the report, and the others are imported."""
+    file_format, items = open_records(stream, filename, format_name, limits=limits)
     return await import_items(
         database, owner_id, items, file=filename, format_name=file_format.name, progress=progress
     )
@@ -82,6 +89,7 @@ async def import_path(
     owner_id: uuid.UUID,
     path: Path,
     *,
+    limits: LimitsSettings,
     format_name: str | None = None,
     progress: Progress | None = None,
 ) -> ImportReport:
@@ -94,5 +102,11 @@ async def import_path(
         ) from exc
     with stream:
         return await import_stream(
-            database, owner_id, stream, path.name, format_name=format_name, progress=progress
+            database,
+            owner_id,
+            stream,
+            path.name,
+            limits=limits,
+            format_name=format_name,
+            progress=progress,
         )

@@ -9,6 +9,7 @@ from typing import BinaryIO, TextIO
 
 from scholarstream.db.scope import OwnerScope
 from scholarstream.db.session import Database
+from scholarstream.settings import LimitsSettings
 from scholarstream.sources.library import exporter, importer, store
 from scholarstream.sources.library.index import IndexCache, IndexedDoc, LibraryIndex, index_text
 from scholarstream.sources.library.models import (
@@ -23,9 +24,17 @@ class Library:
     """Shared by the whole process; every call names the owner, and only ever touches
     that owner's rows."""
 
-    def __init__(self, database: Database, cache: IndexCache | None = None) -> None:
+    def __init__(
+        self,
+        database: Database,
+        cache: IndexCache | None = None,
+        *,
+        limits: LimitsSettings | None = None,
+    ) -> None:
         self.database = database
         self.indexes = cache or IndexCache()
+        self.limits = limits or LimitsSettings()
+        """What one imported file may make the process hold."""
 
     async def import_file(
         self,
@@ -36,7 +45,12 @@ class Library:
         progress: importer.Progress | None = None,
     ) -> ImportReport:
         return await importer.import_path(
-            self.database, owner_id, path, format_name=format_name, progress=progress
+            self.database,
+            owner_id,
+            path,
+            limits=self.limits,
+            format_name=format_name,
+            progress=progress,
         )
 
     async def import_stream(
@@ -49,7 +63,13 @@ class Library:
         progress: importer.Progress | None = None,
     ) -> ImportReport:
         return await importer.import_stream(
-            self.database, owner_id, stream, filename, format_name=format_name, progress=progress
+            self.database,
+            owner_id,
+            stream,
+            filename,
+            limits=self.limits,
+            format_name=format_name,
+            progress=progress,
         )
 
     async def search(self, owner_id: uuid.UUID, query: LibraryQuery) -> LibraryPage:

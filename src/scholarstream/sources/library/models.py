@@ -53,6 +53,9 @@ class LibraryPage(BaseModel):
 class ImportProblem(BaseModel):
     record_number: int
     line: int | None = None
+    field: str | None = Field(
+        default=None, description="The field at fault (e.g. abstract), when one is."
+    )
     message: str
 
 

@@ -10,6 +10,7 @@ which later runs learn from; ``stream_judge`` picks the model or the offline sco
 
 from scholarstream.streams.monitoring.engine import (
     DEFAULT_WINDOW,
+    PUBLICATION_LOOKBACK,
     build_result,
     first_since,
     run_stream,
@@ -22,7 +23,7 @@ from scholarstream.streams.monitoring.feedback import (
     ReportFeedback,
     labelled_items,
 )
-from scholarstream.streams.monitoring.keys import item_keys
+from scholarstream.streams.monitoring.keys import already_reported, item_keys, lookup_keys
 from scholarstream.streams.monitoring.relevance import (
     OFFLINE_JUDGE,
     Match,
@@ -52,6 +53,7 @@ from scholarstream.streams.monitoring.timeline import timeline
 __all__ = [
     "DEFAULT_WINDOW",
     "OFFLINE_JUDGE",
+    "PUBLICATION_LOOKBACK",
     "FeedbackStore",
     "ItemJudgement",
     "Match",
@@ -71,12 +73,14 @@ __all__ = [
     "StreamJudge",
     "Timeline",
     "TimelineBucket",
+    "already_reported",
     "build_result",
     "export_report",
     "first_since",
     "item_keys",
     "judge",
     "labelled_items",
+    "lookup_keys",
     "match",
     "report_collection",
     "run_stream",

@@ -1,7 +1,17 @@
-"""One monitoring run of a stream, without storage: search the stream's enabled queries
-for items published since ``since`` (each source with its own query, the user's library
-as a local source), merge duplicates within the run, leave out what the stream already
+"""One monitoring run of a stream, without storage: search the stream's enabled queries,
+each source for its own window (each source with its own query, the user's library as a
+local source), merge duplicates within the run, leave out what the stream already
 reported, score the rest against the stream and write the report.
+
+A source's window starts where its last successful search started (``windows``; the
+store keeps them, so a source that failed is searched again from the same date). Each
+source is searched by the date it *added* a record when it can filter by it
+(``SourceInfo.added_date``: PubMed's Entrez date, Crossref's created date,
+ClinicalTrials.gov's first posted date, arXiv's submission date): a record indexed
+after a run with an earlier publication date is still found by the next one. A source
+that can only filter by publication date (OpenAlex without a paid plan, Semantic
+Scholar, Google Scholar, the library) is searched from ``PUBLICATION_LOOKBACK`` before its
+window, and what that overlap finds again is left out as already reported.
 
 A source that fails is recorded in the outcomes and the run goes on (``partial``); only
 when every source fails is the run ``failed``."""
@@ -11,13 +21,14 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Collection, Mapping, Sequence
 
+from scholarstream.errors import ScholarStreamError
 from scholarstream.papers import Record
 from scholarstream.search.dedup import RecordDeduplicator
 from scholarstream.search.keys import record_sources
 from scholarstream.search.models import LabelledPaper
 from scholarstream.sources import MultiSearchResult, SearchQuery, SourceHub, SourceStatus
 from scholarstream.sources.base import LiteratureSource
-from scholarstream.streams.monitoring.keys import item_keys
+from scholarstream.streams.monitoring.keys import already_reported, item_keys
 from scholarstream.streams.monitoring.relevance import OFFLINE_JUDGE, Judged, StreamJudge, judge
 from scholarstream.streams.monitoring.report import (
     Report,
@@ -32,6 +43,9 @@ from scholarstream.streams.monitoring.timeline import published, timeline
 from scholarstream.streams.records import Stream
 
 DEFAULT_WINDOW = dt.timedelta(days=30)
+PUBLICATION_LOOKBACK = dt.timedelta(days=90)
+"""How far before its window a source filtered by publication date is searched: records
+reach the indexes weeks to months after the date they were published."""
 
 
 def first_since(now: dt.datetime, window: dt.timedelta = DEFAULT_WINDOW) -> dt.datetime:
@@ -39,16 +53,38 @@ def first_since(now: dt.datetime, window: dt.timedelta = DEFAULT_WINDOW) -> dt.d
     return now - window
 
 
-def searches(stream: Stream, since: dt.date) -> list[tuple[str, SearchQuery]]:
-    """Each enabled source with its query, limited to items published from ``since``."""
+def searches(
+    stream: Stream,
+    since: dt.date,
+    *,
+    windows: Mapping[str, dt.datetime] | None = None,
+    added_dates: Collection[str] = (),
+) -> list[tuple[str, SearchQuery]]:
+    """Each enabled source with its query for its window (``windows``, else ``since``):
+    by the date the source added a record for the sources in ``added_dates``, else by
+    publication date from ``PUBLICATION_LOOKBACK`` before the window."""
     strategy = stream.retrieval.strategy(date_from=since)
-    return [
-        (
-            q.source,
-            SearchQuery(text=q.query, limit=q.limit, filters=q.filters, date_from=since),
+    found: list[tuple[str, SearchQuery]] = []
+    for q in strategy.queries:
+        window = (windows or {}).get(q.source)
+        start = window.date() if window is not None else since
+        added = q.source in added_dates
+        query = SearchQuery(
+            text=q.query,
+            limit=q.limit,
+            filters=q.filters,
+            date_from=start if added else start - PUBLICATION_LOOKBACK,
+            dates="added" if added else "published",
         )
-        for q in strategy.queries
-    ]
+        found.append((q.source, query))
+    return found
+
+
+def _adds_dates(hub: SourceHub, name: str, local: Mapping[str, LiteratureSource] | None) -> bool:
+    try:
+        return hub.resolve(name, local).info.added_date is not None
+    except ScholarStreamError:
+        return False  # an unknown source fails in the search itself, where it is reported
 
 
 async def run_stream(
@@ -57,15 +93,26 @@ async def run_stream(
     *,
     since: dt.date,
     reported: Collection[str],
+    windows: Mapping[str, dt.datetime] | None = None,
     local: Mapping[str, LiteratureSource] | None = None,
     by: StreamJudge = OFFLINE_JUDGE,
     labelled: Sequence[LabelledPaper] = (),
 ) -> RunResult:
-    """Searches, merges, leaves out the ``reported`` keys, scores (``by``, learning from
-    the ``labelled`` items) and reports."""
-    result = await hub.search_each(searches(stream, since), local=local)
+    """Searches each source for its window (``windows``, else ``since``), merges, leaves
+    out the ``reported`` keys, scores (``by``, learning from the ``labelled`` items) and
+    reports."""
+    names = [q.source for q in stream.retrieval.strategy().queries]
+    added = {name for name in names if _adds_dates(hub, name, local)}
+    plan = searches(stream, since, windows=windows, added_dates=added)
+    result = await hub.search_each(plan, local=local)
     return await build_result(
-        stream, result, since=since, reported=reported, by=by, labelled=labelled
+        stream,
+        result,
+        since=min([since, *(window.date() for window in (windows or {}).values())]),
+        reported=reported,
+        by=by,
+        labelled=labelled,
+        searched={name: (query, (windows or {}).get(name)) for name, query in plan},
     )
 
 
@@ -77,13 +124,15 @@ async def build_result(
     reported: Collection[str],
     by: StreamJudge = OFFLINE_JUDGE,
     labelled: Sequence[LabelledPaper] = (),
+    searched: Mapping[str, tuple[SearchQuery, dt.datetime | None]] | None = None,
 ) -> RunResult:
+    """The report of the records ``result`` found; ``searched`` is what each source was
+    asked (its query and its window's start), kept in its outcome."""
     merged = await RecordDeduplicator().deduplicate(result.records)
     fresh: list[tuple[Record, list[str]]] = []
     for record in merged:
-        keys = item_keys(record)
-        if not any(key in reported for key in keys):
-            fresh.append((record, keys))
+        if not already_reported(record, reported):
+            fresh.append((record, item_keys(record)))
     judged = await judge([record for record, _ in fresh], stream, by=by, labelled=labelled)
     items = sorted(
         (
@@ -116,7 +165,10 @@ async def build_result(
     return RunResult(
         status=_status(result.statuses),
         report=report,
-        sources=[_outcome(status, items) for status in result.statuses],
+        sources=[
+            _outcome(status, items, (searched or {}).get(status.source))
+            for status in result.statuses
+        ],
         reported_keys={keys[0]: keys for _, keys in fresh},
     )
 
@@ -170,8 +222,16 @@ def _status(statuses: Sequence[SourceStatus]) -> RunStatus:
     return "failed"
 
 
-def _outcome(status: SourceStatus, items: Sequence[ReportItem]) -> SourceOutcome:
+def _outcome(
+    status: SourceStatus,
+    items: Sequence[ReportItem],
+    searched: tuple[SearchQuery, dt.datetime | None] | None,
+) -> SourceOutcome:
+    query, window = searched if searched is not None else (None, None)
     return SourceOutcome(
+        since=window,
+        date_from=query.date_from if query else None,
+        dates=query.dates if query else None,
         source=status.source,
         ok=status.ok,
         found=status.returned,

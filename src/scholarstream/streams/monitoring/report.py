@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from scholarstream.notify import Delivery
 from scholarstream.papers import Record
+from scholarstream.sources import DateKind
 
 RunStatus = Literal["running", "complete", "partial", "failed"]
 GroupKind = Literal["focus_area", "competitor"]
@@ -33,6 +34,23 @@ class SourceOutcome(_Model):
     error_code: str | None = None
     error: str | None = None
     hint: str | None = None
+    since: dt.datetime | None = Field(
+        default=None,
+        description="The start of this source's window: the start of the last run that "
+        "searched it successfully (a source that failed keeps its window), or the first "
+        "run's default window.",
+    )
+    date_from: dt.date | None = Field(
+        default=None,
+        description="The date the search started from: the window's start when the source "
+        "filters by the date it added a record, else the window's start less the "
+        "publication look-back.",
+    )
+    dates: DateKind | None = Field(
+        default=None,
+        description="added: the source was searched by when it added a record (PubMed's "
+        "Entrez date, ...); published: by publication date (it has no such filter).",
+    )
 
 
 class ReportItem(_Model):
@@ -86,7 +104,10 @@ class Timeline(_Model):
 class Report(_Model):
     stream_id: uuid.UUID
     stream_name: str
-    since: dt.date = Field(description="Items published from this date were searched for.")
+    since: dt.date = Field(
+        description="The earliest window start of the run's sources (each source's own "
+        "window is in its outcome)."
+    )
     scorer: ScorerName = Field(
         default="lexical",
         description="lexical: offline relevance (BM25 + coverage), no model calls; "

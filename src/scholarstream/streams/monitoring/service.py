@@ -79,6 +79,7 @@ async def finish_run(runtime: Runtime, owner_id: uuid.UUID, start: RunStart) -> 
             start.stream,
             runtime.sources,
             since=start.since.date(),
+            windows=start.windows,
             reported=start.reported,
             local={LIBRARY: LibrarySource(runtime.library, owner_id)},
             by=stream_judge(runtime, owner_id),

@@ -2,8 +2,12 @@
 
 ``begin`` claims the stream for one run (a second run of the same stream while one is
 ``running`` is a ``ConflictError``, enforced by a partial unique index so it holds across
-processes) and hands back what the run needs: the stream, the window start, every key
-the stream already reported and the items the user judged. ``finish`` stores the report,
+processes) and hands back what the run needs: the stream, each source's window start,
+every key the stream already reported and the items the user judged. A source's window
+starts where the last run that searched it successfully started (its outcome in that
+run's report is ``ok``), so a source that failed, in a ``partial`` run too, is searched
+again from the same date; a source never searched successfully starts at the default
+window. ``finish`` stores the report,
 the keys it reported, and the stream's ``last_run_at`` (a complete or partial run);
 ``abort`` ends a run that broke. ``resume`` hands back what a run still ``running`` needs
 again, so a scheduled run interrupted by a crash is finished under its own report (the
@@ -14,7 +18,8 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from sqlalchemy import ColumnElement, and_, or_, select, update
 from sqlalchemy.exc import IntegrityError
@@ -96,8 +101,11 @@ class RunStart:
     report_id: uuid.UUID
     stream: Stream
     since: dt.datetime
+    """The earliest of the windows (what the report shows as its start)."""
     reported: frozenset[str]
     labelled: list[LabelledPaper]
+    windows: dict[str, dt.datetime] = field(default_factory=dict)
+    """Each enabled source's window start."""
 
 
 def to_stored(row: StreamReportRow) -> StoredReport:
@@ -129,13 +137,67 @@ def to_summary(row: StreamReportRow) -> ReportSummary:
     )
 
 
+async def source_windows(
+    session: AsyncSession, stream: Stream, started: dt.datetime
+) -> dict[str, dt.datetime]:
+    """Each enabled source of ``stream`` -> its window's start for a run starting at
+    ``started``: the start of the last finished run in which it was searched
+    successfully; for a source every search of which failed since, the window of the
+    earliest of those searches (it does not move); for a source never searched, the
+    first run's default window."""
+    names = set(name for name, query in stream.retrieval.queries.items() if query.enabled)
+    succeeded: dict[str, dt.datetime] = {}
+    failed: dict[str, dt.datetime] = {}
+    rows = await session.execute(
+        select(StreamReportRow.started_at, StreamReportRow.since, StreamReportRow.sources)
+        .where(
+            StreamReportRow.stream_id == stream.id,
+            StreamReportRow.status != "running",
+            StreamReportRow.started_at < started,
+        )
+        .order_by(StreamReportRow.started_at.desc())
+    )
+    for run_started, run_since, outcomes in rows:  # newest first
+        for outcome in _outcomes(outcomes):
+            name = str(outcome.get("source"))
+            if name not in names or name in succeeded:
+                continue
+            if outcome.get("ok") is True:
+                succeeded[name] = run_started
+            else:
+                failed[name] = _window(outcome, run_since)  # ends at the earliest
+        if len(succeeded) == len(names):
+            break
+    default = first_since(started)
+    return {name: succeeded.get(name) or failed.get(name) or default for name in names}
+
+
+def _outcomes(value: Any) -> list[dict[str, Any]]:
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def _window(outcome: dict[str, Any], run_since: dt.datetime) -> dt.datetime:
+    """The window a source had in a run: its outcome's ``since``; the run's (the earliest
+    of its windows) in a report written before windows were kept per source."""
+    since = outcome.get("since")
+    if not isinstance(since, str):
+        return run_since
+    try:
+        window = dt.datetime.fromisoformat(since)
+    except ValueError:
+        return run_since
+    return window if window.tzinfo is not None else window.replace(tzinfo=dt.UTC)
+
+
 async def _run_start(scope: OwnerScope, row: StreamReportRow, stream: Stream) -> RunStart:
-    """What the run of ``row`` needs: every key the stream reported, the judged items."""
+    """What the run of ``row`` needs: each source's window, every key the stream
+    reported, the judged items."""
     keys = await scope.session.scalars(
         select(StreamReportedItemRow.key).where(StreamReportedItemRow.stream_id == row.stream_id)
     )
     labelled = await labelled_items(scope, row.stream_id)
-    return RunStart(row.id, stream, row.since, frozenset(keys), labelled)
+    windows = await source_windows(scope.session, stream, row.started_at)
+    return RunStart(row.id, stream, row.since, frozenset(keys), labelled, windows)
 
 
 class ReportStore:
@@ -177,7 +239,8 @@ class ReportStore:
                     )
                     .execution_options(synchronize_session=False)
                 )
-                since = stream.last_run_at or first_since(started)
+                windows = await source_windows(session, stream, started)
+                since = min(windows.values(), default=first_since(started))
                 row = StreamReportRow(
                     stream_id=stream_id,
                     status="running",

@@ -8,7 +8,10 @@
 //                          Cancel (POST /{id}/confirm)
 //   completed              the synthesis and each model's report, in tabs ("Synthesis not
 //                          available" under the seed's exact condition), the share link
-//   failed                 the error and a Retry button (POST /{id}/retry)
+//   failed                 the error and a Retry button (POST /{id}/retry), with advice that
+//                          says what Retry will do (call the failed models, or synthesise)
+// The status tables themselves (labels, cards, retry rows, advice) live in status.js, which
+// a browser test compares with the Python ones.
 // Progress is live: the events stream (GET /{id}/events, server-sent events from the
 // outbox) says when something happened and the page reads the research again; the
 // browser reconnects with Last-Event-ID, and a closed stream is reopened after the last
@@ -20,25 +23,12 @@ import { registerChatContext } from "/static/app/chat/page-context.js";
 import { el, renderProblem } from "/static/app/records.js";
 import { RESEARCH_API, ResearchForm, bindButtons, modelChoices } from "/static/app/research/draft-form.js";
 import { renderMarkdown } from "/static/app/research/markdown.js";
+import {
+  STATUS_LABELS, cardDisplay, retriesLeft, synthesisNotAvailable, userAction,
+} from "/static/app/research/status.js";
 import { ReportTabs } from "/static/app/research/tabs.js";
 
-export const STATUS_LABELS = {
-  draft: "Draft",
-  processing: "Processing",
-  synthesizing: "Synthesizing",
-  retrying: "Retrying",
-  awaiting_confirmation: "Awaiting confirmation",
-  completed: "Completed",
-  failed: "Failed",
-};
 const LLM_LABELS = { pending: "Pending", processing: "Processing", completed: "Completed", failed: "Failed" };
-const USER_ACTIONS = {
-  all_llms_failed: "Retry asks the failed models again.",
-  synthesis_failed: "Retry runs the synthesis again; the models' answers are kept.",
-  max_retries_exceeded: "Both retries are used: start a new research to ask again.",
-  api_key_invalid: "A provider refused its API key: update the key under Settings, then retry.",
-  cancelled_by_user: "You cancelled it: start a new research to ask again.",
-};
 const IN_FLIGHT = new Set(["processing", "retrying", "synthesizing", "awaiting_confirmation"]);
 const POLLED = new Set(["processing", "retrying"]);
 const EVENT_TYPES = [
@@ -46,7 +36,6 @@ const EVENT_TYPES = [
   "research.awaiting_confirmation", "research.retrying", "research.synthesizing",
   "research.completed", "research.failed", "research.shared",
 ];
-const MAX_RETRIES = 2;
 const POLL_MS = 1000;
 const RECONNECT_MS = [1000, 2000, 5000, 10_000, 15_000]; // then every 15 s
 const SHARE_CHECK_MS = 4000;
@@ -92,14 +81,6 @@ function date(value) {
 }
 
 const completedResults = (r) => r.llmResults.filter((result) => result.status === "completed");
-
-/** The seed's showSynthesisNotAvailable (research.display.synthesis_not_available):
- *  completed, no synthesis, at most one successful model, no external reports (the
- *  seed's inputContexts). */
-export function synthesisNotAvailable(r) {
-  return r.status === "completed" && !r.synthesizedResult
-    && completedResults(r).length <= 1 && !(r.externalReports?.length);
-}
 
 /** The result of each model in the order they were selected; a model without a result
  *  yet (a draft) is pending. */
@@ -271,7 +252,7 @@ function showFailure(r) {
   const synthesisError = part("synthesis-error");
   synthesisError.hidden = !r.synthesisError || r.synthesisError === r.error;
   synthesisError.textContent = r.synthesisError ? `The synthesis: ${r.synthesisError}` : "";
-  const action = USER_ACTIONS[r.failureReason] ?? "Retry tries again what failed.";
+  const action = userAction(r)?.advice ?? "Retry tries again what failed.";
   part("user-action").replaceChildren(action, ...(r.failureReason === "api_key_invalid"
     ? [" ", el("a", { href: "/settings" }, "Open Settings")] : []));
 }
@@ -330,7 +311,7 @@ function reportPanel(result) {
 function showDecision(r) {
   const failed = results(r).filter((result) => result.status === "failed");
   const answered = completedResults(r).length;
-  const retriesLeft = Math.max(0, MAX_RETRIES - (r.partialFailure?.retryCount ?? 0));
+  const left = retriesLeft(r);
   const summary = `${answered} model${answered === 1 ? "" : "s"} answered and ${failed.length} failed. `
     + "Go on with the answers you have, ask the failed models again, or stop.";
   part("decision-summary").textContent = summary;
@@ -339,9 +320,10 @@ function showDecision(r) {
     el("li", { dataset: { model: result.model } },
       el("strong", { class: "model-name" }, result.model),
       el("span", { class: "model-error" }, result.error || "no reason was given"))));
-  dialog.querySelector('[data-role="retry-help"]').textContent = retriesLeft
-    ? `Ask the failed models again (${retriesLeft} ${retriesLeft === 1 ? "retry" : "retries"} left).`
-    : "Both retries are used: retrying again ends the research as failed.";
+  dialog.querySelector('[data-role="retry-help"]').textContent = left
+    ? `Ask the failed models again (${left} ${left === 1 ? "retry" : "retries"} left).`
+    : "Both retries are used: retrying again ends the research as failed; Retry from there "
+      + "synthesises the answers you have.";
 }
 
 function openDialog() {
@@ -389,21 +371,22 @@ function show(next) {
   const json = JSON.stringify(next);
   if (json !== shownJson) {
     shownJson = json;
-    const s = next.status;
+    const card = cardDisplay(next);
+    const reports = card === "synthesis_and_reports" || card === "reports_without_synthesis";
     showHeader(next);
     const phaseLine = phaseText(next);
     if (phase.textContent !== phaseLine) phase.textContent = phaseLine;
-    viewOf("draft").hidden = s !== "draft";
-    if (s === "draft") showDraft(next);
-    viewOf("question").hidden = s === "draft";
+    viewOf("draft").hidden = card !== "edit_form";
+    if (card === "edit_form") showDraft(next);
+    viewOf("question").hidden = card === "edit_form";
     part("prompt").textContent = next.prompt;
-    viewOf("progress").hidden = s === "draft" || s === "completed";
-    if (s !== "draft") showProgress(next);
-    viewOf("confirmation").hidden = s !== "awaiting_confirmation";
-    viewOf("failed").hidden = s !== "failed";
-    if (s === "failed") showFailure(next);
+    viewOf("progress").hidden = card === "edit_form" || reports;
+    if (card !== "edit_form") showProgress(next);
+    viewOf("confirmation").hidden = card !== "confirmation_dialog";
+    viewOf("failed").hidden = card !== "error_with_retry";
+    if (card === "error_with_retry") showFailure(next);
     const hasResults = Boolean(next.synthesizedResult) || completedResults(next).length > 0;
-    viewOf("results").hidden = !(s === "completed" || (s === "failed" && hasResults));
+    viewOf("results").hidden = !(reports || (card === "error_with_retry" && hasResults));
     if (!viewOf("results").hidden) showResults(next);
     updateDialog(next);
     scheduleShareCheck();
@@ -517,7 +500,7 @@ function chatResearch(r) {
       : null,
     error: r.error,
     synthesis_error: r.synthesisError,
-    user_action: r.status === "failed" ? USER_ACTIONS[r.failureReason] ?? null : null,
+    user_action: userAction(r)?.advice ?? null,
     share_url: shareLink(r.shareInfo),
     showing: viewOf("results").hidden ? null : tabs.selectedLabel(),
     unsaved_changes: r.status === "draft" ? form.changes() : null,

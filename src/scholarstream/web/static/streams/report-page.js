@@ -237,7 +237,7 @@ function show(stored) {
   root.querySelector('[data-testid="report-meta"]').replaceChildren(
     el("span", { class: `badge run-${stored.status}`, dataset: { testid: "report-status" } }, STATUS_TEXT[stored.status] || stored.status),
     el("span", {}, `Run ${when(stored.started_at)}`),
-    el("span", { class: "muted" }, `Items published since ${day(stored.since)}`),
+    el("span", { class: "muted" }, `New to the sources since ${day(stored.since)}`),
     report
       ? el("span", { class: "muted", dataset: { testid: "report-scorer" } },
         (report.scorer === "model" ? "Relevance judged by the model" : "Relevance scored offline")
