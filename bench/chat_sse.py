@@ -167,7 +167,7 @@ def _stream_without_agent(tokens: Callable[..., AsyncIterator[str]]) -> None:
     from scholarstream.chat.assistant import Assistant, ChatMessageIn
     from scholarstream.chat.continuity.engine import TurnContinuity
     from scholarstream.chat.conversations import StartedTurn
-    from scholarstream.chat.events import TextDeltaEvent
+    from scholarstream.chat.core.events import TextDeltaEvent
     from scholarstream.chat.pages.registry import Resolution
     from scholarstream.chat.tools.registry import ToolContext
     from scholarstream.chat.turns import Turn

@@ -27,8 +27,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from scholarstream.papers import Record
+from scholarstream.papers.dedup import find_clusters
 from scholarstream.papers.formats import RecordProblem, read_file
-from scholarstream.search.dedup import find_clusters
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "dedup"
 RECORD_FILES = ("records_pre_merged.csv", "labelled_test_set.csv")

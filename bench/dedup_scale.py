@@ -41,8 +41,8 @@ from pathlib import Path
 
 from dedup import DATA, read_set, score
 from scholarstream.papers import Author, Identifiers, Paper, Provenance, Record
+from scholarstream.papers.dedup import find_clusters
 from scholarstream.papers.identifiers import normalize_title
-from scholarstream.search.dedup import find_clusters
 
 COPIES = ((1, 0.62), (2, 0.24), (3, 0.09), (4, 0.03), (5, 0.02))
 TRANSLATIONS = ("German", "French", "Chinese", "Spanish", "Russian", "Japanese", "Italian")

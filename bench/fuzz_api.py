@@ -653,7 +653,7 @@ def prepare(settings: Any, *, multi_user: bool) -> tuple[str | None, list[str]]:
     from scholarstream.accounts import create_api_token, create_user, ensure_local_user
     from scholarstream.db.scope import OwnerScope
     from scholarstream.runtime import build_runtime
-    from scholarstream.streams.config import PartialStreamConfig, finish_config
+    from scholarstream.streams.core.config import PartialStreamConfig, finish_config
     from scholarstream.streams.store import StreamStore
 
     async def make() -> tuple[str | None, list[str]]:

@@ -264,8 +264,8 @@ async def run_once(
     statements: StatementCounter,
 ) -> Run:
     from scholarstream.research import ResearchStatus
-    from scholarstream.research.confirm import ConfirmAction
-    from scholarstream.research.drafts import DraftRequest
+    from scholarstream.research.core.confirm import ConfirmAction
+    from scholarstream.research.core.drafts import DraftRequest
 
     failing = frozenset({FAILING_MODEL}) if scenario == "one-failed" else frozenset()
     draft = await service.draft(
@@ -454,7 +454,7 @@ async def critical_path(
 
 def _check(research: Any, scenario: str, timeline: Timeline) -> None:
     """The run did what the scenario says, with the scripted models only, each called once."""
-    from scholarstream.research.records import LLMResultStatus
+    from scholarstream.research.core.records import LLMResultStatus
 
     expected_calls = Counter({name: 1 for name in (*MODELS, SYNTHESIZER)})
     if timeline.calls != expected_calls:

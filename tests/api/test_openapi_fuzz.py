@@ -61,7 +61,7 @@ from scholarstream.db import upgrade
 from scholarstream.db.scope import OwnerScope
 from scholarstream.notify import Delivery, Notification, Target
 from scholarstream.settings import load_settings
-from scholarstream.streams.config import PartialStreamConfig, finish_config
+from scholarstream.streams.core.config import PartialStreamConfig, finish_config
 from scholarstream.streams.store import StreamStore
 from tests.helpers import PASSWORD, make_runtime
 

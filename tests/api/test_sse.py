@@ -7,7 +7,7 @@ import uuid
 from collections.abc import AsyncGenerator, MutableMapping
 from typing import Any
 
-from scholarstream.chat.events import ErrorEvent, StatusEvent, TextDeltaEvent
+from scholarstream.chat.core.events import ErrorEvent, StatusEvent, TextDeltaEvent
 from scholarstream.chat.turns import Batch, Turn, TurnHub
 from scholarstream.sse import KEEPALIVE, EventStreamResponse, encode_sse
 

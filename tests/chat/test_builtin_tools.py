@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 import scholarstream.chat  # noqa: F401  (registers the built-ins)
-from scholarstream.chat.context import ChatContext, Pagination, ResultCounts
+from scholarstream.chat.core.context import ChatContext, Pagination, ResultCounts
 from scholarstream.chat.tools import (
     ToolArgumentsError,
     ToolContext,
@@ -31,12 +31,12 @@ from scholarstream.errors import (
     NotFoundError,
     SourceCredentialsError,
 )
+from scholarstream.papers.keys import paper_key
 from scholarstream.runtime import Runtime
-from scholarstream.search.keys import paper_key
-from scholarstream.search.models import PaperCollection, ScoredPaper
+from scholarstream.search.core.models import PaperCollection, ScoredPaper
+from scholarstream.search.core.state import WorkflowState
 from scholarstream.search.run_store import SearchRunStore
 from scholarstream.search.runs import SearchRequest
-from scholarstream.search.state import WorkflowState
 from scholarstream.settings import Settings
 from scholarstream.sources.library import LibraryQuery
 from tests.conftest import SHARED_DATA

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from scholarstream.chat.markers import MarkerFilter, parse_answer
-from scholarstream.chat.payloads import PayloadType, make_json_parser
+from scholarstream.chat.core.markers import MarkerFilter, parse_answer
+from scholarstream.chat.core.payloads import PayloadType, make_json_parser
 
 PROPOSAL = PayloadType(
     name="marker_test_proposal",

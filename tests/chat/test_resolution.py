@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 import scholarstream.chat  # noqa: F401  (registers the built-ins)
-from scholarstream.chat import payloads as payload_registry
-from scholarstream.chat.context import ChatContext
+from scholarstream.chat.core import payloads as payload_registry
+from scholarstream.chat.core.context import ChatContext
+from scholarstream.chat.core.payloads import PayloadType, make_json_parser, register_payload_type
 from scholarstream.chat.pages import registry as page_registry
 from scholarstream.chat.pages.registry import (
     ClientAction,
@@ -23,7 +24,6 @@ from scholarstream.chat.pages.registry import (
     register_page,
     resolve,
 )
-from scholarstream.chat.payloads import PayloadType, make_json_parser, register_payload_type
 from scholarstream.chat.tools import registry as tool_registry
 from scholarstream.chat.tools.registry import (
     ToolConfig,

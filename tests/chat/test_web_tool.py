@@ -19,8 +19,8 @@ import httpx
 import pytest
 
 import scholarstream.chat  # noqa: F401  (registers the built-ins)
-from scholarstream.chat.context import ChatContext
 from scholarstream.chat.continuity.state import QuerySent
+from scholarstream.chat.core.context import ChatContext
 from scholarstream.chat.tools import (
     ToolArgumentsError,
     ToolContext,

@@ -16,8 +16,8 @@ from scholarstream.api import create_app
 from scholarstream.db import upgrade
 from scholarstream.papers import Author, Paper
 from scholarstream.papers.formats import RecordProblem, read_stream, spreadsheet_safe
-from scholarstream.search.export import export_collection
-from scholarstream.search.models import PaperCollection, ScoredPaper
+from scholarstream.search.core.export import export_collection
+from scholarstream.search.core.models import PaperCollection, ScoredPaper
 from scholarstream.settings import load_settings
 from scholarstream.streams.monitoring.export import export_report
 from scholarstream.streams.monitoring.report import Report, ReportCounts, ReportItem

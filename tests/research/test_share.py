@@ -34,7 +34,7 @@ from scholarstream.research import (
     record_call_succeeded,
     start_research,
 )
-from scholarstream.research.advance import advance
+from scholarstream.research.core.advance import advance
 from scholarstream.research.execution import research_sweep_workflow
 from scholarstream.research.share_page import CONTENT_SECURITY_POLICY
 from scholarstream.research.share_storage import ShareStorage

@@ -24,7 +24,7 @@ from scholarstream.research import (
     record_call_started,
     record_call_succeeded,
 )
-from scholarstream.research.advance import advance
+from scholarstream.research.core.advance import advance
 from scholarstream.research.store import ResearchStore
 from scholarstream.runtime import Runtime
 from scholarstream.settings import Settings

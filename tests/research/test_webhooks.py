@@ -41,7 +41,7 @@ from scholarstream.research import (
     record_call_succeeded,
     start_research,
 )
-from scholarstream.research.advance import advance
+from scholarstream.research.core.advance import advance
 from scholarstream.research.execution import research_sweep_workflow
 from scholarstream.research.store import ResearchStore
 from scholarstream.research.webhook_cursors import BUSY_RETRY_SECONDS, WebhookCursors

@@ -12,8 +12,7 @@ from typing import Any
 import pytest
 
 from scholarstream.papers import Author, Identifiers, Paper, Provenance, Record, Trial
-from scholarstream.papers.formats import RecordProblem, read_file
-from scholarstream.search.dedup import (
+from scholarstream.papers.dedup import (
     RecordDeduplicator,
     Verdict,
     compare,
@@ -21,6 +20,7 @@ from scholarstream.search.dedup import (
     merge_records,
     record_keys,
 )
+from scholarstream.papers.formats import RecordProblem, read_file
 from tests.conftest import SHARED_DATA
 
 DEDUP = SHARED_DATA / "dedup"

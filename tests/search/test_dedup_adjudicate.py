@@ -12,14 +12,14 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Text
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from scholarstream.papers import Author, Paper, Record
-from scholarstream.search.dedup import (
-    LLMPairAdjudicator,
+from scholarstream.papers.dedup import (
     RecordDeduplicator,
     Verdict,
     compare,
     judge_pairs,
     record_keys,
 )
+from scholarstream.search.adjudicate import LLMPairAdjudicator
 from scholarstream.search.llm import ModelSkillLLM
 
 Respond = Callable[[list[ModelMessage], AgentInfo], ModelResponse]

@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 
 from scholarstream.cli.app import app
 from scholarstream.papers import Identifiers, Paper
+from scholarstream.papers.dedup import RecordDeduplicator, find_clusters
 from scholarstream.papers.formats import read_file
-from scholarstream.search.dedup import RecordDeduplicator, find_clusters
 from tests.conftest import SHARED_DATA
 
 SPECIAL = SHARED_DATA / "dedup" / "special_cases" / "records_pre_merged.csv"

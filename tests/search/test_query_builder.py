@@ -16,16 +16,16 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from scholarstream.search.intent import RuleIntentParser
-from scholarstream.search.llm import ModelSkillLLM
-from scholarstream.search.mesh import MeshVocabulary
-from scholarstream.search.models import (
+from scholarstream.search.core.models import (
     ParsedIntent,
     QueryBuilderInput,
     SearchStrategy,
     SourceQuery,
     UserFeedback,
 )
+from scholarstream.search.intent import RuleIntentParser
+from scholarstream.search.llm import ModelSkillLLM
+from scholarstream.search.mesh import MeshVocabulary
 from scholarstream.search.query import LLMQueryBuilder, RuleQueryBuilder, syntax_sources
 from scholarstream.settings import SourceSettings
 from scholarstream.sources import (

@@ -16,9 +16,9 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from scholarstream.errors import InvalidInputError
 from scholarstream.papers import Identifiers, Intervention, Paper, Record, Trial
-from scholarstream.search.keys import paper_key
+from scholarstream.papers.keys import paper_key
+from scholarstream.search.core.models import Concept, LabelledPaper, ParsedIntent, ScoredPaper
 from scholarstream.search.llm import ModelSkillLLM
-from scholarstream.search.models import Concept, LabelledPaper, ParsedIntent, ScoredPaper
 from scholarstream.search.scoring import (
     FeedbackModel,
     LexicalRelevanceScorer,

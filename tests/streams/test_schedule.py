@@ -21,7 +21,7 @@ from scholarstream.engine import SCHEDULES, Engine
 from scholarstream.runtime import Runtime
 from scholarstream.settings import Settings, load_settings
 from scholarstream.streams import StreamStore, StreamUpdate, build_retrieval_config
-from scholarstream.streams.config import ReportFrequency
+from scholarstream.streams.core.config import ReportFrequency
 from scholarstream.streams.monitoring import ReportStore
 from scholarstream.streams.monitoring.schedule import (
     CRON,

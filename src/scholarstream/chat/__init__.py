@@ -1,10 +1,17 @@
 """Context-aware chat (seed 002): page context, tool and payload registries, page/tab/subtab
 configs, the agent loop, the SSE protocol, suggestions and conversation persistence."""
 
-from scholarstream.chat import builtin_actions as _builtin_actions  # noqa: F401
 from scholarstream.chat import catalog as _catalog  # noqa: F401  (registers the built-ins)
-from scholarstream.chat.context import ChatContext, ItemSummary
-from scholarstream.chat.events import ChatEvent, encode_event
+from scholarstream.chat.core import builtin_actions as _builtin_actions  # noqa: F401
+from scholarstream.chat.core.context import ChatContext, ItemSummary
+from scholarstream.chat.core.events import ChatEvent, encode_event
+from scholarstream.chat.core.payloads import (
+    CustomPayload,
+    PayloadType,
+    make_json_parser,
+    register_payload_type,
+)
+from scholarstream.chat.core.response import ChatResponsePayload, SuggestedAction, SuggestedValue
 from scholarstream.chat.pages import (
     ClientAction,
     PageConfig,
@@ -13,13 +20,6 @@ from scholarstream.chat.pages import (
     register_page,
     resolve,
 )
-from scholarstream.chat.payloads import (
-    CustomPayload,
-    PayloadType,
-    make_json_parser,
-    register_payload_type,
-)
-from scholarstream.chat.response import ChatResponsePayload, SuggestedAction, SuggestedValue
 from scholarstream.chat.tools import (
     ToolConfig,
     ToolContext,

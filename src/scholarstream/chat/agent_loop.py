@@ -45,7 +45,7 @@ from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.usage import RunUsage
 
 from scholarstream.chat.continuity.state import QuerySent
-from scholarstream.chat.events import (
+from scholarstream.chat.core.events import (
     ChatEvent,
     StatusEvent,
     TextDeltaEvent,
@@ -53,9 +53,9 @@ from scholarstream.chat.events import (
     ToolProgressEvent,
     ToolStartEvent,
 )
-from scholarstream.chat.markers import MarkerFilter
-from scholarstream.chat.payloads import CustomPayload
-from scholarstream.chat.response import ToolHistoryEntry
+from scholarstream.chat.core.markers import MarkerFilter
+from scholarstream.chat.core.payloads import CustomPayload
+from scholarstream.chat.core.response import ToolHistoryEntry
 from scholarstream.chat.tools.execution import ToolArgumentsError, execute_tool
 from scholarstream.chat.tools.registry import ToolConfig, ToolContext, ToolProgress
 from scholarstream.errors import LLMError, ScholarStreamError

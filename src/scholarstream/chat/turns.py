@@ -13,7 +13,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any
 
-from scholarstream.chat.events import TERMINAL_TYPES, ChatEvent
+from scholarstream.chat.core.events import TERMINAL_TYPES, ChatEvent
 
 Batch = list[tuple[int, ChatEvent]]
 

@@ -28,12 +28,12 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeEl
 from scholarstream.cli.context import err_console
 from scholarstream.errors import InvalidInputError
 from scholarstream.papers import Record
+from scholarstream.papers.dedup import find_clusters
 from scholarstream.papers.formats import (
     RecordProblem,
     get_format,
     open_records,
 )
-from scholarstream.search.dedup import find_clusters
 
 MAX_PROBLEMS_SHOWN = 20
 HEADER = ("record_id", "cluster_id")

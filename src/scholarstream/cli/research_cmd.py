@@ -66,7 +66,7 @@ from scholarstream.research import (
     retry_research,
     synthesis_may_run,
 )
-from scholarstream.research.drafts import check_selected_llms
+from scholarstream.research.core.drafts import check_selected_llms
 from scholarstream.research.execution import CALL_QUEUE
 from scholarstream.research.model_calls import SYNTHESIS_ROLE
 from scholarstream.research.service import ResearchService

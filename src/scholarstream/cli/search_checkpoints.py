@@ -16,7 +16,7 @@ from rich.table import Table
 
 from scholarstream.errors import InvalidInputError
 from scholarstream.papers import Paper
-from scholarstream.search.checkpoints import (
+from scholarstream.search.core.checkpoints import (
     Checkpoint,
     Decision,
     DecisionAction,
@@ -24,7 +24,7 @@ from scholarstream.search.checkpoints import (
     StrategyPayload,
     revised_strategy,
 )
-from scholarstream.search.models import PaperCollection, ScoredPaper, UserFeedback
+from scholarstream.search.core.models import PaperCollection, ScoredPaper, UserFeedback
 
 Editor = Callable[[str], str | None]
 """Gets text, returns the edited text (None: the user quit without saving)."""

@@ -14,9 +14,9 @@ from scholarstream.errors import InvalidInputError
 from scholarstream.papers.formats import export_format_names, get_format
 from scholarstream.runtime import Runtime
 from scholarstream.search.assembly import SearchOptions
-from scholarstream.search.checkpoints import Checkpoint, Decision
-from scholarstream.search.export import ExportSelection, export_collection
-from scholarstream.search.models import PaperCollection
+from scholarstream.search.core.checkpoints import Checkpoint, Decision
+from scholarstream.search.core.export import ExportSelection, export_collection
+from scholarstream.search.core.models import PaperCollection
 from scholarstream.search.workflow import SearchWorkflow, Stage
 from scholarstream.sources import SourceStatus
 

@@ -19,9 +19,9 @@ The flow::
 Python names are snake_case; JSON uses the seed's camelCase aliases.
 """
 
-from scholarstream.research._base import CamelModel
-from scholarstream.research.changes import ResearchChange
-from scholarstream.research.completion import (
+from scholarstream.research.core._base import CamelModel
+from scholarstream.research.core.changes import ResearchChange
+from scholarstream.research.core.completion import (
     DECISION_MATRIX,
     CompletionDecision,
     CompletionKind,
@@ -29,14 +29,19 @@ from scholarstream.research.completion import (
     apply_completion,
     check_llm_completion,
 )
-from scholarstream.research.confirm import CONFIRM_ACTIONS, ConfirmAction, ConfirmRequest, confirm
-from scholarstream.research.display import (
+from scholarstream.research.core.confirm import (
+    CONFIRM_ACTIONS,
+    ConfirmAction,
+    ConfirmRequest,
+    confirm,
+)
+from scholarstream.research.core.display import (
     CARD_DISPLAY,
     CardDisplay,
     card_display,
     synthesis_not_available,
 )
-from scholarstream.research.drafts import (
+from scholarstream.research.core.drafts import (
     TITLE_MAX_LENGTH,
     DraftDefaults,
     DraftEdit,
@@ -47,7 +52,7 @@ from scholarstream.research.drafts import (
     edit_draft,
     fallback_title,
 )
-from scholarstream.research.events import (
+from scholarstream.research.core.events import (
     LLMCallEvent,
     ResearchAwaitingConfirmation,
     ResearchCompleted,
@@ -61,7 +66,7 @@ from scholarstream.research.events import (
     ResearchSynthesizing,
     research_event_adapter,
 )
-from scholarstream.research.failures import (
+from scholarstream.research.core.failures import (
     ALL_LLMS_FAILED,
     API_KEY_ERROR_CODES,
     CANCELLED_BY_USER,
@@ -75,7 +80,7 @@ from scholarstream.research.failures import (
     UserAction,
     error_summary,
 )
-from scholarstream.research.lifecycle import (
+from scholarstream.research.core.lifecycle import (
     STATUS_HINTS,
     TRANSITIONS,
     ResearchStatus,
@@ -83,7 +88,7 @@ from scholarstream.research.lifecycle import (
     can_transition,
     transition,
 )
-from scholarstream.research.records import (
+from scholarstream.research.core.records import (
     ExternalReport,
     LLMResult,
     LLMResultStatus,
@@ -93,13 +98,13 @@ from scholarstream.research.records import (
     Research,
     ShareInfo,
 )
-from scholarstream.research.results import (
+from scholarstream.research.core.results import (
     LLM_RESULT_TRANSITIONS,
     record_call_failed,
     record_call_started,
     record_call_succeeded,
 )
-from scholarstream.research.retry import (
+from scholarstream.research.core.retry import (
     MAX_RETRIES,
     RETRY_FROM_FAILED,
     RetryFromFailedAction,
@@ -109,21 +114,20 @@ from scholarstream.research.retry import (
     retry_failed_llms,
     retry_research,
 )
-from scholarstream.research.safe_markdown import render_markdown
-from scholarstream.research.share_page import render_share_page
-from scholarstream.research.sharing import (
+from scholarstream.research.core.safe_markdown import render_markdown
+from scholarstream.research.core.sharing import (
     attach_share_info,
     record_notification,
     record_share_failed,
 )
-from scholarstream.research.start import (
+from scholarstream.research.core.start import (
     CredentialCheck,
     check_can_start,
     models_needing_credentials,
     start_research,
     synthesis_may_run,
 )
-from scholarstream.research.synthesis import (
+from scholarstream.research.core.synthesis import (
     SKIP_LOGIC,
     SkipLogicRow,
     SynthesisAction,
@@ -133,13 +137,14 @@ from scholarstream.research.synthesis import (
     record_synthesis_failed,
     record_synthesis_succeeded,
 )
-from scholarstream.research.synthesis_prompt import (
+from scholarstream.research.core.synthesis_prompt import (
     SYNTHESIS_INSTRUCTIONS,
     SynthesisPrompt,
     SynthesisSource,
     build_synthesis_prompt,
     synthesis_sources,
 )
+from scholarstream.research.share_page import render_share_page
 
 __all__ = [
     "ALL_LLMS_FAILED",

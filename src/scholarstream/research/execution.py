@@ -42,27 +42,27 @@ from pydantic import Field
 
 from scholarstream.errors import ConflictError, EngineError, InvalidInputError, NotFoundError
 from scholarstream.llm import split_model_string
-from scholarstream.research._base import CamelModel
 from scholarstream.research._engine import RECORD_STEP as _RECORD_STEP
 from scholarstream.research._engine import runtime as _runtime
-from scholarstream.research.advance import advance
-from scholarstream.research.changes import ResearchChange
-from scholarstream.research.events import LLMCallEvent
-from scholarstream.research.lifecycle import ResearchStatus
-from scholarstream.research.model_calls import CallOutcome, ask_model, ask_synthesis_model
-from scholarstream.research.records import LLMResultStatus, Research
-from scholarstream.research.results import (
+from scholarstream.research.core._base import CamelModel
+from scholarstream.research.core.advance import advance
+from scholarstream.research.core.changes import ResearchChange
+from scholarstream.research.core.events import LLMCallEvent
+from scholarstream.research.core.lifecycle import ResearchStatus
+from scholarstream.research.core.records import LLMResultStatus, Research
+from scholarstream.research.core.results import (
     record_call_failed,
     record_call_started,
     record_call_succeeded,
 )
-from scholarstream.research.share_workflow import start_share, unshared_research
-from scholarstream.research.store import AppliedChange, ResearchStore, StoredResearch
-from scholarstream.research.synthesis import (
+from scholarstream.research.core.synthesis import (
     record_synthesis_failed,
     record_synthesis_succeeded,
 )
-from scholarstream.research.synthesis_prompt import SynthesisPrompt, build_synthesis_prompt
+from scholarstream.research.core.synthesis_prompt import SynthesisPrompt, build_synthesis_prompt
+from scholarstream.research.model_calls import CallOutcome, ask_model, ask_synthesis_model
+from scholarstream.research.share_workflow import start_share, unshared_research
+from scholarstream.research.store import AppliedChange, ResearchStore, StoredResearch
 from scholarstream.research.webhook_delivery import start_webhooks, webhook_backlog
 from scholarstream.runtime import Runtime
 

@@ -29,8 +29,8 @@ from pydantic_ai.exceptions import ModelHTTPError
 from scholarstream.db.scope import OwnerScope
 from scholarstream.errors import LLMError, ScholarStreamError
 from scholarstream.llm import DEFAULT_ROLE
-from scholarstream.research._base import CamelModel
-from scholarstream.research.synthesis_prompt import SynthesisPrompt
+from scholarstream.research.core._base import CamelModel
+from scholarstream.research.core.synthesis_prompt import SynthesisPrompt
 from scholarstream.runtime import Runtime
 
 __all__ = [

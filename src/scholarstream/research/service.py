@@ -26,16 +26,16 @@ from collections.abc import Callable, Sequence
 from scholarstream.db.scope import OwnerScope
 from scholarstream.errors import UnknownProviderError
 from scholarstream.llm import split_model_string
-from scholarstream.research.advance import advance
-from scholarstream.research.changes import ResearchChange
-from scholarstream.research.confirm import ConfirmAction, confirm
-from scholarstream.research.drafts import DraftEdit, DraftRequest, create_draft, edit_draft
+from scholarstream.research.core.advance import advance
+from scholarstream.research.core.changes import ResearchChange
+from scholarstream.research.core.confirm import ConfirmAction, confirm
+from scholarstream.research.core.drafts import DraftEdit, DraftRequest, create_draft, edit_draft
+from scholarstream.research.core.lifecycle import ResearchStatus
+from scholarstream.research.core.records import Research
+from scholarstream.research.core.retry import retry_research
+from scholarstream.research.core.start import models_needing_credentials, start_research
 from scholarstream.research.execution import dispatch, dispatch_for, require_engine
-from scholarstream.research.lifecycle import ResearchStatus
 from scholarstream.research.model_calls import SYNTHESIS_ROLE
-from scholarstream.research.records import Research
-from scholarstream.research.retry import retry_research
-from scholarstream.research.start import models_needing_credentials, start_research
 from scholarstream.research.store import ResearchStore, StoredEvent
 from scholarstream.research.titles import model_title
 from scholarstream.runtime import Runtime

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from scholarstream.notify import Notification, NotificationKind
 from scholarstream.notify.message import Level
-from scholarstream.research.records import Research
+from scholarstream.research.core.records import Research
 
 __all__ = ["KIND", "SHARED_PATH", "research_notification", "shared_path"]
 

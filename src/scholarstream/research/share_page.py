@@ -19,11 +19,11 @@ from urllib.parse import urlsplit
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
-from scholarstream.research._base import utc_now
-from scholarstream.research.display import synthesis_not_available
-from scholarstream.research.lifecycle import ResearchStatus, conflict
-from scholarstream.research.records import Research
-from scholarstream.research.safe_markdown import render_markdown
+from scholarstream.research.core._base import utc_now
+from scholarstream.research.core.display import synthesis_not_available
+from scholarstream.research.core.lifecycle import ResearchStatus, conflict
+from scholarstream.research.core.records import Research
+from scholarstream.research.core.safe_markdown import render_markdown
 
 __all__ = ["CONTENT_SECURITY_POLICY", "SHARE_HEADERS", "render_share_page"]
 

@@ -41,19 +41,19 @@ from dbos import DBOS, SetWorkflowID, StepOptions
 
 from scholarstream.errors import ConflictError, NotFoundError
 from scholarstream.notify import NotificationTargetStore
-from scholarstream.research._base import CamelModel, utc_now
 from scholarstream.research._engine import RECORD_STEP, error_text, runtime
-from scholarstream.research.changes import ResearchChange
-from scholarstream.research.lifecycle import ResearchStatus
-from scholarstream.research.records import Research, ShareInfo
-from scholarstream.research.share_notice import KIND, research_notification, shared_path
-from scholarstream.research.share_page import render_share_page
-from scholarstream.research.share_storage import ShareStorage, new_token
-from scholarstream.research.sharing import (
+from scholarstream.research.core._base import CamelModel, utc_now
+from scholarstream.research.core.changes import ResearchChange
+from scholarstream.research.core.lifecycle import ResearchStatus
+from scholarstream.research.core.records import Research, ShareInfo
+from scholarstream.research.core.sharing import (
     attach_share_info,
     record_notification,
     record_share_failed,
 )
+from scholarstream.research.share_notice import KIND, research_notification, shared_path
+from scholarstream.research.share_page import render_share_page
+from scholarstream.research.share_storage import ShareStorage, new_token
 from scholarstream.research.store import ResearchStore
 from scholarstream.research.webhook_delivery import start_webhooks
 from scholarstream.runtime import Runtime

@@ -30,10 +30,10 @@ from scholarstream.db.scope import OwnerScope
 from scholarstream.db.session import Database
 from scholarstream.db.tables import ResearchEventRow, ResearchRow
 from scholarstream.errors import ConflictError, NotFoundError
-from scholarstream.research.changes import ResearchChange
-from scholarstream.research.events import ResearchEvent, research_event_adapter
-from scholarstream.research.lifecycle import ResearchStatus
-from scholarstream.research.records import Research
+from scholarstream.research.core.changes import ResearchChange
+from scholarstream.research.core.events import ResearchEvent, research_event_adapter
+from scholarstream.research.core.lifecycle import ResearchStatus
+from scholarstream.research.core.records import Research
 
 __all__ = ["ACTIVE_STATUSES", "AppliedChange", "ResearchStore", "StoredEvent", "StoredResearch"]
 

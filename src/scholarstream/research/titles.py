@@ -36,7 +36,7 @@ from pydantic_ai import Agent
 
 from scholarstream.db.scope import OwnerScope
 from scholarstream.prompt_fences import fence_for
-from scholarstream.research.drafts import TITLE_MAX_LENGTH
+from scholarstream.research.core.drafts import TITLE_MAX_LENGTH
 from scholarstream.runtime import Runtime
 
 __all__ = [

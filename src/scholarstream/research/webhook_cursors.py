@@ -23,7 +23,7 @@ from sqlalchemy.sql.expression import Executable
 from scholarstream.db.session import Database
 from scholarstream.db.tables import ResearchEventRow, ResearchRow
 from scholarstream.db.tables.research import ResearchWebhookCursorRow
-from scholarstream.research.events import research_event_adapter
+from scholarstream.research.core.events import research_event_adapter
 from scholarstream.research.store import StoredEvent
 
 __all__ = ["BUSY_RETRY_SECONDS", "Claim", "WebhookCursors"]

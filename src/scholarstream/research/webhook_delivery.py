@@ -36,8 +36,8 @@ from datetime import datetime, timedelta
 import httpx
 from dbos import DBOS, SetWorkflowID
 
-from scholarstream.research._base import utc_now
 from scholarstream.research._engine import RECORD_STEP, runtime
+from scholarstream.research.core._base import utc_now
 from scholarstream.research.store import StoredEvent
 from scholarstream.research.webhook_cursors import BUSY_RETRY_SECONDS, Claim, WebhookCursors
 from scholarstream.research.webhooks import (

@@ -29,8 +29,8 @@ import uuid
 import httpx
 
 from scholarstream import __version__
-from scholarstream.research._base import CamelModel
-from scholarstream.research.events import ResearchEvent
+from scholarstream.research.core._base import CamelModel
+from scholarstream.research.core.events import ResearchEvent
 from scholarstream.settings import ResearchSettings, WebhookSettings
 
 __all__ = [

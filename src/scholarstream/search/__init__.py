@@ -7,8 +7,11 @@ from_config`` picks them for a user. ``search.durable`` runs it as a DBOS workfl
 API; the CLI runs it in process with a terminal checkpoint handler.
 """
 
+from scholarstream.papers.dedup import RecordDeduplicator
+from scholarstream.papers.keys import paper_key
+from scholarstream.search.adjudicate import LLMPairAdjudicator
 from scholarstream.search.assembly import SearchOptions, build_skills
-from scholarstream.search.checkpoints import (
+from scholarstream.search.core.checkpoints import (
     Checkpoint,
     CheckpointHandler,
     CheckpointKind,
@@ -18,12 +21,7 @@ from scholarstream.search.checkpoints import (
     StrategyPayload,
     validate_decision,
 )
-from scholarstream.search.dedup import LLMPairAdjudicator, RecordDeduplicator
-from scholarstream.search.intent import LLMIntentParser, RuleIntentParser
-from scholarstream.search.keys import paper_key
-from scholarstream.search.llm import GatewaySkillLLM, ModelSkillLLM, SkillLLM
-from scholarstream.search.mesh import MeshVocabulary
-from scholarstream.search.models import (
+from scholarstream.search.core.models import (
     CollectionStats,
     Concept,
     ConceptBlock,
@@ -40,11 +38,7 @@ from scholarstream.search.models import (
     SourceQuery,
     UserFeedback,
 )
-from scholarstream.search.organize import LLMResultOrganizer, RuleResultOrganizer
-from scholarstream.search.query import LLMQueryBuilder, RuleQueryBuilder
-from scholarstream.search.scoring import LexicalRelevanceScorer, LLMRelevanceScorer
-from scholarstream.search.searcher import SourceSearcher
-from scholarstream.search.skills import (
+from scholarstream.search.core.skills import (
     Deduplicator,
     IntentParser,
     QueryBuilder,
@@ -52,7 +46,14 @@ from scholarstream.search.skills import (
     ResultOrganizer,
     Searcher,
 )
-from scholarstream.search.state import IterationRecord, WorkflowState
+from scholarstream.search.core.state import IterationRecord, WorkflowState
+from scholarstream.search.intent import LLMIntentParser, RuleIntentParser
+from scholarstream.search.llm import GatewaySkillLLM, ModelSkillLLM, SkillLLM
+from scholarstream.search.mesh import MeshVocabulary
+from scholarstream.search.organize import LLMResultOrganizer, RuleResultOrganizer
+from scholarstream.search.query import LLMQueryBuilder, RuleQueryBuilder
+from scholarstream.search.scoring import LexicalRelevanceScorer, LLMRelevanceScorer
+from scholarstream.search.searcher import SourceSearcher
 from scholarstream.search.workflow import SearchWorkflow, Stage, StageObserver
 
 __all__ = [

@@ -10,15 +10,9 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field
 
 from scholarstream.errors import InvalidInputError
-from scholarstream.search.dedup import LLMPairAdjudicator, RecordDeduplicator
-from scholarstream.search.intent import LLMIntentParser, RuleIntentParser
-from scholarstream.search.llm import GatewaySkillLLM
-from scholarstream.search.mesh import MeshVocabulary
-from scholarstream.search.organize import LLMResultOrganizer, RuleResultOrganizer
-from scholarstream.search.query import LLMQueryBuilder, RuleQueryBuilder
-from scholarstream.search.scoring import LexicalRelevanceScorer, LLMRelevanceScorer
-from scholarstream.search.searcher import SourceSearcher
-from scholarstream.search.skills import (
+from scholarstream.papers.dedup import RecordDeduplicator
+from scholarstream.search.adjudicate import LLMPairAdjudicator
+from scholarstream.search.core.skills import (
     Deduplicator,
     IntentParser,
     QueryBuilder,
@@ -26,6 +20,13 @@ from scholarstream.search.skills import (
     ResultOrganizer,
     Searcher,
 )
+from scholarstream.search.intent import LLMIntentParser, RuleIntentParser
+from scholarstream.search.llm import GatewaySkillLLM
+from scholarstream.search.mesh import MeshVocabulary
+from scholarstream.search.organize import LLMResultOrganizer, RuleResultOrganizer
+from scholarstream.search.query import LLMQueryBuilder, RuleQueryBuilder
+from scholarstream.search.scoring import LexicalRelevanceScorer, LLMRelevanceScorer
+from scholarstream.search.searcher import SourceSearcher
 from scholarstream.sources import SourceInfo, SourceStatus
 from scholarstream.sources.library import LibrarySource
 from scholarstream.sources.library.source import INFO as LIBRARY_INFO

@@ -20,8 +20,8 @@ from scholarstream.errors import ConflictError, ScholarStreamError
 from scholarstream.papers import Record
 from scholarstream.runtime import Runtime
 from scholarstream.search.assembly import check_sources
-from scholarstream.search.checkpoints import Checkpoint, Decision
-from scholarstream.search.models import (
+from scholarstream.search.core.checkpoints import Checkpoint, Decision
+from scholarstream.search.core.models import (
     LabelledPaper,
     PaperCollection,
     ParsedIntent,
@@ -30,9 +30,7 @@ from scholarstream.search.models import (
     SearchResults,
     SearchStrategy,
 )
-from scholarstream.search.run_store import SearchRunStore, workflow_id_for
-from scholarstream.search.runs import SearchRequest, SearchRun
-from scholarstream.search.skills import (
+from scholarstream.search.core.skills import (
     Deduplicator,
     IntentParser,
     QueryBuilder,
@@ -40,6 +38,8 @@ from scholarstream.search.skills import (
     ResultOrganizer,
     Searcher,
 )
+from scholarstream.search.run_store import SearchRunStore, workflow_id_for
+from scholarstream.search.runs import SearchRequest, SearchRun
 from scholarstream.search.workflow import SearchWorkflow, Stage
 from scholarstream.sources import SourceStatus
 

@@ -11,13 +11,14 @@ from scholarstream.db.scope import OwnerScope
 from scholarstream.db.session import Database
 from scholarstream.db.tables import SearchRunRow
 from scholarstream.errors import ConflictError, ScholarStreamError
-from scholarstream.search.checkpoints import (
+from scholarstream.search.core.checkpoints import (
     Checkpoint,
     Decision,
     ResultPayload,
     validate_decision,
 )
-from scholarstream.search.models import PaperCollection
+from scholarstream.search.core.models import PaperCollection
+from scholarstream.search.core.state import WorkflowState
 from scholarstream.search.runs import (
     FINISHED,
     PendingCheckpoint,
@@ -27,7 +28,6 @@ from scholarstream.search.runs import (
     SearchRunSummary,
     checkpoint_id,
 )
-from scholarstream.search.state import WorkflowState
 
 
 def workflow_id_for(run_id: uuid.UUID) -> str:

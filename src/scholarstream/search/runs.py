@@ -9,9 +9,9 @@ from typing import Literal
 from pydantic import BaseModel, Field, field_validator
 
 from scholarstream.search.assembly import SearchOptions
-from scholarstream.search.checkpoints import Checkpoint
-from scholarstream.search.models import PaperCollection
-from scholarstream.search.state import IterationRecord
+from scholarstream.search.core.checkpoints import Checkpoint
+from scholarstream.search.core.models import PaperCollection
+from scholarstream.search.core.state import IterationRecord
 
 RunStatus = Literal["running", "waiting", "completed", "failed", "cancelled"]
 FINISHED: frozenset[str] = frozenset({"completed", "failed", "cancelled"})

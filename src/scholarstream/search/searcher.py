@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from scholarstream.search.models import SearchResults, SearchStrategy
+from scholarstream.search.core.models import SearchResults, SearchStrategy
 from scholarstream.sources import LiteratureSource, SearchQuery, SourceHub, SourceStatus
 
 

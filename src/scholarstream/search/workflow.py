@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from pydantic import ValidationError
 
 from scholarstream.errors import InvalidInputError
-from scholarstream.search.checkpoints import (
+from scholarstream.search.core.checkpoints import (
     Checkpoint,
     CheckpointHandler,
     CheckpointKind,
@@ -35,14 +35,14 @@ from scholarstream.search.checkpoints import (
     revised_feedback,
     revised_strategy,
 )
-from scholarstream.search.models import (
+from scholarstream.search.core.models import (
     PaperCollection,
     ParsedIntent,
     QueryBuilderInput,
     SearchStrategy,
     UserFeedback,
 )
-from scholarstream.search.skills import (
+from scholarstream.search.core.skills import (
     Deduplicator,
     IntentParser,
     QueryBuilder,
@@ -50,7 +50,7 @@ from scholarstream.search.skills import (
     ResultOrganizer,
     Searcher,
 )
-from scholarstream.search.state import WorkflowState
+from scholarstream.search.core.state import WorkflowState
 from scholarstream.sources import SourceStatus
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ stored session for the API and saves it only when the turn succeeds.
 The web page, and the monitoring runs and reports, are built on this next.
 """
 
-from scholarstream.streams.actions import (
+from scholarstream.streams.core.actions import (
     OptionSelected,
     OptionsSelected,
     SkipStep,
@@ -23,8 +23,8 @@ from scholarstream.streams.actions import (
     apply_user_action,
     user_action_adapter,
 )
-from scholarstream.streams.answer import GuideAnswer, GuideMode
-from scholarstream.streams.config import (
+from scholarstream.streams.core.answer import GuideAnswer, GuideMode
+from scholarstream.streams.core.config import (
     COLLECTED_FIELDS,
     OPTIONAL_FIELDS,
     REQUIRED_FIELDS,
@@ -35,14 +35,14 @@ from scholarstream.streams.config import (
     default_chat_instructions,
     finish_config,
 )
-from scholarstream.streams.creation import advance, prepare_turn
-from scholarstream.streams.edits import (
+from scholarstream.streams.core.creation import advance, prepare_turn
+from scholarstream.streams.core.edits import (
     RetrievalUpdate,
     StreamQueryUpdate,
     StreamUpdate,
     apply_update,
 )
-from scholarstream.streams.events import (
+from scholarstream.streams.core.events import (
     GuideError,
     GuideEvent,
     GuideRetry,
@@ -50,7 +50,7 @@ from scholarstream.streams.events import (
     GuideTurnResult,
     guide_event_adapter,
 )
-from scholarstream.streams.fields import (
+from scholarstream.streams.core.fields import (
     EDITABLE_FIELDS,
     FieldKind,
     FieldSpec,
@@ -58,10 +58,9 @@ from scholarstream.streams.fields import (
     field_specs,
     parse_field_value,
 )
-from scholarstream.streams.guide import Guide, GuideRequest, GuideStreamItem
-from scholarstream.streams.model_guide import ModelGuide, UsageSink
-from scholarstream.streams.prompt import build_system_prompt, build_user_prompt
-from scholarstream.streams.records import (
+from scholarstream.streams.core.guide import Guide, GuideRequest, GuideStreamItem
+from scholarstream.streams.core.prompt import build_system_prompt, build_user_prompt
+from scholarstream.streams.core.records import (
     CreationRecord,
     CreationStatus,
     CreationView,
@@ -69,28 +68,20 @@ from scholarstream.streams.records import (
     Stream,
     StreamList,
 )
-from scholarstream.streams.retrieval import RetrievalConfig, StreamQuery, build_retrieval_config
-from scholarstream.streams.rule_guide import RuleGuide
-from scholarstream.streams.selection import guide_for
-from scholarstream.streams.session import (
+from scholarstream.streams.core.retrieval import (
+    RetrievalConfig,
+    StreamQuery,
+    build_retrieval_config,
+)
+from scholarstream.streams.core.rule_guide import RuleGuide
+from scholarstream.streams.core.session import (
     OPENING_MESSAGE,
     CreationSession,
     GuideMessage,
     new_session,
 )
-from scholarstream.streams.store import StreamStore
-from scholarstream.streams.turns import (
-    CreationEvent,
-    CreationTurnIn,
-    CreationTurnResult,
-    check_turn,
-    creation_event_adapter,
-    creation_guide,
-    encode_creation_event,
-    run_creation_turn,
-)
-from scholarstream.streams.validation import ValidatedTurn, validate_answer
-from scholarstream.streams.workflow import (
+from scholarstream.streams.core.validation import ValidatedTurn, validate_answer
+from scholarstream.streams.core.workflow import (
     DATA_STEPS,
     NON_DATA_STEPS,
     STEP_TO_FIELD_MAPPING,
@@ -101,6 +92,19 @@ from scholarstream.streams.workflow import (
     get_available_next_steps,
     is_data_step,
     step_guidance,
+)
+from scholarstream.streams.model_guide import ModelGuide, UsageSink
+from scholarstream.streams.selection import guide_for
+from scholarstream.streams.store import StreamStore
+from scholarstream.streams.turns import (
+    CreationEvent,
+    CreationTurnIn,
+    CreationTurnResult,
+    check_turn,
+    creation_event_adapter,
+    creation_guide,
+    encode_creation_event,
+    run_creation_turn,
 )
 
 __all__ = [

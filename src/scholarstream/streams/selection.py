@@ -7,9 +7,9 @@ from __future__ import annotations
 from scholarstream.db.scope import OwnerScope
 from scholarstream.errors import OfflineModeError
 from scholarstream.llm import DEFAULT_ROLE, ModelRegistry
-from scholarstream.streams.guide import Guide
+from scholarstream.streams.core.guide import Guide
+from scholarstream.streams.core.rule_guide import RuleGuide
 from scholarstream.streams.model_guide import ModelGuide, UsageSink
-from scholarstream.streams.rule_guide import RuleGuide
 
 
 async def guide_for(

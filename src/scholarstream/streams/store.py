@@ -18,16 +18,16 @@ from scholarstream.db.scope import OwnerScope
 from scholarstream.db.session import Database
 from scholarstream.db.tables import StreamCreationRow, StreamRow
 from scholarstream.errors import ConflictError
-from scholarstream.streams.config import StreamConfig
-from scholarstream.streams.edits import StreamUpdate, apply_update
-from scholarstream.streams.records import (
+from scholarstream.streams.core.config import StreamConfig
+from scholarstream.streams.core.edits import StreamUpdate, apply_update
+from scholarstream.streams.core.records import (
     CreationRecord,
     CreationStatus,
     CreationSummary,
     Stream,
 )
-from scholarstream.streams.session import CreationSession, new_session
-from scholarstream.streams.workflow import WorkflowStep
+from scholarstream.streams.core.session import CreationSession, new_session
+from scholarstream.streams.core.workflow import WorkflowStep
 
 STREAM = "Stream"
 CREATION = "Stream creation"

@@ -33,7 +33,7 @@ from scholarstream.errors import InvalidInputError, ScholarStreamError
 from scholarstream.llm import ResolvedModel, record_usage
 from scholarstream.runtime import Runtime
 from scholarstream.sse import encode_sse
-from scholarstream.streams.actions import (
+from scholarstream.streams.core.actions import (
     OptionSelected,
     OptionsSelected,
     SkipStep,
@@ -41,15 +41,20 @@ from scholarstream.streams.actions import (
     UserAction,
     apply_field_edits,
 )
-from scholarstream.streams.creation import MAX_MESSAGE_CHARS, advance, prepare_turn
-from scholarstream.streams.events import GuideError, GuideRetry, GuideTextDelta, GuideTurnResult
-from scholarstream.streams.guide import Guide
+from scholarstream.streams.core.creation import MAX_MESSAGE_CHARS, advance, prepare_turn
+from scholarstream.streams.core.events import (
+    GuideError,
+    GuideRetry,
+    GuideTextDelta,
+    GuideTurnResult,
+)
+from scholarstream.streams.core.guide import Guide
+from scholarstream.streams.core.records import CreationRecord
+from scholarstream.streams.core.session import CreationSession
+from scholarstream.streams.core.workflow import STEP_TO_FIELD_MAPPING
 from scholarstream.streams.model_guide import FEATURE, ModelGuide, UsageSink
-from scholarstream.streams.records import CreationRecord
 from scholarstream.streams.selection import guide_for
-from scholarstream.streams.session import CreationSession
 from scholarstream.streams.store import StreamStore
-from scholarstream.streams.workflow import STEP_TO_FIELD_MAPPING
 
 StreamLocator = Callable[[uuid.UUID], str]
 """A stream id -> the URL of that stream (the API knows its own routes)."""

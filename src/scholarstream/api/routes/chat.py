@@ -12,17 +12,17 @@ from pydantic import BaseModel, Field, JsonValue
 
 from scholarstream.api.deps import ReleasedUser, RuntimeDep
 from scholarstream.api.routes._sse import event_stream_response
-from scholarstream.chat.actions import ActionResult, get_server_action
 from scholarstream.chat.assistant import Assistant, ChatMessageIn
-from scholarstream.chat.commands import available_commands
-from scholarstream.chat.context import ChatContext
 from scholarstream.chat.conversations import (
     ConversationRename,
     ConversationSummary,
     ConversationView,
     MessageView,
 )
-from scholarstream.chat.events import (
+from scholarstream.chat.core.actions import ActionResult, get_server_action
+from scholarstream.chat.core.commands import available_commands
+from scholarstream.chat.core.context import ChatContext
+from scholarstream.chat.core.events import (
     ChatEvent,
     CompleteEvent,
     ErrorEvent,

@@ -43,7 +43,7 @@ from scholarstream.research import (
     ResearchStatus,
     draft_defaults,
 )
-from scholarstream.research.drafts import check_selected_llms
+from scholarstream.research.core.drafts import check_selected_llms
 from scholarstream.research.model_calls import SYNTHESIS_ROLE
 from scholarstream.research.service import ResearchService
 from scholarstream.research.store import StoredEvent

@@ -16,9 +16,9 @@ from scholarstream.api.deps import CurrentUser, RuntimeDep
 from scholarstream.engine import current_runtime
 from scholarstream.errors import ConflictError, NotFoundError
 from scholarstream.papers.formats import get_format
-from scholarstream.search.checkpoints import Decision
+from scholarstream.search.core.checkpoints import Decision
+from scholarstream.search.core.export import ExportSelection, export_collection
 from scholarstream.search.durable import cancel_search_run, deliver_decision, start_search_run
-from scholarstream.search.export import ExportSelection, export_collection
 from scholarstream.search.run_store import SearchRunStore
 from scholarstream.search.runs import PendingCheckpoint, SearchRequest, SearchRun, SearchRunSummary
 

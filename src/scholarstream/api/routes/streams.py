@@ -15,8 +15,8 @@ from scholarstream.api.deps import ReleasedUser, RuntimeDep
 from scholarstream.api.routes._sse import event_stream_response
 from scholarstream.runtime import Runtime
 from scholarstream.sse import EventStreamResponse
-from scholarstream.streams.edits import StreamUpdate
-from scholarstream.streams.records import (
+from scholarstream.streams.core.edits import StreamUpdate
+from scholarstream.streams.core.records import (
     CreationList,
     CreationRecord,
     CreationView,

@@ -25,7 +25,7 @@ from scholarstream.chat.continuity.state import (
     ThreadState,
     TurnRecord,
 )
-from scholarstream.chat.response import SuggestedValue
+from scholarstream.chat.core.response import SuggestedValue
 
 ANSWER_CHARS = 600
 # A query carries the topic when it holds at least this share of the topic's words.

@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import Field
 
-from scholarstream.chat.context import ChatContext
+from scholarstream.chat.core.context import ChatContext
 from scholarstream.chat.pages.context_text import EMPTY, page_context, value_text
 from scholarstream.chat.pages.navigation import OPEN_LIBRARY, OPEN_SEARCH_PAGE, OPEN_SETTINGS
 from scholarstream.chat.pages.registry import register_page

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 import jsonschema
 from pydantic import BaseModel, Field
 
-from scholarstream.chat.context import ChatContext
 from scholarstream.chat.continuity.state import QuerySent
-from scholarstream.chat.payloads import CustomPayload
+from scholarstream.chat.core.context import ChatContext
+from scholarstream.chat.core.payloads import CustomPayload
 
 if TYPE_CHECKING:
     from scholarstream.runtime import Runtime

@@ -14,10 +14,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic_ai import Agent
 
 from scholarstream.errors import InvalidInputError
+from scholarstream.search.core.models import Concept, ParsedIntent, PicoElements
 from scholarstream.search.intent.restrictions import STUDY_TYPES, language_code
 from scholarstream.search.intent.rules import EMPTY_HINT, RuleIntentParser, topic_of
 from scholarstream.search.llm import SkillLLM
-from scholarstream.search.models import Concept, ParsedIntent, PicoElements
 
 FEATURE = "search.intent"
 

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from scholarstream.errors import InvalidInputError
+from scholarstream.search.core.models import Concept, ParsedIntent, PicoElements
 from scholarstream.search.intent.dates import find_dates
 from scholarstream.search.intent.restrictions import (
     find_exclusions,
@@ -24,7 +25,6 @@ from scholarstream.search.intent.synonyms import (
     is_abbreviation,
     known_phrases,
 )
-from scholarstream.search.models import Concept, ParsedIntent, PicoElements
 
 MAX_CONCEPTS = 6
 EMPTY_HINT = (

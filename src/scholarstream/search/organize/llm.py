@@ -8,8 +8,8 @@ from pydantic import BaseModel, Field
 from pydantic_ai import Agent
 
 from scholarstream.errors import LLMError
+from scholarstream.search.core.models import PaperGroup, ScoredPaper
 from scholarstream.search.llm import SkillLLM
-from scholarstream.search.models import PaperGroup, ScoredPaper
 from scholarstream.search.organize.organizer import RuleResultOrganizer
 from scholarstream.search.organize.themes import MAX_THEMES, OTHER_THEME, rule_themes
 

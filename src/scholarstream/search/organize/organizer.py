@@ -8,7 +8,7 @@ import statistics
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 
-from scholarstream.search.models import (
+from scholarstream.search.core.models import (
     CollectionStats,
     GroupDimension,
     Grouping,

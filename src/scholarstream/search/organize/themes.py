@@ -7,7 +7,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from scholarstream.search.models import PaperGroup, ScoredPaper
+from scholarstream.search.core.models import PaperGroup, ScoredPaper
 
 MAX_THEMES = 6
 OTHER_THEME = "other"

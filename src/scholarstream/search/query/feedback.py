@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from scholarstream.search.core.models import UserFeedback
 from scholarstream.search.intent.restrictions import (
     clean_phrase,
     find_exclusions,
@@ -15,7 +16,6 @@ from scholarstream.search.intent.restrictions import (
     find_study_types,
 )
 from scholarstream.search.intent.rules import concept_phrases
-from scholarstream.search.models import UserFeedback
 
 Direction = Literal["broaden", "narrow"]
 

@@ -21,14 +21,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_ai import Agent
 
 from scholarstream.errors import LLMError
-from scholarstream.search.llm import SkillLLM
-from scholarstream.search.mesh import MeshVocabulary
-from scholarstream.search.models import (
+from scholarstream.search.core.models import (
     ConceptBlock,
     QueryBuilderInput,
     SearchStrategy,
     SourceQuery,
 )
+from scholarstream.search.llm import SkillLLM
+from scholarstream.search.mesh import MeshVocabulary
 from scholarstream.search.query.rules import RuleQueryBuilder
 from scholarstream.sources.base import SourceInfo
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scholarstream.search.models import ConceptBlock
+from scholarstream.search.core.models import ConceptBlock
 
 
 @dataclass(frozen=True)

@@ -17,10 +17,7 @@ from dataclasses import dataclass, replace
 from rapidfuzz import fuzz
 
 from scholarstream.errors import ConflictError, InvalidInputError
-from scholarstream.search.intent.dates import years_before
-from scholarstream.search.intent.synonyms import group_of
-from scholarstream.search.mesh import MeshVocabulary
-from scholarstream.search.models import (
+from scholarstream.search.core.models import (
     Concept,
     ConceptBlock,
     ParsedIntent,
@@ -28,6 +25,9 @@ from scholarstream.search.models import (
     SearchStrategy,
     SourceQuery,
 )
+from scholarstream.search.intent.dates import years_before
+from scholarstream.search.intent.synonyms import group_of
+from scholarstream.search.mesh import MeshVocabulary
 from scholarstream.search.query.feedback import FeedbackReading, read_feedback
 from scholarstream.search.query.ladder import (
     BROADEN,

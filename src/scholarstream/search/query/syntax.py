@@ -12,8 +12,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+from scholarstream.search.core.models import ConceptBlock, SourceQuery
 from scholarstream.search.intent.restrictions import LANGUAGE_NAMES
-from scholarstream.search.models import ConceptBlock, SourceQuery
 from scholarstream.search.query.plan import QueryPlan
 
 MAX_TERMS_PER_BLOCK = 12

@@ -7,7 +7,7 @@ import hashlib
 from collections import OrderedDict
 
 from scholarstream.papers import normalize_title
-from scholarstream.search.models import ParsedIntent
+from scholarstream.search.core.models import ParsedIntent
 from scholarstream.search.scoring.ranking import Relevance
 
 CacheKey = tuple[str, str, str]

@@ -16,9 +16,9 @@ import numpy as np
 import numpy.typing as npt
 
 from scholarstream.papers import Record
-from scholarstream.search.models import LabelledPaper, ParsedIntent, ScoredPaper
+from scholarstream.papers.ranking.text import mention_phrase, record_text
+from scholarstream.search.core.models import LabelledPaper, ParsedIntent, ScoredPaper
 from scholarstream.search.scoring.ranking import Relevance, rank
-from scholarstream.search.scoring.text import mention_phrase, record_text
 from scholarstream.sources.library.index import query_tokens, tokenize
 
 COVERAGE_SHARE = 0.6  # of the score; BM25 (relative to the best candidate) has the rest

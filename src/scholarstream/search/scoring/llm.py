@@ -14,13 +14,13 @@ from pydantic_ai import Agent
 
 from scholarstream.errors import LLMError
 from scholarstream.papers import Paper, Record
-from scholarstream.search.keys import paper_key
+from scholarstream.papers.keys import paper_key
+from scholarstream.papers.ranking.text import record_text
+from scholarstream.search.core.models import LabelledPaper, ParsedIntent, ScoredPaper
 from scholarstream.search.llm import SkillLLM
-from scholarstream.search.models import LabelledPaper, ParsedIntent, ScoredPaper
 from scholarstream.search.scoring.cache import ScoreCache, cache_key
 from scholarstream.search.scoring.lexical import LexicalRelevanceScorer
 from scholarstream.search.scoring.ranking import Relevance, latest_labels, rank
-from scholarstream.search.scoring.text import record_text
 
 FEATURE = "search.score"
 _MAX_TEXT = 1500  # characters of a paper shown to the model; the abstract's core fits

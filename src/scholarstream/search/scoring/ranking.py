@@ -8,10 +8,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from scholarstream.papers import Record
-from scholarstream.search.keys import paper_key, record_sources
-from scholarstream.search.models import LabelledPaper, ScoredPaper
-from scholarstream.search.scoring.feedback import FeedbackModel
-from scholarstream.search.scoring.text import record_text
+from scholarstream.papers.keys import paper_key, record_sources
+from scholarstream.papers.ranking.feedback import FeedbackModel
+from scholarstream.papers.ranking.text import record_text
+from scholarstream.search.core.models import LabelledPaper, ScoredPaper
 
 # Labels at which the feedback model and the intent weigh the same; with more labels the
 # feedback model dominates (it has learnt what the user means, the intent is a guess).

@@ -23,11 +23,12 @@ from collections.abc import Collection, Mapping, Sequence
 
 from scholarstream.errors import ScholarStreamError
 from scholarstream.papers import Record
-from scholarstream.search.dedup import RecordDeduplicator
-from scholarstream.search.keys import record_sources
-from scholarstream.search.models import LabelledPaper
+from scholarstream.papers.dedup import RecordDeduplicator
+from scholarstream.papers.keys import record_sources
+from scholarstream.search.core.models import LabelledPaper
 from scholarstream.sources import MultiSearchResult, SearchQuery, SourceHub, SourceStatus
 from scholarstream.sources.base import LiteratureSource
+from scholarstream.streams.core.records import Stream
 from scholarstream.streams.monitoring.keys import already_reported, item_keys
 from scholarstream.streams.monitoring.relevance import OFFLINE_JUDGE, Judged, StreamJudge, judge
 from scholarstream.streams.monitoring.report import (
@@ -40,7 +41,6 @@ from scholarstream.streams.monitoring.report import (
     SourceOutcome,
 )
 from scholarstream.streams.monitoring.timeline import published, timeline
-from scholarstream.streams.records import Stream
 
 DEFAULT_WINDOW = dt.timedelta(days=30)
 PUBLICATION_LOOKBACK = dt.timedelta(days=90)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from scholarstream.search.export import export_collection
-from scholarstream.search.models import PaperCollection, ScoredPaper
+from scholarstream.search.core.export import export_collection
+from scholarstream.search.core.models import PaperCollection, ScoredPaper
 from scholarstream.streams.monitoring.report import Report
 
 

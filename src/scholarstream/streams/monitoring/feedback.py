@@ -16,7 +16,7 @@ from scholarstream.db.session import Database
 from scholarstream.db.tables import StreamItemFeedbackRow, StreamReportRow
 from scholarstream.errors import ConflictError, NotFoundError
 from scholarstream.papers import Record
-from scholarstream.search.models import LabelledPaper
+from scholarstream.search.core.models import LabelledPaper
 from scholarstream.streams.monitoring.report import Report
 
 _record: TypeAdapter[Record] = TypeAdapter(Record)

@@ -18,9 +18,9 @@ from collections.abc import Collection
 from itertools import combinations
 
 from scholarstream.papers import Record
+from scholarstream.papers.dedup import CONFLICTING_IDS
+from scholarstream.papers.keys import paper_key
 from scholarstream.papers.model import Identifiers
-from scholarstream.search.dedup import CONFLICTING_IDS
-from scholarstream.search.keys import paper_key
 
 MAX_KEY_LENGTH = 300  # the stored column's width
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from scholarstream.papers import Record
-from scholarstream.search.models import Concept, LabelledPaper, ParsedIntent
+from scholarstream.search.core.models import Concept, LabelledPaper, ParsedIntent
 from scholarstream.search.scoring import (
     LexicalRelevanceScorer,
     Relevance,
@@ -22,8 +22,8 @@ from scholarstream.search.scoring import (
     with_feedback_note,
 )
 from scholarstream.sources.library.index import query_tokens
+from scholarstream.streams.core.records import Stream
 from scholarstream.streams.monitoring.report import ScorerName
-from scholarstream.streams.records import Stream
 
 _MAX_NAMED = 3
 

@@ -31,8 +31,9 @@ from scholarstream.db.session import Database
 from scholarstream.db.tables import StreamReportedItemRow, StreamReportRow, StreamRow
 from scholarstream.errors import ConflictError, NotFoundError
 from scholarstream.notify import Delivery
-from scholarstream.search.models import LabelledPaper
-from scholarstream.streams.config import ReportFrequency
+from scholarstream.search.core.models import LabelledPaper
+from scholarstream.streams.core.config import ReportFrequency
+from scholarstream.streams.core.records import Stream
 from scholarstream.streams.monitoring.engine import first_since
 from scholarstream.streams.monitoring.feedback import labelled_items
 from scholarstream.streams.monitoring.report import (
@@ -42,7 +43,6 @@ from scholarstream.streams.monitoring.report import (
     SourceOutcome,
     StoredReport,
 )
-from scholarstream.streams.records import Stream
 from scholarstream.streams.store import STREAM, to_stream
 
 REPORT = "Report"

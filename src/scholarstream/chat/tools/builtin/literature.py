@@ -48,8 +48,8 @@ from scholarstream.errors import (
     SourceUnavailableError,
 )
 from scholarstream.papers import Paper, Record
-from scholarstream.search.dedup import RecordDeduplicator
-from scholarstream.search.keys import record_sources
+from scholarstream.papers.dedup import RecordDeduplicator
+from scholarstream.papers.keys import record_sources
 from scholarstream.sources import MultiSearchResult, SearchQuery, SourceStatus, source_names
 from scholarstream.sources.library import LibrarySource
 

@@ -13,7 +13,7 @@ from scholarstream.chat.builtin_payloads import (
     TrialDetail,
 )
 from scholarstream.papers import Paper, Record, Trial
-from scholarstream.search.keys import paper_key, record_sources
+from scholarstream.papers.keys import paper_key, record_sources
 
 SNIPPET_CHARS = 300
 AUTHORS_SHOWN = 6

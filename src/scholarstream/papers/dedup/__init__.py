@@ -1,0 +1,34 @@
+"""Deduplication of literature records: the paper search's dedup skill, the stream runs',
+the chat tools' and the `dedup` command's.
+
+``find_clusters(records)`` groups copies of one work (indices into the input);
+``RecordDeduplicator`` is the workflow's ``Deduplicator``: it clusters, asks an optional
+``PairAdjudicator`` (the search's ``LLMPairAdjudicator``) about borderline pairs, and merges each
+cluster with ``merge_records``. ``docs/search.md`` ("Deduplication") explains the rules.
+"""
+
+from scholarstream.papers.dedup.deduplicator import (
+    PairAdjudicator,
+    PairReport,
+    RecordDeduplicator,
+    find_clusters,
+    judge_pairs,
+)
+from scholarstream.papers.dedup.matching import CONFLICTING_IDS, PairDecision, Verdict, compare
+from scholarstream.papers.dedup.merge import merge_records
+from scholarstream.papers.dedup.normalize import RecordKeys, record_keys
+
+__all__ = [
+    "CONFLICTING_IDS",
+    "PairAdjudicator",
+    "PairDecision",
+    "PairReport",
+    "RecordDeduplicator",
+    "RecordKeys",
+    "Verdict",
+    "compare",
+    "find_clusters",
+    "judge_pairs",
+    "merge_records",
+    "record_keys",
+]
