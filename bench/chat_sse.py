@@ -2,7 +2,7 @@
 
 A child process serves the app exactly as ``scholarstream serve`` does (settings and
 logging as the CLI builds them, a fresh data directory migrated with
-``scholarstream.db.upgrade``, ``build_runtime`` + ``create_app(runtime, engine=Engine(...))``,
+``scholarstream.db.upgrade``, ``build_runtime`` + ``create_app(runtime, engine=build_engine(...))``,
 ``tune_for_serving()``, uvicorn on 127.0.0.1) with one difference: the ``default`` model
 role is a pydantic-ai ``FunctionModel`` whose stream function yields TOKENS tokens on a
 fixed schedule: token i is due PACE * i after the model was called, as a provider streams
@@ -106,9 +106,8 @@ def serve_child(args: argparse.Namespace) -> None:
     from pydantic_ai.messages import ModelMessage
     from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-    from scholarstream.api import create_app
+    from scholarstream.bootstrap import build_engine, create_app
     from scholarstream.db import upgrade
-    from scholarstream.engine import Engine
     from scholarstream.gc_tuning import tune_for_serving
     from scholarstream.logs import configure_logging
     from scholarstream.runtime import build_runtime
@@ -134,7 +133,7 @@ def serve_child(args: argparse.Namespace) -> None:
         _stream_without_agent(paced_tokens)
     if args.diag_pool_size:
         _replace_pool(runtime.database, args.diag_pool_size)
-    app = create_app(runtime, engine=None if args.diag_no_engine else Engine(runtime))
+    app = create_app(runtime, engine=None if args.diag_no_engine else build_engine(runtime))
     if args.register_missing_page:
         from scholarstream.chat.pages import pages, register_page
 
@@ -167,7 +166,7 @@ def _stream_without_agent(tokens: Callable[..., AsyncIterator[str]]) -> None:
     from scholarstream.chat.assistant import Assistant, ChatMessageIn
     from scholarstream.chat.continuity.engine import TurnContinuity
     from scholarstream.chat.conversations import StartedTurn
-    from scholarstream.chat.core.events import TextDeltaEvent
+    from scholarstream.chat.core import TextDeltaEvent
     from scholarstream.chat.pages.registry import Resolution
     from scholarstream.chat.tools.registry import ToolContext
     from scholarstream.chat.turns import Turn

@@ -42,8 +42,7 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls
 
 from scholarstream.accounts import ensure_local_user
 from scholarstream.chat.assistant import Assistant, ChatMessageIn
-from scholarstream.chat.core.context import ChatContext
-from scholarstream.chat.core.events import CompleteEvent, ErrorEvent
+from scholarstream.chat.core import ChatContext, CompleteEvent, ErrorEvent
 from scholarstream.chat.turns import TurnHub
 from scholarstream.db.migrate import upgrade_async
 from scholarstream.runtime import Runtime, build_runtime

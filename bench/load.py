@@ -469,7 +469,7 @@ def report(
 
 
 def _partition_concurrency() -> int:
-    from scholarstream.engine import QUEUES
+    from scholarstream.durable import QUEUES
 
     (calls,) = [queue for queue in QUEUES if queue.name == "llm-calls"]
     assert calls.partition_concurrency is not None

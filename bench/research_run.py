@@ -71,7 +71,7 @@ if TYPE_CHECKING:
     from pydantic_ai.models import Model
     from pydantic_ai.models.function import AgentInfo
 
-    from scholarstream.research.service import ResearchService
+    from scholarstream.research import ResearchService
     from scholarstream.settings import Settings
 
 T = TypeVar("T")
@@ -264,8 +264,7 @@ async def run_once(
     statements: StatementCounter,
 ) -> Run:
     from scholarstream.research import ResearchStatus
-    from scholarstream.research.core.confirm import ConfirmAction
-    from scholarstream.research.core.drafts import DraftRequest
+    from scholarstream.research.core import ConfirmAction, DraftRequest
 
     failing = frozenset({FAILING_MODEL}) if scenario == "one-failed" else frozenset()
     draft = await service.draft(
@@ -379,7 +378,7 @@ async def critical_path(
     and the last of the five calls' dequeue (None where DBOS keeps only seconds)."""
     from dbos import DBOS
 
-    from scholarstream.research.execution import CALL_QUEUE
+    from scholarstream.research import CALL_QUEUE
 
     workflows = await DBOS.list_workflows_async(
         workflow_id_prefix=f"research-{research_id}-",
@@ -454,7 +453,7 @@ async def critical_path(
 
 def _check(research: Any, scenario: str, timeline: Timeline) -> None:
     """The run did what the scenario says, with the scripted models only, each called once."""
-    from scholarstream.research.core.records import LLMResultStatus
+    from scholarstream.research.core import LLMResultStatus
 
     expected_calls = Counter({name: 1 for name in (*MODELS, SYNTHESIZER)})
     if timeline.calls != expected_calls:
@@ -513,18 +512,18 @@ async def bench(
     from dbos import DBOS
 
     from scholarstream.accounts import create_user
+    from scholarstream.bootstrap import build_engine
     from scholarstream.db.migrate import upgrade_async
     from scholarstream.db.session import Database
-    from scholarstream.engine import QUEUES, Engine
+    from scholarstream.durable import QUEUES
     from scholarstream.gc_tuning import tune_for_serving
-    from scholarstream.research.execution import CALL_QUEUE
-    from scholarstream.research.service import ResearchService
+    from scholarstream.research import CALL_QUEUE, ResearchService
     from scholarstream.runtime import build_runtime
 
     await upgrade_async(settings.app_database_url)
     providers = ScriptedProviders(args.provider_delay, args.synthesis_delay)
     runtime = build_runtime(settings, model_overrides=providers.overrides())
-    engine = Engine(runtime, name="scholarstream-bench")
+    engine = build_engine(runtime, name="scholarstream-bench")
     DBOS.destroy(destroy_registry=False)  # one DBOS per process: none may be left over
     await engine.launch()
     watch_database = Database(settings.app_database_url)

@@ -78,7 +78,7 @@ def test_each_request_is_logged_with_its_id(
 ) -> None:
     from fastapi.testclient import TestClient
 
-    from scholarstream.api import create_app
+    from scholarstream.bootstrap import create_app
     from scholarstream.db import upgrade
     from scholarstream.runtime import build_runtime
 

@@ -10,9 +10,10 @@ import sys
 from collections.abc import Iterable
 from contextvars import ContextVar
 from datetime import UTC, datetime
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from scholarstream.settings import LoggingSettings
+if TYPE_CHECKING:  # the settings (pydantic-settings) are not needed to redact or log
+    from scholarstream.settings import LoggingSettings
 
 request_id_var: ContextVar[str | None] = ContextVar("request_id", default=None)
 

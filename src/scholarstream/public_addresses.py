@@ -1,6 +1,7 @@
 """Which network addresses count as public: the rule every outbound request made for a user
 follows (``read_web_page``, users' notification targets), so that no user can make the
-server reach loopback, private, link-local or otherwise internal addresses (SSRF)."""
+server reach loopback, private, link-local or otherwise internal addresses (SSRF); and
+which Host names count as loopback (single-user mode serves nothing else)."""
 
 from __future__ import annotations
 
@@ -85,3 +86,39 @@ def resolve_blocking(host: str, port: int = 0) -> list[str]:
     """The host's addresses, for code already off the event loop (a worker thread)."""
     infos = socket.getaddrinfo(host, port or None, type=socket.SOCK_STREAM)
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+# A Host header: a DNS name or IPv4 address, or an IPv6 address in brackets, then an
+# optional port; nothing else (no user info, path, spaces or second port).
+_HOST_HEADER = re.compile(
+    r"(?:\[(?P<ipv6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9.-]+))(?::(?P<port>[0-9]{1,5}))?"
+)
+
+
+def host_name(value: str) -> str | None:
+    """The host of a Host header value ('[::1]:8000' -> '::1'), or None if it is not a
+    well-formed ``host[:port]``."""
+    match = _HOST_HEADER.fullmatch(value)
+    if match is None:
+        return None
+    port = match.group("port")
+    if port is not None and not 0 < int(port) <= 65535:
+        return None
+    return (match.group("ipv6") or match.group("name")).lower()
+
+
+def is_loopback_host(host: str) -> bool:
+    """'localhost' or a loopback address, optionally with a port ('[::1]:8000'), as a
+    Host header carries it, or a bare bind address ('::1'). Anything more is refused."""
+    name = host_name(host)
+    if name is None:
+        try:  # a bare IPv6 address, as `serve --host ::1` gives it
+            return ipaddress.IPv6Address(host).is_loopback
+        except ValueError:
+            return False
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False

@@ -10,11 +10,10 @@ import httpx
 from pydantic_ai.models import Model
 
 from scholarstream import __version__
-from scholarstream.accounts.login_throttle import LoginThrottle
 from scholarstream.db.session import Database
 from scholarstream.llm import CredentialStore, LLMGateway, ModelRegistry
-from scholarstream.notify import AppriseNotifier, Notifier
-from scholarstream.notify.target_hosts import TargetHosts
+from scholarstream.login_throttle import LoginThrottle
+from scholarstream.notify import AppriseNotifier, Notifier, TargetHosts
 from scholarstream.secret_box import SecretBox, load_server_secret
 from scholarstream.settings import Settings
 from scholarstream.sources import SourceHttp, SourceHub

@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from pydantic_ai.models import Model
 
 from scholarstream.accounts import create_api_token, create_user
-from scholarstream.api import create_app
+from scholarstream.bootstrap import create_app
 from scholarstream.db.scope import OwnerScope
 from scholarstream.settings import Settings, load_settings
 from tests.ai_columns.judge import Judge

@@ -8,7 +8,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from scholarstream.api import create_app
+from scholarstream.bootstrap import create_app
 from scholarstream.db import upgrade
 from scholarstream.settings import Settings, load_settings
 from tests.helpers import PASSWORD, create_users, make_runtime

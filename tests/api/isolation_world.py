@@ -20,16 +20,16 @@ from typing import Any, TypeVar
 
 from fastapi.testclient import TestClient
 
-from scholarstream.accounts.web_sessions import SESSION_COOKIE
-from scholarstream.notify import Delivery, Notification
-from scholarstream.notify.target import Target
+from scholarstream.accounts import SESSION_COOKIE
+from scholarstream.notify import Delivery, Notification, Target
 from scholarstream.research import (
     ResearchStatus,
+    ResearchStore,
     ShareInfo,
+    ShareStorage,
+    new_token,
     render_share_page,
 )
-from scholarstream.research.share_storage import ShareStorage, new_token
-from scholarstream.research.store import ResearchStore
 from scholarstream.runtime import Runtime
 from tests.helpers import PASSWORD
 from tests.research.builders import research, results
@@ -262,7 +262,13 @@ def _streams(client: TestClient, me: UserWorld) -> None:
         "chat_instructions": f"Always mention {me.marker}.",
     }
     expect(client.patch(f"{streams}/{me.stream_id}", json=edit, headers=write), 200)
-    report = expect(client.post(f"{streams}/{me.stream_id}/runs", headers=write), 201)
+    started = expect(client.post(f"{streams}/{me.stream_id}/runs", headers=write), 202)
+    deadline = time.monotonic() + WAIT_SEC  # the engine runs it on the app's loop
+    while (report := _get(client, me, f"/streams/{me.stream_id}/reports/{started['id']}"))[
+        "status"
+    ] == "running":
+        assert time.monotonic() < deadline, f"the monitoring run never finished: {report}"
+        time.sleep(0.02)
     assert report["status"] == "complete", report
     items = report["report"]["items"]
     assert items, f"the monitoring run found none of the library's records: {report}"

@@ -43,10 +43,9 @@ from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute, iter_route_contexts
 from fastapi.testclient import TestClient
 
-from scholarstream.api import create_app
+from scholarstream.bootstrap import build_engine, create_app
 from scholarstream.db import upgrade
 from scholarstream.db.scope import OwnerScope
-from scholarstream.engine import Engine
 from scholarstream.runtime import Runtime
 from scholarstream.sse import EventStreamResponse
 from tests.api.isolation_world import (
@@ -397,10 +396,11 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     upgrade(settings.app_database_url)
     notifier = RecordingNotifier()
     runtime = make_runtime(settings, notifier=notifier)
-    # The durable engine runs (the routes that start work check for it first) but works
-    # no queue: it runs only the workflows it starts itself (the search runs).
+    # The durable engine runs (the routes that start work check for it first) and works
+    # only the stream-runs queue (the streams' runs); it runs the workflows it starts
+    # itself (the search runs).
     DBOS.destroy(destroy_registry=False)  # one instance per process: none left over
-    app = create_app(runtime, engine=Engine(runtime, queues=()))
+    app = create_app(runtime, engine=build_engine(runtime, queues=("stream-runs",)))
     with TestClient(app, base_url=HOST, raise_server_exceptions=False) as client:
         a, b, c = (_user_world(client, name) for name in ("alice", "bob", "carol"))
         yield World(client, a, b, c, notifier, endpoints(app))

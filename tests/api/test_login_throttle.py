@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from scholarstream.accounts.login_throttle import LoginThrottle
+from scholarstream.accounts import LoginThrottle
 from scholarstream.errors import RateLimitedError
 from scholarstream.settings import Settings
 from tests.api.conftest import ClientFactory

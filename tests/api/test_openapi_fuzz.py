@@ -56,12 +56,13 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from scholarstream.accounts import create_api_token, create_user, ensure_local_user
-from scholarstream.api import create_app
+from scholarstream.bootstrap import create_app
 from scholarstream.db import upgrade
 from scholarstream.db.scope import OwnerScope
 from scholarstream.notify import Delivery, Notification, Target
 from scholarstream.settings import load_settings
-from scholarstream.streams.core.config import PartialStreamConfig, finish_config
+from scholarstream.streams.core import PartialStreamConfig, finish_config
+from scholarstream.streams.monitoring import run_stream_now
 from scholarstream.streams.store import StreamStore
 from tests.helpers import PASSWORD, make_runtime
 
@@ -83,6 +84,7 @@ ENGINE_OPERATIONS = frozenset(
         "POST /api/v1/research",
         "POST /api/v1/research/{research_id}/confirm",
         "POST /api/v1/research/{research_id}/retry",
+        "POST /api/v1/streams/{stream_id}/runs",
     }
 )
 PAGES = ["home", "library", "search", "streams", "stream", "research", "trials"]
@@ -158,7 +160,7 @@ class Fuzzing:
         assert response.status_code < 300, f"{method} {path}: {response.text}"
         return response
 
-    def seed(self, stream_id: str) -> None:
+    def seed(self, stream_id: str, report_id: str) -> None:
         """Resources for path ids: library records, a token, an AI column, a conversation
         with an objective, a creation, a stream with a report and a target, a draft."""
         ids = self.ids
@@ -180,7 +182,7 @@ class Fuzzing:
         ids["objective_id"] = [str(objective["id"])]
         ids["creation_id"] = [self.api("POST", "/streams/creation").json()["id"]]
         ids["stream_id"] = [stream_id]
-        ids["report_id"] = [self.api("POST", f"/streams/{stream_id}/runs").json()["id"]]
+        ids["report_id"] = [report_id]
         ids["target_id"] = [
             self.api("POST", "/me/notifications", json={"url": TARGET_URLS[0]}).json()["id"],
             self.api(
@@ -324,10 +326,11 @@ def fuzz_operation(fuzzing: Fuzzing, operation: Any, mode: GenerationMode) -> No
             raise
 
 
-async def prepare(settings: Any, *, multi_user: bool) -> tuple[str | None, str]:
-    """The caller (a token in multi-user mode) and a stream of theirs: the stream guide
-    makes one only through a conversation, which TestModel does not hold."""
-    runtime = make_runtime(settings)
+async def prepare(settings: Any, *, multi_user: bool) -> tuple[str | None, str, str]:
+    """The caller (a token in multi-user mode), a stream of theirs (the stream guide makes
+    one only through a conversation, which TestModel does not hold) and a report of it (run
+    here: runs started over the API need the durable engine)."""
+    runtime = make_runtime(settings, source_transport=httpx.MockTransport(nothing_found))
     try:
         token = None
         async with runtime.database.session() as session:
@@ -339,7 +342,8 @@ async def prepare(settings: Any, *, multi_user: bool) -> tuple[str | None, str]:
             owner: uuid.UUID = user.id
         config = finish_config(PartialStreamConfig.model_validate(STREAM))
         stream = await StreamStore(runtime.database).create(owner, config)
-        return token, str(stream.id)
+        report = await run_stream_now(runtime, owner, stream.id)
+        return token, str(stream.id), str(report.id)
     finally:
         await runtime.close()
 
@@ -358,7 +362,7 @@ def fuzzing(request: pytest.FixtureRequest, data_dir: Path, database_url: str) -
         sources={"serpapi_api_key": "fuzz-key"},
     )
     upgrade(settings.app_database_url)
-    token, stream_id = asyncio.run(prepare(settings, multi_user=multi_user))
+    token, stream_id, report_id = asyncio.run(prepare(settings, multi_user=multi_user))
     runtime = make_runtime(
         settings,
         models={"default": TestModel()},
@@ -377,7 +381,7 @@ def fuzzing(request: pytest.FixtureRequest, data_dir: Path, database_url: str) -
     try:
         with client:
             fuzzing = Fuzzing(schema, client, headers, document)
-            fuzzing.seed(stream_id)
+            fuzzing.seed(stream_id, report_id)
             yield fuzzing
     finally:
         asgi.shutdown_lifespans()

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from scholarstream.api.middleware import is_loopback_host
+from scholarstream.public_addresses import is_loopback_host
 from scholarstream.settings import load_settings
 from tests.api.conftest import ClientFactory
 from tests.helpers import PASSWORD, create_users

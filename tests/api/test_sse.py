@@ -1,15 +1,43 @@
-"""The SSE response and the turn it streams from: batching, keep-alives, a client leaving."""
+"""The one SSE encoder, the response, and the turn it streams from: batching, keep-alives,
+a client leaving, and the wire format of each stream (chat, stream creation, research)."""
 
 from __future__ import annotations
 
 import asyncio
 import uuid
 from collections.abc import AsyncGenerator, MutableMapping
-from typing import Any
+from datetime import UTC, datetime
+from typing import Any, Literal
 
-from scholarstream.chat.core.events import ErrorEvent, StatusEvent, TextDeltaEvent
-from scholarstream.chat.turns import Batch, Turn, TurnHub
-from scholarstream.sse import KEEPALIVE, EventStreamResponse, encode_sse
+from pydantic import BaseModel
+
+from scholarstream.chat.conversations import MessageError, MessageView
+from scholarstream.chat.core import ErrorEvent, StatusEvent, TextDeltaEvent
+from scholarstream.chat.turns import Batch, Turn, TurnHub, stored_outcome
+from scholarstream.sse import (
+    KEEPALIVE,
+    EventBatch,
+    EventStreamResponse,
+    Identified,
+    encode_batch,
+    encode_event,
+)
+from scholarstream.streams.core import GuideError, GuideTextDelta
+from scholarstream.streams.turns import CreationEvent, turn_stream
+
+
+class Note(BaseModel):
+    type: Literal["note"] = "note"
+    a: int
+
+
+class Completed(BaseModel):
+    type: Literal["research.completed"] = "research.completed"
+    a: int
+
+
+def note(event_id: str, a: int) -> Identified:
+    return Identified(event_id, Note(a=a))
 
 
 class Connection:
@@ -35,9 +63,9 @@ class Connection:
 
 
 async def test_chunks_are_sent_in_order_and_the_body_ends() -> None:
-    async def chunks() -> AsyncGenerator[bytes, None]:
-        yield encode_sse("t:1", '{"a":1}')
-        yield encode_sse("t:2", '{"a":2}')
+    async def chunks() -> AsyncGenerator[EventBatch, None]:
+        yield [note("t:1", 1)]
+        yield [note("t:2", 2)]
 
     connection = Connection()
     await EventStreamResponse(chunks())({"type": "http"}, connection.receive, connection.send)
@@ -47,30 +75,37 @@ async def test_chunks_are_sent_in_order_and_the_body_ends() -> None:
     assert headers[b"content-type"].startswith(b"text/event-stream")
     assert b"content-length" not in headers
     assert headers[b"cache-control"] == b"no-cache"
-    assert connection.body == [b'id: t:1\ndata: {"a":1}\n\n', b'id: t:2\ndata: {"a":2}\n\n', b""]
+    assert connection.body == [
+        b'id: t:1\ndata: {"type":"note","a":1}\n\n',
+        b'id: t:2\ndata: {"type":"note","a":2}\n\n',
+        b"",
+    ]
     assert connection.sent[-1]["more_body"] is False
 
 
 async def test_the_head_goes_out_with_the_headers_before_any_chunk() -> None:
-    async def chunks() -> AsyncGenerator[bytes, None]:
-        yield encode_sse("t:2", '{"a":2}')
+    async def chunks() -> AsyncGenerator[EventBatch, None]:
+        yield [note("t:2", 2)]
 
     connection = Connection()
-    head = encode_sse("t:1", '{"a":1}')
-    await EventStreamResponse(chunks(), head=head)(
+    await EventStreamResponse(chunks(), head=[note("t:1", 1)])(
         {"type": "http"}, connection.receive, connection.send
     )
     assert connection.sent[0]["type"] == "http.response.start"
-    assert connection.body == [head, b'id: t:2\ndata: {"a":2}\n\n', b""]
+    assert connection.body == [
+        b'id: t:1\ndata: {"type":"note","a":1}\n\n',
+        b'id: t:2\ndata: {"type":"note","a":2}\n\n',
+        b"",
+    ]
 
 
 async def test_a_client_that_leaves_closes_the_stream() -> None:
     closed = asyncio.Event()
 
-    async def endless() -> AsyncGenerator[bytes, None]:
+    async def endless() -> AsyncGenerator[EventBatch, None]:
         try:
             while True:
-                yield KEEPALIVE
+                yield []  # idle: a keep-alive
                 await asyncio.sleep(0.01)
         finally:
             closed.set()
@@ -148,7 +183,68 @@ async def test_the_hub_forgets_finished_turns_after_their_retention_only() -> No
 
 
 def test_a_named_event_carries_its_name_before_its_id() -> None:
-    assert encode_sse("7", '{"a":1}', event="research.completed") == (
-        b'event: research.completed\nid: 7\ndata: {"a":1}\n\n'
+    completed = Identified("7", Completed(a=1))
+    assert encode_event(completed, named=True) == (
+        b'event: research.completed\nid: 7\ndata: {"type":"research.completed","a":1}\n\n'
     )
-    assert encode_sse("7", "{}") == b"id: 7\ndata: {}\n\n"
+    assert encode_event(completed) == b'id: 7\ndata: {"type":"research.completed","a":1}\n\n'
+
+
+def test_a_batch_is_one_chunk_and_an_empty_batch_a_keepalive() -> None:
+    assert encode_batch([note("1", 1), note("2", 2)]) == (
+        b'id: 1\ndata: {"type":"note","a":1}\n\nid: 2\ndata: {"type":"note","a":2}\n\n'
+    )
+    assert encode_batch([]) == KEEPALIVE == b": keepalive\n\n"
+
+
+async def test_a_chat_turn_streams_its_past_events_as_head_then_the_rest() -> None:
+    hub = TurnHub(grace_seconds=10, retain_seconds=10)
+    turn = Turn("t", uuid.uuid4(), uuid.uuid4())
+    turn.publish(StatusEvent(message="Thinking…"))
+    turn.publish(TextDeltaEvent(text="a"))
+    stream = hub.stream(turn, after=1)
+    assert [(e.id, e.event.type) for e in stream.head] == [("t:2", "text_delta")]
+    turn.publish(ErrorEvent(message="stopped", code="cancelled"))
+    rest = [batch async for batch in stream.rest]
+    assert [[e.id for e in batch] for batch in rest] == [["t:3"]]
+    assert encode_batch(stream.head) == b'id: t:2\ndata: {"type":"text_delta","text":"a"}\n\n'
+    await hub.close()
+
+
+def test_a_finished_turn_not_in_memory_streams_its_stored_outcome() -> None:
+    answer = MessageView(
+        id=uuid.uuid4(),
+        role="assistant",
+        content="",
+        status="error",
+        turn_id="t",
+        response=None,
+        error=MessageError(code="model_error", message="The model failed.", hint="Retry."),
+        created_at=datetime.now(UTC),
+    )
+    assert encode_batch([stored_outcome("t", answer)]) == (
+        b'id: t:final\ndata: {"type":"error","message":"The model failed.",'
+        b'"code":"model_error","hint":"Retry.","conversation_id":null}\n\n'
+    )
+
+
+async def test_a_creation_turn_numbers_its_events_after_its_revision() -> None:
+    async def events() -> AsyncGenerator[CreationEvent, None]:
+        yield GuideTextDelta(text="a")
+        yield GuideError(code="conflict", message="Over.")
+
+    batches = [batch async for batch in turn_stream(3, events())]
+    assert [[e.id for e in batch] for batch in batches] == [["3:1"], ["3:2"]]
+    assert encode_batch(batches[0]) == b'id: 3:1\ndata: {"type":"text_delta","text":"a"}\n\n'
+
+
+async def test_closing_a_turn_stream_counts_its_listener_out_at_once() -> None:
+    hub = TurnHub(grace_seconds=10, retain_seconds=10)
+    turn = Turn("t", uuid.uuid4(), uuid.uuid4())
+    stream = hub.stream(turn)
+    turn.publish(StatusEvent(message="Thinking…"))
+    assert [e.id for e in await anext(stream.rest)] == ["t:1"]
+    assert turn.listeners == 1
+    await stream.rest.aclose()  # what the response does when the client leaves
+    assert turn.listeners == 0
+    await hub.close()

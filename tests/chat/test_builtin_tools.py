@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 import scholarstream.chat  # noqa: F401  (registers the built-ins)
-from scholarstream.chat.core.context import ChatContext, Pagination, ResultCounts
+from scholarstream.chat.core import ChatContext, Pagination, ResultCounts
 from scholarstream.chat.tools import (
     ToolArgumentsError,
     ToolContext,
@@ -33,10 +33,8 @@ from scholarstream.errors import (
 )
 from scholarstream.papers.keys import paper_key
 from scholarstream.runtime import Runtime
-from scholarstream.search.core.models import PaperCollection, ScoredPaper
-from scholarstream.search.core.state import WorkflowState
-from scholarstream.search.run_store import SearchRunStore
-from scholarstream.search.runs import SearchRequest
+from scholarstream.search import SearchRequest, SearchRunStore
+from scholarstream.search.core import PaperCollection, ScoredPaper, WorkflowState
 from scholarstream.settings import Settings
 from scholarstream.sources.library import LibraryQuery
 from tests.conftest import SHARED_DATA

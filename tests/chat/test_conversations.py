@@ -14,7 +14,7 @@ from sqlalchemy import select
 from scholarstream.chat.continuity.objectives import add_objective, remove_objective
 from scholarstream.chat.continuity.state import ThreadState
 from scholarstream.chat.conversations import ConversationStore, MessageError, StartedTurn
-from scholarstream.chat.core.response import ChatResponsePayload
+from scholarstream.chat.core import ChatResponsePayload
 from scholarstream.db.tables import ChatMessage
 from scholarstream.errors import NotFoundError
 from scholarstream.settings import Settings

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from scholarstream.chat.core.markers import MarkerFilter, parse_answer
-from scholarstream.chat.core.payloads import PayloadType, make_json_parser
+from scholarstream.chat.core import MarkerFilter, PayloadType, make_json_parser, parse_answer
 
 PROPOSAL = PayloadType(
     name="marker_test_proposal",

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import scholarstream.chat  # noqa: F401  (registers the built-ins)
-from scholarstream.chat.core.context import ChatContext
+from scholarstream.chat.core import ChatContext
 from scholarstream.chat.pages import get_page
 
 

@@ -13,7 +13,7 @@ from pydantic import JsonValue
 
 import scholarstream.chat  # noqa: F401  (registers the built-ins)
 from scholarstream.chat.builtin_payloads import BUILTIN_PAYLOAD_TYPES, Phase, Status
-from scholarstream.chat.core.payloads import PayloadError, get_payload_type, make_json_parser
+from scholarstream.chat.core import PayloadError, get_payload_type, make_json_parser
 from scholarstream.sources.clinicaltrials import PHASES, STATUSES
 
 PAPER: dict[str, Any] = {

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from scholarstream.chat import ChatContext, resolve
-from scholarstream.chat.core.prompt import build_system_prompt
+from scholarstream.chat.prompt import build_system_prompt
 from scholarstream.chat.stream_instructions import (
     set_stream_instructions_loader,
     stream_instructions,

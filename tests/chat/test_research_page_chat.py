@@ -19,7 +19,7 @@ from scholarstream.chat.pages import get_page
 from scholarstream.chat.tools import ToolArgumentsError, ToolContext, execute_tool, get_tool
 from scholarstream.db.tables import User
 from scholarstream.errors import InvalidInputError, NotFoundError
-from scholarstream.research.store import ResearchStore
+from scholarstream.research import ResearchStore
 from scholarstream.runtime import Runtime
 from scholarstream.settings import Settings
 from tests.helpers import make_runtime, new_user

@@ -12,9 +12,13 @@ from typing import Any
 import pytest
 
 import scholarstream.chat  # noqa: F401  (registers the built-ins)
-from scholarstream.chat.core import payloads as payload_registry
-from scholarstream.chat.core.context import ChatContext
-from scholarstream.chat.core.payloads import PayloadType, make_json_parser, register_payload_type
+from scholarstream.chat.core import (
+    ChatContext,
+    PayloadType,
+    make_json_parser,
+    register_payload_type,
+)
+from scholarstream.chat.core import _payloads as payload_registry
 from scholarstream.chat.pages import registry as page_registry
 from scholarstream.chat.pages.registry import (
     ClientAction,

@@ -20,7 +20,7 @@ import pytest
 
 import scholarstream.chat  # noqa: F401  (registers the built-ins)
 from scholarstream.chat.continuity.state import QuerySent
-from scholarstream.chat.core.context import ChatContext
+from scholarstream.chat.core import ChatContext
 from scholarstream.chat.tools import (
     ToolArgumentsError,
     ToolContext,

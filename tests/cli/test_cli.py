@@ -101,3 +101,22 @@ def test_serve_refuses_public_bind_in_single_user_mode(data_dir: Path) -> None:
     result = runner.invoke(app, ["--data-dir", str(data_dir), "serve", "--host", PUBLIC_HOST])
     assert isinstance(result.exception, ConfigurationError)
     assert "MULTI_USER" in (result.exception.hint or "")
+
+
+def test_help_needs_no_settings_but_commands_do(data_dir: Path) -> None:
+    """``<command> --help`` does not load the settings (issue 21: the CLI starts at once), so
+    a missing config file does not stop it; every command still fails on it, as before."""
+    missing = data_dir / "missing.toml"
+    shown = runner.invoke(app, ["--config", str(missing), "dedup", "--help"])
+    assert shown.exit_code == 0, shown.output
+    assert "Usage" in shown.output
+    for args in (["dedup", "x.ris", "--out", "-"], ["config", "show"]):
+        failed = runner.invoke(app, ["--config", str(missing), *args])
+        assert isinstance(failed.exception, ConfigurationError), args
+
+
+def test_help_as_an_option_value_runs_the_command(data_dir: Path) -> None:
+    # '--type --help' is a publication type named '--help', not a request for help: the
+    # command runs, with the settings loaded when it first needs them.
+    out = invoke(data_dir, "library", "search", "--type", "--help")
+    assert "0 records" in out

@@ -1,6 +1,7 @@
-"""``streams list|run|reports|report`` in a real data directory. The network is blocked, so
-PubMed fails and the run is partial with what the library found; a stream whose every
-source fails exits non-zero; another id is a clear error."""
+"""``streams list|run|reports|report`` in a real data directory. ``streams run`` runs the
+stream as a durable workflow in the command's own engine and waits for it. The network is
+blocked, so PubMed fails and the run is partial with what the library found; a stream whose
+every source fails exits non-zero; another id is a clear error."""
 
 from __future__ import annotations
 
@@ -9,8 +10,11 @@ import json
 import subprocess
 import sys
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+from dbos import DBOS
 from typer.testing import CliRunner
 
 from scholarstream.accounts import ensure_local_user
@@ -30,6 +34,14 @@ from tests.helpers import make_runtime
 from tests.streams.script import FULL_CONFIG
 
 runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def no_engine_left() -> Iterator[None]:
+    # DBOS is one instance per process: none may be left over, by another test or this one.
+    DBOS.destroy(destroy_registry=False)
+    yield
+    DBOS.destroy(destroy_registry=False)
 
 
 def run(data_dir: Path, *args: str | Path) -> tuple[int, str]:

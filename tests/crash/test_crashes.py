@@ -9,6 +9,9 @@ twice.
   record is stored once.
 - A scheduled monitoring run of a stream: the worker dies while the model judges what the
   run found. The report is stored once, complete, and no later slot runs the stream again.
+- A monitoring run asked for on demand (``POST /streams/{id}/runs``, answered at once by
+  the API process, run by the worker on the ``stream-runs`` queue): the worker dies while
+  the model judges. The restarted worker resumes the same run: one report, complete.
 - A paper search waiting at its strategy checkpoint (seed 003): the API process dies. It
   comes back under the same default executor id, shows the same checkpoint, takes the
   decisions, and the search finishes without redoing its steps.
@@ -35,10 +38,10 @@ from dbos import DBOSClient, WorkflowStatus
 
 from scholarstream.db import upgrade
 from scholarstream.db.tables import StreamReportedItemRow, StreamReportRow, StreamRow
-from scholarstream.research.execution import call_workflow_id
-from scholarstream.search.run_store import workflow_id_for
+from scholarstream.research import call_workflow_id
+from scholarstream.search import workflow_id_for
 from scholarstream.settings import Settings, load_settings
-from scholarstream.streams.monitoring.schedule import run_due_streams_workflow
+from scholarstream.streams.monitoring import run_due_streams_workflow, run_workflow_id
 from tests.conftest import throwaway_postgres_database
 from tests.fake_openai import FakeOpenAI, Text, fake_openai
 from tests.scale.cluster import (
@@ -217,38 +220,22 @@ def _succeeded_slots(client: DBOSClient) -> int:
     return sum(1 for s in _slots(client) if s.status == "SUCCESS")
 
 
-def test_a_stream_run_killed_while_judging_is_finished_once_after_a_restart(
-    crashable: Crashable,
-) -> None:
-    crash, fake = crashable, crashable.fake
-    crash.ensure_up()
-    # The first judgement hangs (the worker dies in it); later ones answer at once, with
-    # text the judge cannot use, so the run scores offline what the model did not judge.
-    fake.script("judge", Text("judging slowly", delay=60))
-    asked = fake.calls("judge")
-    stream_id = asyncio.run(seed_stream(crash.settings, crash.owner))  # due at once
-    reports = sa.select(StreamReportRow.status).where(StreamReportRow.stream_id == stream_id)
+def _statuses(crash: Crashable, stream_id: uuid.UUID) -> list[str]:
+    """The statuses of the stream's reports."""
+    with crash.db.connect() as conn:
+        return list(
+            conn.scalars(
+                sa.select(StreamReportRow.status).where(StreamReportRow.stream_id == stream_id)
+            )
+        )
 
-    def statuses() -> list[str]:
-        with crash.db.connect() as conn:
-            return list(conn.scalars(reports))
 
-    wait_for(lambda: fake.calls("judge") > asked, "the model judging", TIMEOUT_SEC, crash.running)
-    assert statuses() == ["running"]
-    crash.restart_worker()
-    wait_for(lambda: "running" not in statuses(), "the run finishing", TIMEOUT_SEC, crash.running)
-    finished = _succeeded_slots(crash.client)
-    # Another slot of the schedule passes: the stream is no longer due.
-    wait_for(
-        lambda: _succeeded_slots(crash.client) > finished,
-        "another slot",
-        TIMEOUT_SEC,
-        crash.running,
-    )
-    assert statuses() == ["complete"]
+def _assert_reported_once(crash: Crashable, stream_id: uuid.UUID) -> uuid.UUID:
+    """One report of the stream, complete, with every library item once; its id."""
+    assert _statuses(crash, stream_id) == ["complete"]
     with crash.db.connect() as conn:
         report = conn.execute(
-            sa.select(StreamReportRow.report, StreamReportRow.sources).where(
+            sa.select(StreamReportRow.id, StreamReportRow.report, StreamReportRow.sources).where(
                 StreamReportRow.stream_id == stream_id
             )
         ).one()
@@ -265,6 +252,54 @@ def test_a_stream_run_killed_while_judging_is_finished_once_after_a_restart(
     assert [(s["source"], s["ok"]) for s in report.sources] == [("library", True)]
     assert len(keys) == len(set(keys)) >= len(TOPICS)
     assert last_run is not None
+    report_id: uuid.UUID = report.id
+    return report_id
+
+
+def _run_resumed_on_the_worker(crash: Crashable, report_id: uuid.UUID) -> None:
+    """The run's workflow succeeded on the worker, once, and ran its one step."""
+    workflow = run_workflow_id(report_id)
+    status = wait_for(
+        lambda: _succeeded(crash.client, workflow),
+        "the run's workflow finishing",
+        TIMEOUT_SEC,
+        crash.running,
+    )
+    assert status.executor_id == WORKER_ID
+    assert [s["function_name"] for s in crash.client.list_workflow_steps(workflow)] == [
+        "streams.run"
+    ]
+
+
+def test_a_stream_run_killed_while_judging_is_finished_once_after_a_restart(
+    crashable: Crashable,
+) -> None:
+    crash, fake = crashable, crashable.fake
+    crash.ensure_up()
+    # The first judgement hangs (the worker dies in it); later ones answer at once, with
+    # text the judge cannot use, so the run scores offline what the model did not judge.
+    fake.script("judge", Text("judging slowly", delay=60))
+    asked = fake.calls("judge")
+    stream_id = asyncio.run(seed_stream(crash.settings, crash.owner))  # due at once
+
+    wait_for(lambda: fake.calls("judge") > asked, "the model judging", TIMEOUT_SEC, crash.running)
+    assert _statuses(crash, stream_id) == ["running"]
+    crash.restart_worker()
+    wait_for(
+        lambda: "running" not in _statuses(crash, stream_id),
+        "the run finishing",
+        TIMEOUT_SEC,
+        crash.running,
+    )
+    finished = _succeeded_slots(crash.client)
+    # Another slot of the schedule passes: the stream is no longer due.
+    wait_for(
+        lambda: _succeeded_slots(crash.client) > finished,
+        "another slot",
+        TIMEOUT_SEC,
+        crash.running,
+    )
+    report_id = _assert_reported_once(crash, stream_id)
     # The judge was asked again by the restarted worker (the first answer never came).
     assert fake.calls("judge") >= asked + 2
     # Every slot's workflow ran once, on the worker; the interrupted one succeeded too.
@@ -272,6 +307,57 @@ def test_a_stream_run_killed_while_judging_is_finished_once_after_a_restart(
     assert len(slots) == len({s.workflow_id for s in slots})
     assert {s.status for s in slots} <= {"SUCCESS", "ENQUEUED", "PENDING"}
     assert {s.executor_id for s in slots if s.status == "SUCCESS"} == {WORKER_ID}
+    # The slot enqueued the run on the stream-runs queue; the restarted worker resumed it.
+    _run_resumed_on_the_worker(crash, report_id)
+
+
+def _stream_off_schedule(crash: Crashable) -> uuid.UUID:
+    """A stream that the schedule leaves alone (disabled: runs on demand still run it).
+    Created enabled, it may be claimed by a slot before it is disabled: then another."""
+    for _ in range(5):
+        stream_id = asyncio.run(seed_stream(crash.settings, crash.owner))
+        with crash.db.begin() as conn:
+            conn.execute(
+                sa.update(StreamRow).where(StreamRow.id == stream_id).values(enabled=False)
+            )
+        # A slot checks in its claim's transaction that the stream is still due.
+        if not _statuses(crash, stream_id):
+            return stream_id
+    pytest.fail("every stream was claimed by the schedule before it was disabled")
+
+
+def test_a_run_on_demand_killed_while_judging_is_finished_once_after_a_restart(
+    crashable: Crashable,
+) -> None:
+    crash, fake = crashable, crashable.fake
+    crash.ensure_up()
+    stream_id = _stream_off_schedule(crash)
+    fake.script("judge", Text("judging slowly", delay=60))
+    asked = fake.calls("judge")
+
+    # The API process answers at once; it works no queue, so the worker runs the run.
+    started = api(crash.api, "POST", f"/streams/{stream_id}/runs")
+    assert (started["status"], started["report"]) == ("running", None)
+    report = f"/streams/{stream_id}/reports/{started['id']}"
+    wait_for(lambda: fake.calls("judge") > asked, "the model judging", TIMEOUT_SEC, crash.running)
+    assert api(crash.api, "GET", report)["status"] == "running"
+    assert _status(crash.client, run_workflow_id(uuid.UUID(started["id"]))).executor_id == (
+        WORKER_ID
+    )
+    crash.restart_worker()
+    done = wait_for(
+        lambda: (found := api(crash.api, "GET", report))["status"] != "running" and found,
+        "the run finishing",
+        TIMEOUT_SEC,
+        crash.running,
+    )
+
+    assert (done["id"], done["status"]) == (started["id"], "complete")
+    assert done["started_at"] == started["started_at"]
+    assert _assert_reported_once(crash, stream_id) == uuid.UUID(started["id"])
+    # The judge was asked again by the restarted worker (the first answer never came).
+    assert fake.calls("judge") >= asked + 2
+    _run_resumed_on_the_worker(crash, uuid.UUID(started["id"]))
 
 
 # --- the API process killed while a search waits at a checkpoint --------------------------

@@ -39,7 +39,7 @@ from typing import Any
 
 from dbos import DBOS, SetWorkflowID
 
-from scholarstream.engine import Engine
+from scholarstream.bootstrap import build_engine
 from scholarstream.runtime import build_runtime
 from scholarstream.settings import load_settings
 
@@ -106,7 +106,7 @@ async def run(
         engine_settings["recovery_grace_seconds"] = grace
     settings = load_settings(data_dir=data_dir, database_url=database_url, engine=engine_settings)
     runtime = build_runtime(settings)
-    engine = Engine(runtime)
+    engine = build_engine(runtime)
     try:
         await engine.launch()
         if mode == "idle":

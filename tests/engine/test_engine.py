@@ -1,6 +1,6 @@
-"""The engine launched in this process: every queue of QUEUES registered with its limits,
-every schedule of SCHEDULES applied, and a workflow enqueued on each product queue run by
-this process's workers. Runs on SQLite and on PostgreSQL (``database_url``)."""
+"""The engine launched in this process: every queue of the registry declared with its
+limits, every registered schedule applied, and a workflow enqueued on each product queue run
+by this process's workers. Runs on SQLite and on PostgreSQL (``database_url``)."""
 
 from __future__ import annotations
 
@@ -13,20 +13,26 @@ from typing import Any
 import pytest
 from dbos import DBOS, DBOSClient, SetEnqueueOptions
 
-from scholarstream import engine as engine_module
-from scholarstream.engine import (
-    QUEUES,
+from scholarstream.bootstrap import build_engine, load_registrations
+from scholarstream.durable import (
     SCHEDULE_QUEUE,
-    SCHEDULES,
+    DurableRegistry,
     Engine,
+    QueueSpec,
     ScheduleSpec,
     current_runtime,
+    default_registry,
 )
 from scholarstream.errors import EngineError
 from scholarstream.runtime import build_runtime
 from scholarstream.settings import Settings, load_settings
 
 RUN_TIMEOUT_SEC = 30.0
+
+# What the product's engine declares: the registry once every feature has registered.
+load_registrations()
+QUEUES: tuple[QueueSpec, ...] = default_registry().queues
+SCHEDULES: tuple[ScheduleSpec, ...] = default_registry().schedules
 
 
 @DBOS.workflow()
@@ -41,7 +47,7 @@ async def engine(db_settings: Settings) -> AsyncIterator[Engine]:
     # reused with its old configuration, so there must be none.
     DBOS.destroy(destroy_registry=False)
     runtime = build_runtime(db_settings)
-    engine = Engine(runtime)
+    engine = build_engine(runtime)
     try:
         await engine.launch()
         yield engine
@@ -123,7 +129,7 @@ async def engine_retired_schedule_workflow(scheduled_at: datetime, context: Any)
 async def test_shutdown_lets_running_workflows_finish(db_settings: Settings) -> None:
     DBOS.destroy(destroy_registry=False)
     runtime = build_runtime(db_settings)
-    engine = Engine(runtime)
+    engine = build_engine(runtime)
     await engine.launch()
     try:
         handle = await DBOS.start_workflow_async(engine_slow_workflow)
@@ -150,14 +156,14 @@ async def test_failed_launch_leaves_nothing_behind(data_dir: Path, db_settings: 
         )
     )
     with pytest.raises(EngineError, match="could not start") as caught:
-        await Engine(broken).launch()
+        await build_engine(broken).launch()
     assert caught.value.hint is not None and "SYSTEM_DATABASE_URL" in caught.value.hint
     await broken.close()
     with pytest.raises(EngineError):
         current_runtime()
     # The next launch gets a fresh instance with its own configuration.
     runtime = build_runtime(db_settings)
-    engine = Engine(runtime)
+    engine = build_engine(runtime)
     await engine.launch()
     try:
         assert current_runtime() is runtime
@@ -167,15 +173,15 @@ async def test_failed_launch_leaves_nothing_behind(data_dir: Path, db_settings: 
         await runtime.close()
 
 
-async def test_schedules_no_longer_declared_are_removed(
-    db_settings: Settings, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_schedules_no_longer_declared_are_removed(db_settings: Settings) -> None:
     retired = ScheduleSpec("retired-schedule", "0 0 3 * * *", engine_retired_schedule_workflow)
     for schedules in ((*SCHEDULES, retired), SCHEDULES):
-        monkeypatch.setattr(engine_module, "SCHEDULES", schedules)
+        registry = DurableRegistry(QUEUES)
+        for spec in schedules:
+            registry.register_schedule(spec)
         DBOS.destroy(destroy_registry=False)
         runtime = build_runtime(db_settings)
-        engine = Engine(runtime)
+        engine = Engine(runtime, registry=registry)
         await engine.launch()
         try:
             names = {s["schedule_name"] for s in await DBOS.list_schedules_async()}

@@ -8,15 +8,10 @@ from __future__ import annotations
 import pytest
 from dbos import DBOS
 
-from scholarstream import engine as engine_module
-from scholarstream.engine import CLI, SERVE, Engine, scheduled_crons
+from scholarstream.bootstrap import load_registrations
+from scholarstream.durable import CLI, SERVE, Engine, is_per_run, scheduled_crons
+from scholarstream.durable._leases import leases_for, per_run_executor_id, slot_executor_id
 from scholarstream.errors import ConfigurationError, EngineError
-from scholarstream.executor_leases import (
-    is_per_run,
-    leases_for,
-    per_run_executor_id,
-    slot_executor_id,
-)
 from scholarstream.runtime import build_runtime
 from scholarstream.settings import Settings, load_settings
 
@@ -49,14 +44,14 @@ def test_per_run_ids_are_new_every_run_and_recognised() -> None:
 
 
 async def test_a_default_id_is_the_lowest_free_slot_and_an_explicit_one_is_exclusive(
-    db_settings: Settings, monkeypatch: pytest.MonkeyPatch
+    db_settings: Settings,
 ) -> None:
+    load_registrations()  # the product's schedules, as bootstrap declares them
     settings = load_settings(
         data_dir=db_settings.data_dir,
         database_url=db_settings.database_url,
         engine={"schedules": {"run-due-streams": "*/7 * * * * *"}},
     )
-    monkeypatch.setattr(engine_module, "LEASE_WAIT_SEC", 0.3)
     leases = leases_for(settings, "scholarstream")
     slot0, slot1 = slot_executor_id(SERVE, 0), slot_executor_id(SERVE, 1)
     held = leases.acquire(slot0)  # a running 'serve' on this host
@@ -65,7 +60,7 @@ async def test_a_default_id_is_the_lowest_free_slot_and_an_explicit_one_is_exclu
     DBOS.destroy(destroy_registry=False)
     try:
         with pytest.raises(EngineError, match="in use by another running process") as refused:
-            await Engine(runtime, executor_id=slot0).launch()
+            await Engine(runtime, executor_id=slot0, lease_wait_seconds=0.3).launch()
         assert refused.value.hint is not None and "--executor-id" in refused.value.hint
 
         engine = Engine(runtime)
@@ -88,6 +83,7 @@ async def test_a_default_id_is_the_lowest_free_slot_and_an_explicit_one_is_exclu
 
 
 def test_unknown_schedules_are_refused(settings: Settings) -> None:
+    load_registrations()
     bad = load_settings(
         data_dir=settings.data_dir, engine={"schedules": {"nightly": "0 0 3 * * *"}}
     )

@@ -296,8 +296,8 @@ async def test_built_models_are_reused_while_the_credential_stays_the_same(
 
 
 async def test_the_model_cache_is_bounded_and_per_event_loop() -> None:
+    from scholarstream.llm import Credential
     from scholarstream.llm._model_cache import ModelCache
-    from scholarstream.llm.providers import Credential
 
     built: list[str] = []
 

@@ -28,8 +28,8 @@ from pydantic_ai import Agent
 from scholarstream.db import upgrade
 from scholarstream.db.scope import OwnerScope
 from scholarstream.errors import LLMError
-from scholarstream.research.core.failures import is_api_key_error
-from scholarstream.research.model_calls import ask_model
+from scholarstream.research import ask_model
+from scholarstream.research.core import is_api_key_error
 from scholarstream.settings import Settings, load_settings
 from tests.helpers import make_runtime, new_user
 

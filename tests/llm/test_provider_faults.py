@@ -3,7 +3,7 @@
 fake OpenAI-compatible server on loopback that answers 429 with Retry-After, 500, hangs
 past the timeout, or cuts its stream half-way.
 
-The behaviour (``scholarstream.llm.retries``): a transient fault (429, 5xx) is retried at
+The behaviour (``scholarstream.llm._retries``): a transient fault (429, 5xx) is retried at
 most twice, after the provider's Retry-After (a wait longer than 30 s, or than what is left
 of ``llm.timeout_seconds``, is not waited on); a hang ends at ``llm.timeout_seconds`` and is
 not retried; a stream that breaks after it started is not retried. What cannot be

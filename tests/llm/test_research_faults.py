@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from scholarstream import engine as engine_module
 from scholarstream.db import upgrade
+from scholarstream.durable import runtime_holder
 from scholarstream.research import (
     ALL_LLMS_FAILED,
     MAX_RETRIES_EXCEEDED,
@@ -201,7 +201,7 @@ async def test_a_hang_ends_at_the_timeout_as_that_models_failure(
     # The same engine and database, with a short call timeout.
     impatient_settings = fault_settings(settings_of_module.data_dir, fake, timeout=1.0)
     impatient = make_runtime(impatient_settings)
-    monkeypatch.setattr(engine_module, "_runtime", impatient)
+    runtime_holder().install(impatient)
     try:
         fake.script(B, Hang(30))
         clock = time.monotonic()
@@ -209,7 +209,7 @@ async def test_a_hang_ends_at_the_timeout_as_that_models_failure(
         waiting = await world.settled(research.id, ResearchStatus.AWAITING_CONFIRMATION)
         elapsed = time.monotonic() - clock
     finally:
-        monkeypatch.setattr(engine_module, "_runtime", world.runtime)
+        runtime_holder().install(world.runtime)
         await impatient.close()
 
     assert 1.0 <= elapsed < 3.5  # the timeout, plus the engine's own work

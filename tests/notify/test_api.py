@@ -16,7 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from scholarstream.accounts import create_api_token
-from scholarstream.api import create_app
+from scholarstream.bootstrap import create_app
 from scholarstream.db.scope import OwnerScope
 from scholarstream.settings import Settings, load_settings
 from tests.helpers import make_runtime, new_user

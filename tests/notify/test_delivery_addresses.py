@@ -14,8 +14,7 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from scholarstream.notify import AppriseNotifier, Notification, Target
-from scholarstream.notify.target_hosts import PRIVATE_HINT, TargetHosts
+from scholarstream.notify import PRIVATE_HINT, AppriseNotifier, Notification, Target, TargetHosts
 from tests.notify.hooks import hook_server
 from tests.notify.listeners import (
     allow_guard_to_see_private_addresses,

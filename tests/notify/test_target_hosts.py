@@ -12,14 +12,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from scholarstream.accounts import create_api_token
-from scholarstream.api import create_app
+from scholarstream.bootstrap import create_app
 from scholarstream.db import upgrade
 from scholarstream.db.scope import OwnerScope
 from scholarstream.errors import InvalidInputError
-from scholarstream.notify import AppriseNotifier
-from scholarstream.notify.message import Notification
-from scholarstream.notify.target import Target
-from scholarstream.notify.target_hosts import TargetHosts, named_hosts
+from scholarstream.notify import AppriseNotifier, Notification, Target, TargetHosts, named_hosts
 from scholarstream.settings import Settings, load_settings
 from tests.helpers import make_runtime, new_user
 from tests.notify.hooks import hook_server

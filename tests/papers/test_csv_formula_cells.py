@@ -12,15 +12,13 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from scholarstream.api import create_app
+from scholarstream.bootstrap import create_app
 from scholarstream.db import upgrade
 from scholarstream.papers import Author, Paper
 from scholarstream.papers.formats import RecordProblem, read_stream, spreadsheet_safe
-from scholarstream.search.core.export import export_collection
-from scholarstream.search.core.models import PaperCollection, ScoredPaper
+from scholarstream.search.core import PaperCollection, ScoredPaper, export_collection
 from scholarstream.settings import load_settings
-from scholarstream.streams.monitoring.export import export_report
-from scholarstream.streams.monitoring.report import Report, ReportCounts, ReportItem
+from scholarstream.streams.monitoring import Report, ReportCounts, ReportItem, export_report
 from tests.helpers import make_runtime
 
 HOSTILE = [

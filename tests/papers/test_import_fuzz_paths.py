@@ -16,7 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
-from scholarstream.api import create_app
+from scholarstream.bootstrap import create_app
 from scholarstream.cli import app
 from scholarstream.db import upgrade
 from scholarstream.settings import load_settings

@@ -21,9 +21,8 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Text
 from pydantic_ai.models import Model
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from scholarstream.engine import Engine
-from scholarstream.research import Research, ResearchStatus
-from scholarstream.research.service import ResearchService
+from scholarstream.bootstrap import build_engine
+from scholarstream.research import Research, ResearchService, ResearchStatus
 from scholarstream.runtime import Runtime
 
 SYNTHESIZER = "google-gla:gemini-2.5-pro"
@@ -188,7 +187,7 @@ async def running_engine(runtime: Runtime) -> AsyncIterator[Runtime]:
     """The durable engine launched on ``runtime`` for the block, then the runtime closed.
     DBOS is one instance per process: none may be left over from another test."""
     DBOS.destroy(destroy_registry=False)
-    engine = Engine(runtime)
+    engine = build_engine(runtime)
     try:
         await engine.launch()
         yield runtime

@@ -10,7 +10,7 @@ from scholarstream.research import (
     record_call_failed,
     record_call_succeeded,
 )
-from scholarstream.research.core.advance import AUTOMATIC_STEPS, advance
+from scholarstream.research.core import AUTOMATIC_STEPS, advance
 from tests.research.builders import ANTHROPIC, OPENAI, T0, research, result
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from scholarstream import engine as engine_module
+from scholarstream.durable import runtime_holder
 from scholarstream.settings import Settings
 from tests.helpers import PASSWORD
 from tests.research.builders import ANTHROPIC, MODELS, OPENAI
@@ -141,7 +141,7 @@ def test_nothing_starts_while_the_engine_is_not_running(
     module_database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Whatever ran before in this process, no engine runs here during this test.
-    monkeypatch.setattr(engine_module, "_runtime", None)
+    monkeypatch.setattr(runtime_holder(), "runtime", None)
     settings = api_settings(tmp_path, module_database_url, multi_user=False)
     with serve(settings) as live, httpx.Client(base_url=live.base_url, timeout=30) as client:
         research = draft(client)

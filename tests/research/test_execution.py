@@ -13,13 +13,13 @@ import uuid
 import pytest
 from dbos import DBOS
 
-from scholarstream import engine as engine_module
 from scholarstream.db.scope import OwnerScope
-from scholarstream.engine import QUEUES
+from scholarstream.durable import QUEUES, runtime_holder
 from scholarstream.errors import ConflictError, MissingCredentialsError
 from scholarstream.llm import usage_totals
 from scholarstream.research import (
     ALL_LLMS_FAILED,
+    CALL_QUEUE,
     CANCELLED_BY_USER,
     MAX_RETRIES,
     ConfirmAction,
@@ -28,17 +28,14 @@ from scholarstream.research import (
     LLMResultStatus,
     Research,
     ResearchStatus,
+    ResearchStore,
     UserAction,
-    error_summary,
-    start_research,
-)
-from scholarstream.research.execution import (
-    CALL_QUEUE,
     call_workflow_id,
+    error_summary,
     redispatch_active,
+    start_research,
     synthesis_workflow_id,
 )
-from scholarstream.research.store import ResearchStore
 from scholarstream.settings import Settings
 from tests.helpers import make_runtime
 from tests.research.builders import ANTHROPIC, GOOGLE, MODELS, OPENAI
@@ -142,13 +139,13 @@ async def test_a_model_that_hangs_times_out_and_a_retry_that_succeeds_completes(
         ),
         models=world.models.overrides([*MODELS, SYNTHESIZER]),
     )
-    monkeypatch.setattr(engine_module, "_runtime", impatient)
+    runtime_holder().install(impatient)
     try:
         world.models.plan(ANTHROPIC, hang())
         research = await started(world)
         waiting = await world.settled(research.id, ResearchStatus.AWAITING_CONFIRMATION)
     finally:
-        monkeypatch.setattr(engine_module, "_runtime", world.runtime)
+        runtime_holder().install(world.runtime)
         await impatient.close()
     timed_out = waiting.result_for(ANTHROPIC)
     assert timed_out is not None and timed_out.error == f"{ANTHROPIC} did not answer within 0.3 s."

@@ -11,8 +11,7 @@ import pytest
 
 from scholarstream.db.scope import OwnerScope
 from scholarstream.errors import EngineError, NotFoundError
-from scholarstream.research import DraftEdit, DraftRequest, ResearchStatus
-from scholarstream.research.service import ResearchService
+from scholarstream.research import DraftEdit, DraftRequest, ResearchService, ResearchStatus
 from scholarstream.runtime import Runtime
 from scholarstream.settings import Settings, load_settings
 from tests.helpers import make_runtime, new_user

@@ -21,29 +21,27 @@ import pytest
 from dbos import DBOS
 from lxml import html as lxml_html
 
-from scholarstream import engine as engine_module
-from scholarstream.api import create_app
+from scholarstream.bootstrap import create_app
 from scholarstream.db import upgrade
+from scholarstream.durable import runtime_holder
 from scholarstream.notify import NotificationTargetStore
 from scholarstream.research import (
+    CONTENT_SECURITY_POLICY,
     ConfirmAction,
     DraftRequest,
     Research,
     ResearchShared,
     ResearchStatus,
+    ResearchStore,
+    ShareStorage,
     record_call_succeeded,
-    start_research,
-)
-from scholarstream.research.core.advance import advance
-from scholarstream.research.execution import research_sweep_workflow
-from scholarstream.research.share_page import CONTENT_SECURITY_POLICY
-from scholarstream.research.share_storage import ShareStorage
-from scholarstream.research.share_workflow import (
+    research_sweep_workflow,
     share_workflow_id,
+    start_research,
     start_share,
     unshared_research,
 )
-from scholarstream.research.store import ResearchStore
+from scholarstream.research.core import advance
 from scholarstream.settings import Settings
 from tests.helpers import make_runtime
 from tests.notify.hooks import HookServer, Posted, hook_server
@@ -242,12 +240,12 @@ async def test_a_page_that_cannot_be_stored_is_recorded_and_the_research_stays_c
         ),
         models=world.models.overrides([*MODELS, SYNTHESIZER]),
     )
-    monkeypatch.setattr(engine_module, "_runtime", broken)
+    runtime_holder().install(broken)
     try:
         research = await started(world, models=(OPENAI,), synthesis=None)
         done = await shared(world, research.id)
     finally:
-        monkeypatch.setattr(engine_module, "_runtime", world.runtime)
+        runtime_holder().install(world.runtime)
         await broken.close()
     assert done.status == ResearchStatus.COMPLETED
     assert done.share_info is None

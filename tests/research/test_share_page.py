@@ -16,16 +16,19 @@ from lxml import html as lxml_html
 
 from scholarstream.errors import ConflictError, NotFoundError
 from scholarstream.research import (
+    CONTENT_SECURITY_POLICY,
+    PAGE_CSS,
     ExternalReport,
     LLMResult,
     LLMResultStatus,
     Research,
     ResearchStatus,
+    ShareStorage,
+    new_token,
     render_markdown,
     render_share_page,
+    share_location,
 )
-from scholarstream.research.share_page import CONTENT_SECURITY_POLICY, PAGE_CSS
-from scholarstream.research.share_storage import ShareStorage, new_token, share_location
 from scholarstream.settings import load_settings
 from tests.research.builders import ANTHROPIC, GOOGLE, LATER, OPENAI, T0, research
 

@@ -12,11 +12,15 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from scholarstream.api import create_app
+from scholarstream.bootstrap import create_app
 from scholarstream.db import upgrade
-from scholarstream.research import ResearchStatus, render_share_page
-from scholarstream.research.share_page import CONTENT_SECURITY_POLICY
-from scholarstream.research.share_storage import ShareStorage, new_token
+from scholarstream.research import (
+    CONTENT_SECURITY_POLICY,
+    ResearchStatus,
+    ShareStorage,
+    new_token,
+    render_share_page,
+)
 from scholarstream.settings import Settings, load_settings
 from tests.helpers import make_runtime
 from tests.research.builders import LATER, research, results

@@ -19,13 +19,13 @@ from scholarstream.research import (
     Research,
     ResearchChange,
     ResearchStatus,
+    ResearchStore,
     confirm,
     record_call_failed,
     record_call_started,
     record_call_succeeded,
 )
-from scholarstream.research.core.advance import advance
-from scholarstream.research.store import ResearchStore
+from scholarstream.research.core import advance
 from scholarstream.runtime import Runtime
 from scholarstream.settings import Settings
 from tests.helpers import make_runtime, new_user

@@ -21,9 +21,14 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from scholarstream.db.migrate import upgrade_async
 from scholarstream.db.scope import OwnerScope
 from scholarstream.llm import usage_totals
-from scholarstream.research import DraftEdit, DraftRequest, fallback_title
-from scholarstream.research.service import ResearchService
-from scholarstream.research.titles import TITLE_FEATURE, clean_title
+from scholarstream.research import (
+    TITLE_FEATURE,
+    DraftEdit,
+    DraftRequest,
+    ResearchService,
+    clean_title,
+    fallback_title,
+)
 from scholarstream.runtime import Runtime
 from scholarstream.settings import load_settings
 from tests.helpers import make_runtime, new_user

@@ -33,20 +33,24 @@ from dbos import DBOS
 from scholarstream.db import upgrade
 from scholarstream.db.migrate import upgrade_async
 from scholarstream.research import (
+    BUSY_RETRY_SECONDS,
+    DELIVERY_HEADER,
+    EVENT_HEADER,
+    SIGNATURE_HEADER,
     DraftRequest,
     ResearchStatus,
+    ResearchStore,
     ShareInfo,
+    WebhookCursors,
     attach_share_info,
     create_draft,
+    deliver_research,
     record_call_succeeded,
+    research_sweep_workflow,
     start_research,
+    webhook_backlog,
 )
-from scholarstream.research.core.advance import advance
-from scholarstream.research.execution import research_sweep_workflow
-from scholarstream.research.store import ResearchStore
-from scholarstream.research.webhook_cursors import BUSY_RETRY_SECONDS, WebhookCursors
-from scholarstream.research.webhook_delivery import deliver_research, webhook_backlog
-from scholarstream.research.webhooks import DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER
+from scholarstream.research.core import advance
 from scholarstream.runtime import Runtime
 from scholarstream.settings import Settings, load_settings
 from tests.helpers import make_runtime, new_user

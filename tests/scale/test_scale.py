@@ -26,10 +26,10 @@ from dbos import DBOSClient, WorkflowStatus
 
 from scholarstream.db import upgrade
 from scholarstream.db.tables import StreamReportRow
-from scholarstream.executor_leases import is_per_run
-from scholarstream.research.execution import call_workflow_id
+from scholarstream.durable import is_per_run
+from scholarstream.research import call_workflow_id
 from scholarstream.settings import Settings, load_settings
-from scholarstream.streams.monitoring.schedule import run_due_streams_workflow
+from scholarstream.streams.monitoring import run_due_streams_workflow
 from tests.fake_openai import FakeOpenAI, Text, fake_openai
 from tests.scale.cluster import app_database, cluster, dbos_client, process_env, wait_for
 from tests.scale.flows import research, result_of, start_research, stored

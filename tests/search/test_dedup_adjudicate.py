@@ -19,8 +19,7 @@ from scholarstream.papers.dedup import (
     judge_pairs,
     record_keys,
 )
-from scholarstream.search.adjudicate import LLMPairAdjudicator
-from scholarstream.search.llm import ModelSkillLLM
+from scholarstream.search import LLMPairAdjudicator, ModelSkillLLM
 
 Respond = Callable[[list[ModelMessage], AgentInfo], ModelResponse]
 

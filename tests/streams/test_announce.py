@@ -10,13 +10,14 @@ import datetime as dt
 import uuid
 
 from scholarstream.notify import NotificationTargetStore
-from scholarstream.streams.monitoring import ReportStore, run_stream_now
-from scholarstream.streams.monitoring.announce import report_notification
-from scholarstream.streams.monitoring.report import (
+from scholarstream.streams.monitoring import (
     Report,
     ReportCounts,
+    ReportStore,
     SourceOutcome,
     StoredReport,
+    report_notification,
+    run_stream_now,
 )
 from tests.notify.hooks import hook_server
 from tests.search.world import LiteratureWorld

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import scholarstream.chat  # noqa: F401  (registers the built-ins)
-from scholarstream.chat.core.context import ChatContext
+from scholarstream.chat.core import ChatContext
 from scholarstream.chat.pages.registry import resolve
 from scholarstream.chat.tools import ToolContext, execute_tool, get_tool
 from scholarstream.db.tables import User

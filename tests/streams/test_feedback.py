@@ -19,9 +19,13 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from scholarstream.errors import ConflictError, NotFoundError
 from scholarstream.search.scoring import record_text
 from scholarstream.settings import Settings
-from scholarstream.streams.monitoring import ReportStore, run_stream_now
-from scholarstream.streams.monitoring.feedback import FeedbackStore, ItemJudgement
-from scholarstream.streams.monitoring.report import StoredReport
+from scholarstream.streams.monitoring import (
+    FeedbackStore,
+    ItemJudgement,
+    ReportStore,
+    StoredReport,
+    run_stream_now,
+)
 from tests.helpers import make_runtime, new_user
 from tests.search.world import LiteratureWorld
 from tests.streams.conftest import Make

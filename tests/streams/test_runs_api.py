@@ -1,13 +1,16 @@
-"""The monitoring API over real HTTP (a live server, sources answered from recorded
-responses), on SQLite and PostgreSQL: run a stream now, list and read its reports, export
+"""The monitoring API over real HTTP (a live server with the durable engine, sources
+answered from recorded responses), on SQLite and PostgreSQL: run a stream now (202 with the
+run's report, ``running``, read until it has finished), list and read its reports, export
 one as RIS, BibTeX and CSV; a second run while one is in progress is a 409; a failing
-source gives a partial report; another user's stream and reports are a 404."""
+source gives a partial report; another user's stream and reports are a 404; without the
+durable engine a run is refused (503) and nothing is claimed."""
 
 from __future__ import annotations
 
 import asyncio
 import csv
 import io
+import time
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -31,17 +34,44 @@ from tests.web.live import Account, LiveServer, serve
 STREAMS = "/api/v1/streams"
 RECORDED = {"pubmed", "openalex", "semantic_scholar", "arxiv", "library"}
 OTHERS = ["clinicaltrials", "crossref", "google_scholar"]
+RUN_WAIT_SEC = 60.0
 
 
 @contextmanager
 def server(
-    settings: Settings, world: LiteratureWorld, accounts: Sequence[Account] = ()
+    settings: Settings,
+    world: LiteratureWorld,
+    accounts: Sequence[Account] = (),
+    *,
+    engine: bool = True,
 ) -> Iterator[tuple[LiveServer, httpx.Client]]:
     with (
-        serve(settings, accounts, source_transport=world.transport()) as live,
+        serve(settings, accounts, source_transport=world.transport(), engine=engine) as live,
         httpx.Client(base_url=live.base_url, timeout=30) as client,
     ):
         yield live, client
+
+
+def finished(client: httpx.Client, response: httpx.Response) -> dict[str, Any]:
+    """The report of the run ``response`` started (202, ``running``), read at its
+    ``Location`` until the durable engine has finished the run."""
+    assert response.status_code == 202, response.text
+    started: dict[str, Any] = response.json()
+    assert started["status"] == "running" and started["report"] is None, started
+    location = response.headers["location"]
+    assert location == f"{STREAMS}/{started['stream_id']}/reports/{started['id']}"
+    deadline = time.monotonic() + RUN_WAIT_SEC
+    report: dict[str, Any]
+    while (report := client.get(location).json())["status"] == "running":
+        assert time.monotonic() < deadline, f"the run never finished: {report}"
+        time.sleep(0.1)
+    assert report["id"] == started["id"] and report["started_at"] == started["started_at"]
+    return report
+
+
+def run_now(client: httpx.Client, base: str) -> dict[str, Any]:
+    """Runs the stream at ``base`` now: its finished report."""
+    return finished(client, client.post(f"{base}/runs"))
 
 
 def new_stream(client: httpx.Client) -> dict[str, Any]:
@@ -72,9 +102,7 @@ def test_run_a_stream_read_its_reports_and_export_them(db_settings: Settings) ->
         base = f"{STREAMS}/{stream['id']}"
         assert client.get(f"{base}/reports").json() == {"reports": []}
 
-        response = client.post(f"{base}/runs")
-        assert response.status_code == 201, response.text
-        first = response.json()
+        first = run_now(client, base)
         assert first["status"] == "complete"
         report = first["report"]
         counts = report["counts"]
@@ -88,7 +116,7 @@ def test_run_a_stream_read_its_reports_and_export_them(db_settings: Settings) ->
         assert all(item["reason"] for item in report["items"])
         assert client.get(base).json()["last_run_at"] == first["started_at"]
 
-        second = client.post(f"{base}/runs").json()
+        second = run_now(client, base)
         assert second["report"]["counts"]["new"] == 0
         assert second["report"]["counts"]["already_reported"] == counts["distinct"]
         assert second["since"] == first["started_at"]
@@ -154,9 +182,7 @@ def test_a_run_in_progress_is_a_conflict_and_a_failing_source_a_partial_report(
         refused(client.get(f"{base}/reports/{running}/export"), 409, "conflict")
 
         asyncio.run(_abort(db_settings, stream_id, running))
-        response = client.post(f"{base}/runs")
-        assert response.status_code == 201, response.text
-        partial = response.json()
+        partial = run_now(client, base)
         assert partial["status"] == "partial"
         failed = [s for s in partial["sources"] if not s["ok"]]
         assert [s["source"] for s in failed] == ["openalex"] and failed[0]["error"]
@@ -183,10 +209,21 @@ def test_another_user_gets_404_for_a_streams_runs_and_reports(
             client.headers["Origin"] = live.base_url
         stream = new_stream(alice)
         base = f"{STREAMS}/{stream['id']}"
-        report = alice.post(f"{base}/runs").json()
+        report = run_now(alice, base)
 
         refused(bob.post(f"{base}/runs"), 404, "not_found")
         refused(bob.get(f"{base}/reports"), 404, "not_found")
         refused(bob.get(f"{base}/reports/{report['id']}"), 404, "not_found")
         refused(bob.get(f"{base}/reports/{report['id']}/export"), 404, "not_found")
         assert [r["id"] for r in alice.get(f"{base}/reports").json()["reports"]] == [report["id"]]
+
+
+def test_without_the_durable_engine_a_run_is_refused_and_nothing_is_claimed(
+    db_settings: Settings,
+) -> None:
+    with server(db_settings, LiteratureWorld(), engine=False) as (_, client):
+        stream = new_stream(client)
+        base = f"{STREAMS}/{stream['id']}"
+        refused(client.post(f"{base}/runs"), 503, "engine_unavailable")
+        assert client.get(f"{base}/reports").json() == {"reports": []}
+        assert client.get(base).json()["last_run_at"] is None

@@ -3,8 +3,11 @@ recorded responses: a stream is due one period after its last run, for each freq
 stream that missed many slots runs once and is then not due until its next period; a
 stream whose every source failed waits an hour before it is tried again;
 disabled streams are never due; a pass runs every due stream, skips a running one and
-goes on past a failed one; the scheduled workflow runs them through the engine, and does
-nothing when the scheduler is turned off."""
+goes on past a failed one; the scheduled workflow (registered with the durable layer)
+enqueues their runs on the ``stream-runs`` queue, where the engine runs them, and does
+nothing when the scheduler is turned off; a run on demand is the same durable workflow,
+enqueued once however many times it is asked for; a claim whose run was never enqueued (its
+process died in between) is run by the next pass, under its report."""
 
 from __future__ import annotations
 
@@ -15,21 +18,28 @@ import pytest
 from dbos import DBOS
 from sqlalchemy import update
 
-from scholarstream import engine as engine_module
+from scholarstream.bootstrap import build_engine
+from scholarstream.db.base import utcnow
 from scholarstream.db.tables import StreamRow
-from scholarstream.engine import SCHEDULES, Engine
+from scholarstream.durable import default_registry, runtime_holder
+from scholarstream.errors import ConflictError
 from scholarstream.runtime import Runtime
 from scholarstream.settings import Settings, load_settings
 from scholarstream.streams import StreamStore, StreamUpdate, build_retrieval_config
-from scholarstream.streams.core.config import ReportFrequency
-from scholarstream.streams.monitoring import ReportStore
-from scholarstream.streams.monitoring.schedule import (
+from scholarstream.streams.core import ReportFrequency
+from scholarstream.streams.monitoring import (
     CRON,
     PERIODS,
+    UNQUEUED_AFTER,
     DueStream,
+    ReportStore,
+    enqueue_run,
     run_due_streams,
     run_due_streams_workflow,
+    run_workflow_id,
     slot_time,
+    start_stream_run,
+    wait_for_run,
 )
 from tests.helpers import make_runtime, new_user
 from tests.search.world import LiteratureWorld
@@ -70,6 +80,11 @@ async def set_last_run(runtime: Runtime, stream_id: uuid.UUID, at: dt.datetime) 
         await session.execute(
             update(StreamRow).where(StreamRow.id == stream_id).values(last_run_at=at)
         )
+
+
+async def result_of(workflow_id: str) -> object:
+    """What the workflow returned, once it has finished."""
+    return await (await DBOS.retrieve_workflow_async(workflow_id)).get_result()
 
 
 def test_every_frequency_has_a_period() -> None:
@@ -192,14 +207,14 @@ def test_runs_start_at_their_slot() -> None:
 
 
 async def test_the_scheduled_workflow_runs_due_streams_through_the_engine(
-    make: Make, db_settings: Settings, monkeypatch: pytest.MonkeyPatch
+    make: Make, db_settings: Settings
 ) -> None:
-    schedule = next(s for s in SCHEDULES if s.workflow is run_due_streams_workflow)
-    assert schedule.cron == CRON
+    schedule = next(s for s in default_registry().schedules if s.name == "run-due-streams")
+    assert (schedule.cron, schedule.workflow) == (CRON, run_due_streams_workflow)
     runtime = make(LiteratureWorld())
     store = ReportStore(runtime.database)
     DBOS.destroy(destroy_registry=False)
-    engine = Engine(runtime)
+    engine = build_engine(runtime)
     await engine.launch()
     try:
         # Turned off: the schedule still fires, and runs nothing.
@@ -209,22 +224,89 @@ async def test_the_scheduled_workflow_runs_due_streams_through_the_engine(
             streams={"scheduler_enabled": False},
         )
         off = make_runtime(off_settings)
-        monkeypatch.setattr(engine_module, "_runtime", off)
         due = await new_stream(runtime)
-        await run_due_streams_workflow(NOW, None)
+        with runtime_holder().installed(off):
+            assert await run_due_streams_workflow(NOW, None) == []
         assert await store.list(due.owner_id, due.stream_id) == []
         await off.close()
 
-        monkeypatch.setattr(engine_module, "_runtime", runtime)
-        await run_due_streams_workflow(NOW, None)
+        # On: the pass claims the stream and enqueues its run, which the engine runs.
+        (enqueued,) = await run_due_streams_workflow(NOW, None)
+        (running,) = await store.list(due.owner_id, due.stream_id)
+        assert enqueued == run_workflow_id(running.id)
+        assert await result_of(enqueued) == "complete"
         (report,) = await store.list(due.owner_id, due.stream_id)
-        assert report.status == "complete"
+        assert (report.id, report.status) == (running.id, "complete")
         # Run again at once (a second process, a repeated slot): nothing is due.
-        await run_due_streams_workflow(NOW, None)
+        assert await run_due_streams_workflow(NOW, None) == []
         assert len(await store.list(due.owner_id, due.stream_id)) == 1
     finally:
-        # Before the shutdown, which clears the engine's runtime: undone afterwards, the
-        # patch would put it back, and later tests in this process would see an engine.
-        monkeypatch.undo()
+        await engine.shutdown()
+        DBOS.destroy(destroy_registry=False)
+
+
+async def test_a_run_on_demand_is_the_same_durable_workflow_enqueued_once(make: Make) -> None:
+    runtime = make(LiteratureWorld())
+    store = ReportStore(runtime.database)
+    due = await new_stream(runtime)
+    DBOS.destroy(destroy_registry=False)
+    engine = build_engine(runtime)
+    await engine.launch()
+    try:
+        started = await start_stream_run(runtime, due.owner_id, due.stream_id)
+        assert (started.status, started.report) == ("running", None)
+        # One run at a time: a second request is refused while the first runs.
+        with pytest.raises(ConflictError):
+            await start_stream_run(runtime, due.owner_id, due.stream_id)
+        # Enqueued again (a pass resumed after a crash): the same workflow, run once.
+        assert await enqueue_run(due.owner_id, started.id) == run_workflow_id(started.id)
+        done = await wait_for_run(runtime, due.owner_id, started)
+        assert (done.id, done.status, done.started_at) == (
+            started.id,
+            "complete",
+            started.started_at,
+        )
+        assert done.report is not None and done.report.counts.new > 0
+        (only,) = await store.list(due.owner_id, due.stream_id)
+        assert only.id == started.id
+        steps = await DBOS.list_workflow_steps_async(run_workflow_id(started.id))
+        assert [step["function_name"] for step in steps] == ["streams.run"]
+    finally:
+        await engine.shutdown()
+        DBOS.destroy(destroy_registry=False)
+
+
+async def test_a_claim_whose_run_was_never_enqueued_is_run_by_the_next_pass(make: Make) -> None:
+    runtime = make(LiteratureWorld())
+    store = ReportStore(runtime.database)
+    due = await new_stream(runtime)
+    # A request claimed the stream three minutes ago, and its process died before it
+    # enqueued the run: the report is running, with no workflow.
+    claimed = utcnow() - UNQUEUED_AFTER - dt.timedelta(minutes=1)
+    orphan = (await store.begin(due.owner_id, due.stream_id, now=claimed)).report_id
+    # One claimed just now is the request's own to enqueue.
+    recent = await new_stream(runtime, due.owner_id)
+    await set_last_run(runtime, recent.stream_id, utcnow())  # not due either
+    just_claimed = (await store.begin(recent.owner_id, recent.stream_id)).report_id
+    DBOS.destroy(destroy_registry=False)
+    engine = build_engine(runtime)
+    await engine.launch()
+    try:
+        # The stream itself is due, and refused to the pass: it is running.
+        assert await run_due_streams_workflow(NOW, None) == [run_workflow_id(orphan)]
+        assert await result_of(run_workflow_id(orphan)) == "complete"
+        (report,) = await store.list(due.owner_id, due.stream_id)
+        assert (report.id, report.status, report.started_at) == (orphan, "complete", claimed)
+        (waiting,) = await store.list(recent.owner_id, recent.stream_id)
+        assert (waiting.id, waiting.status) == (just_claimed, "running")
+        # A pass while a run is on the queue (or running) keeps it: one workflow, run once.
+        again = await store.begin(due.owner_id, due.stream_id, now=utcnow() - 2 * UNQUEUED_AFTER)
+        await enqueue_run(due.owner_id, again.report_id)
+        await run_due_streams_workflow(NOW, None)
+        await run_due_streams_workflow(NOW, None)
+        assert await result_of(run_workflow_id(again.report_id)) == "complete"
+        statuses = [r.status for r in await store.list(due.owner_id, due.stream_id)]
+        assert statuses == ["complete", "complete"]
+    finally:
         await engine.shutdown()
         DBOS.destroy(destroy_registry=False)

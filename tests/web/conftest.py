@@ -17,6 +17,7 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
+from scholarstream.web import STATIC_DIR
 from tests.conftest import skip_or_fail
 from tests.web.live import (
     CHROMIUM,
@@ -34,6 +35,10 @@ from tests.web.live import (
 # Assertions wait as long as actions do (10 s, below): on a loaded two-core CI machine a
 # page's first API answers can take several seconds, and Playwright's default is 5 s.
 expect.set_options(timeout=10_000)
+
+STATIC_ORIGIN = "http://scholarstream.test"
+"""The made-up origin of ``static_page``: nothing is served there but the app's static files."""
+STATIC_PREFIX = "/static/app/"
 
 
 @pytest.fixture(scope="module")
@@ -148,3 +153,33 @@ def new_page(browser: Browser, problems: PageProblems) -> Iterator[NewPage]:
     yield make
     for context in contexts:
         context.close()
+
+
+def _serve_static(route: Route) -> None:
+    path = route.request.url.removeprefix(STATIC_ORIGIN)
+    if path == "/":
+        route.fulfill(content_type="text/html", body="<!doctype html><title>static</title>")
+        return
+    target = (STATIC_DIR / path.removeprefix(STATIC_PREFIX)).resolve()
+    if (
+        not path.startswith(STATIC_PREFIX)
+        or not target.is_relative_to(STATIC_DIR)
+        or not target.is_file()
+    ):
+        route.abort()
+        return
+    route.fulfill(content_type="text/javascript", body=target.read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def static_page(browser: Browser) -> Iterator[Page]:
+    """A page on a made-up origin whose only content is the app's static files, served by
+    Playwright itself: a module (``import('/static/app/...')``) runs with nothing else on
+    the page, and nothing leaves the machine."""
+    context = browser.new_context()
+    context.route("**/*", lambda route: route.abort())
+    context.route(f"{STATIC_ORIGIN}/**", _serve_static)
+    page = context.new_page()
+    page.goto(f"{STATIC_ORIGIN}/")
+    yield page
+    context.close()

@@ -28,9 +28,8 @@ from playwright.sync_api import Page
 from pydantic_ai.models import Model
 
 from scholarstream.accounts import create_user
-from scholarstream.api import create_app
+from scholarstream.bootstrap import build_engine, create_app
 from scholarstream.db import upgrade
-from scholarstream.engine import Engine
 from scholarstream.runtime import build_runtime
 from scholarstream.settings import Settings, load_settings
 from tests.conftest import LEAKY_ENV
@@ -178,7 +177,7 @@ def serve(
     runtime = build_runtime(settings, model_overrides=models, source_transport=source_transport)
     if engine:
         DBOS.destroy(destroy_registry=False)
-    app = create_app(runtime, engine=Engine(runtime) if engine else None)
+    app = create_app(runtime, engine=build_engine(runtime) if engine else None)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))

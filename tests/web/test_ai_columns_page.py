@@ -16,7 +16,7 @@ import httpx
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from scholarstream.chat.core.context import ChatContext
+from scholarstream.chat.core import ChatContext
 from tests.ai_columns.judge import Judge
 from tests.conftest import SHARED_DATA
 from tests.search.world import QUESTION, LiteratureWorld

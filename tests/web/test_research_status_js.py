@@ -5,11 +5,9 @@ way of failing, so the two cannot drift apart."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
-from playwright.sync_api import Browser, Page, Route
+from playwright.sync_api import Page
 
 from scholarstream.research import (
     RETRY_FROM_FAILED,
@@ -27,11 +25,9 @@ from scholarstream.research import (
     retry_research,
     synthesis_not_available,
 )
-from scholarstream.web import STATIC_DIR
 from scholarstream.web.pages import RESEARCH_STATUS_LABELS
 from tests.research.builders import LATER, OPENAI, research, result, results
 
-ORIGIN = "http://scholarstream.test"
 MODULE = "/static/app/research/status.js"
 
 
@@ -146,35 +142,9 @@ _ASK = """async ([module, cases]) => {
 }"""
 
 
-def _serve_static(route: Route) -> None:
-    path = route.request.url.removeprefix(ORIGIN)
-    if path == "/":
-        route.fulfill(content_type="text/html", body="<!doctype html><title>status</title>")
-        return
-    prefix = "/static/app/"
-    target = (STATIC_DIR / path.removeprefix(prefix)).resolve()
-    if not path.startswith(prefix) or not target.is_relative_to(STATIC_DIR) or not target.is_file():
-        route.abort()
-        return
-    route.fulfill(content_type="text/javascript", body=target.read_text(encoding="utf-8"))
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    """A page on a made-up origin whose only content is the app's static files, served by
-    Playwright itself: nothing else runs, and nothing leaves the machine."""
-    context = browser.new_context()
-    context.route("**/*", lambda route: route.abort())
-    context.route(f"{ORIGIN}/**", _serve_static)
-    page = context.new_page()
-    page.goto(f"{ORIGIN}/")
-    yield page
-    context.close()
-
-
-def test_the_js_status_mapping_matches_the_python_one(page: Page) -> None:
+def test_the_js_status_mapping_matches_the_python_one(static_page: Page) -> None:
     cases = {name: subject.model_dump(mode="json") for name, subject in CASES.items()}
-    found = page.evaluate(_ASK, [MODULE, cases])
+    found = static_page.evaluate(_ASK, [MODULE, cases])
 
     statuses = [status.value for status in ResearchStatus]
     assert found["statuses"] == statuses

@@ -1,7 +1,8 @@
-"""A stream's reports in a real browser (Debian's Chromium against a live server whose
-sources answer from recorded responses): "Run now" on the stream page, the report in the
-list, and the report's page — counts, each source's outcome, the timeline as an SVG bar
-chart with its table, the ranked items with their reasons, the view by focus area and
+"""A stream's reports in a real browser (Debian's Chromium against a live server with the
+durable engine, whose sources answer from recorded responses): "Run now" on the stream page
+(the run is started at once and the page reads its report until it has finished), the
+report in the list, and the report's page — counts, each source's outcome, the timeline as
+an SVG bar chart with its table, the ranked items with their reasons, the view by focus area and
 competitor, the RIS export; a failing source flags the report as partial; items judged
 relevant or not stay judged, and the page's chat sees the stream and the report."""
 
@@ -28,7 +29,8 @@ UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 
 
 def _server(tmp_path: Path, world: LiteratureWorld) -> Iterator[LiveServer]:
-    with serve(clean_settings(tmp_path / "data"), source_transport=world.transport()) as live:
+    settings = clean_settings(tmp_path / "data")
+    with serve(settings, source_transport=world.transport(), engine=True) as live:
         yield live
 
 
@@ -50,10 +52,11 @@ def _stream_id(live: LiveServer) -> str:
 def _run_now(page: Page) -> None:
     reports = page.get_by_test_id("reports")
     expect(reports.get_by_test_id("no-reports")).to_be_visible()
-    with page.expect_response(re.compile(r"/runs$"), timeout=RUN_WAIT_MS):
+    with page.expect_response(re.compile(r"/runs$"), timeout=RUN_WAIT_MS) as started:
         reports.get_by_role("button", name="Run now").click()
         expect(reports.get_by_test_id("run-status")).to_contain_text("Running")
-    expect(reports.get_by_test_id("run-status")).to_contain_text("new item")
+    assert started.value.status == 202
+    expect(reports.get_by_test_id("run-status")).to_contain_text("new item", timeout=RUN_WAIT_MS)
     expect(reports.get_by_role("button", name="Run now")).to_be_enabled()
 
 

@@ -2,7 +2,7 @@
 from the item's text against the column's criteria (a value and a one-line reason). Values
 are cached per item and computed again when the criteria or the item's text change."""
 
-from scholarstream.ai_columns.evaluator import (
+from scholarstream.ai_columns._evaluator import (
     ColumnEvaluator,
     OutputKind,
     build_agent,
@@ -10,7 +10,7 @@ from scholarstream.ai_columns.evaluator import (
     output_kind,
     register_output_type,
 )
-from scholarstream.ai_columns.models import (
+from scholarstream.ai_columns._models import (
     MAX_ITEMS_PER_REQUEST,
     OUTPUT_TYPES,
     AIColumn,
@@ -25,9 +25,10 @@ from scholarstream.ai_columns.models import (
     EvaluatedValue,
     OutputType,
     ResultsTable,
+    TableKey,
 )
-from scholarstream.ai_columns.store import AIColumnStore, content_hash
-from scholarstream.ai_columns.values import column_values
+from scholarstream.ai_columns._store import AIColumnStore, content_hash
+from scholarstream.ai_columns._values import column_values
 
 __all__ = [
     "MAX_ITEMS_PER_REQUEST",
@@ -47,6 +48,7 @@ __all__ = [
     "OutputKind",
     "OutputType",
     "ResultsTable",
+    "TableKey",
     "build_agent",
     "build_prompt",
     "column_values",

@@ -1,11 +1,12 @@
-"""The FastAPI application factory: API under /api/v1, /health, offline docs, the web UI."""
+"""The API's application factory: API under /api/v1, /health, the shared-report pages and
+the offline docs. ``scholarstream.bootstrap.create_app`` adds the web UI and the engine."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import fastapi_offline
 from fastapi import APIRouter, FastAPI, Request
@@ -42,13 +43,20 @@ from scholarstream.api.routes import (
 )
 from scholarstream.chat.assistant import Assistant
 from scholarstream.chat.turns import TurnHub
-from scholarstream.engine import Engine
-from scholarstream.research.share_notice import SHARED_PATH
+from scholarstream.research import SHARED_PATH
 from scholarstream.runtime import Runtime
 
 API_PREFIX = "/api/v1"
 SWAGGER_STATIC = "/static/swagger"
 _ANNOTATIONS = frozenset({"title", "description", "default", "examples"})
+
+
+class Launchable(Protocol):
+    """What the app starts and stops with itself (the durable engine, from bootstrap)."""
+
+    async def launch(self) -> None: ...
+
+    async def shutdown(self) -> None: ...
 
 
 class ScholarStreamAPI(FastAPI):
@@ -90,8 +98,9 @@ def api_router() -> APIRouter:
     return router
 
 
-def create_app(runtime: Runtime, *, engine: Engine | None = None) -> FastAPI:
-    """``engine`` given: the app launches the durable engine (workers) with itself."""
+def create_app(runtime: Runtime, *, engine: Launchable | None = None) -> FastAPI:
+    """The API app (no web UI: ``scholarstream.bootstrap.create_app`` builds the whole
+    product). ``engine`` given: the app launches it (the durable workers) with itself."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -146,10 +155,6 @@ def create_app(runtime: Runtime, *, engine: Engine | None = None) -> FastAPI:
     app.include_router(research_share.router)
     app.include_router(api_router())
     _mount_docs(app)
-
-    from scholarstream.web import mount_web
-
-    mount_web(app)
     return app
 
 

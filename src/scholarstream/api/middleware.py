@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import re
 import time
@@ -23,6 +22,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from scholarstream.api._input_guard import RequestInputMiddleware
 from scholarstream.api.errors import ErrorBody, error_response, internal_error_response
 from scholarstream.logs import request_id_var
+from scholarstream.public_addresses import is_loopback_host
 
 _VALID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 access_log = logging.getLogger("scholarstream.access")
@@ -122,42 +122,6 @@ class RequestIdMiddleware:
             request_id_var.reset(token)
 
 
-# A Host header: a DNS name or IPv4 address, or an IPv6 address in brackets, then an
-# optional port; nothing else (no user info, path, spaces or second port).
-_HOST_HEADER = re.compile(
-    r"(?:\[(?P<ipv6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9.-]+))(?::(?P<port>[0-9]{1,5}))?"
-)
-
-
-def host_name(value: str) -> str | None:
-    """The host of a Host header value ('[::1]:8000' -> '::1'), or None if it is not a
-    well-formed ``host[:port]``."""
-    match = _HOST_HEADER.fullmatch(value)
-    if match is None:
-        return None
-    port = match.group("port")
-    if port is not None and not 0 < int(port) <= 65535:
-        return None
-    return (match.group("ipv6") or match.group("name")).lower()
-
-
-def is_loopback_host(host: str) -> bool:
-    """'localhost' or a loopback address, optionally with a port ('[::1]:8000'), as a
-    Host header carries it, or a bare bind address ('::1'). Anything more is refused."""
-    name = host_name(host)
-    if name is None:
-        try:  # a bare IPv6 address, as `serve --host ::1` gives it
-            return ipaddress.IPv6Address(host).is_loopback
-        except ValueError:
-            return False
-    if name == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
-
-
 class LoopbackHostMiddleware:
     """Single-user mode has no login and listens on loopback only; refusing other Host
     names stops DNS-rebinding pages from reaching it through the user's browser.
@@ -188,6 +152,4 @@ __all__ = [
     "RequestIdMiddleware",
     "RequestInputMiddleware",
     "SecurityHeadersMiddleware",
-    "host_name",
-    "is_loopback_host",
 ]

@@ -1,17 +1,20 @@
 """Context-aware chat (seed 002): page context, tool and payload registries, page/tab/subtab
 configs, the agent loop, the SSE protocol, suggestions and conversation persistence."""
 
+from scholarstream.chat import builtin_actions as _builtin_actions  # noqa: F401
 from scholarstream.chat import catalog as _catalog  # noqa: F401  (registers the built-ins)
-from scholarstream.chat.core import builtin_actions as _builtin_actions  # noqa: F401
-from scholarstream.chat.core.context import ChatContext, ItemSummary
-from scholarstream.chat.core.events import ChatEvent, encode_event
-from scholarstream.chat.core.payloads import (
+from scholarstream.chat.core import (
+    ChatContext,
+    ChatEvent,
+    ChatResponsePayload,
     CustomPayload,
+    ItemSummary,
     PayloadType,
+    SuggestedAction,
+    SuggestedValue,
     make_json_parser,
     register_payload_type,
 )
-from scholarstream.chat.core.response import ChatResponsePayload, SuggestedAction, SuggestedValue
 from scholarstream.chat.pages import (
     ClientAction,
     PageConfig,
@@ -45,7 +48,6 @@ __all__ = [
     "ToolContext",
     "ToolProgress",
     "ToolResult",
-    "encode_event",
     "make_json_parser",
     "register_page",
     "register_payload_type",

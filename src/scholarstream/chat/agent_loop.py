@@ -45,17 +45,17 @@ from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.usage import RunUsage
 
 from scholarstream.chat.continuity.state import QuerySent
-from scholarstream.chat.core.events import (
+from scholarstream.chat.core import (
     ChatEvent,
+    CustomPayload,
+    MarkerFilter,
     StatusEvent,
     TextDeltaEvent,
     ToolCompleteEvent,
+    ToolHistoryEntry,
     ToolProgressEvent,
     ToolStartEvent,
 )
-from scholarstream.chat.core.markers import MarkerFilter
-from scholarstream.chat.core.payloads import CustomPayload
-from scholarstream.chat.core.response import ToolHistoryEntry
 from scholarstream.chat.tools.execution import ToolArgumentsError, execute_tool
 from scholarstream.chat.tools.registry import ToolConfig, ToolContext, ToolProgress
 from scholarstream.errors import LLMError, ScholarStreamError

@@ -13,7 +13,15 @@ from collections.abc import Awaitable, Callable
 from pydantic import BaseModel, Field, field_validator
 from pydantic_ai import ModelRetry
 
+from scholarstream.chat.actions import server_actions
 from scholarstream.chat.agent_loop import ToolRunner, TurnTranscript, run_agent_turn
+from scholarstream.chat.commands import (
+    HELP,
+    command_chips,
+    help_text,
+    is_command,
+    parse_command,
+)
 from scholarstream.chat.continuity.engine import (
     TurnContinuity,
     begin_turn,
@@ -23,21 +31,20 @@ from scholarstream.chat.continuity.engine import (
 )
 from scholarstream.chat.continuity.state import ThreadState
 from scholarstream.chat.conversations import ConversationStore, MessageError, StartedTurn
-from scholarstream.chat.core.actions import server_actions
-from scholarstream.chat.core.commands import (
-    HELP,
-    command_chips,
-    help_text,
-    is_command,
-    parse_command,
+from scholarstream.chat.core import (
+    SUGGESTION_MARKERS,
+    ChatContext,
+    ChatResponsePayload,
+    CompleteEvent,
+    ErrorEvent,
+    StatusEvent,
+    SuggestedValue,
+    TextDeltaEvent,
+    parse_answer,
 )
-from scholarstream.chat.core.context import ChatContext
-from scholarstream.chat.core.events import CompleteEvent, ErrorEvent, StatusEvent, TextDeltaEvent
-from scholarstream.chat.core.markers import SUGGESTION_MARKERS, parse_answer
-from scholarstream.chat.core.prompt import build_system_prompt
-from scholarstream.chat.core.response import ChatResponsePayload, SuggestedValue
 from scholarstream.chat.offline_retrieval import offline_retrieval
 from scholarstream.chat.pages.registry import Resolution, resolve
+from scholarstream.chat.prompt import build_system_prompt
 from scholarstream.chat.stream_instructions import stream_instructions
 from scholarstream.chat.tools.registry import ToolContext
 from scholarstream.chat.turns import Turn, TurnHub

@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from scholarstream.chat.core.payloads import PayloadType, make_json_parser, register_payload_type
+from scholarstream.chat.core import PayloadType, make_json_parser, register_payload_type
 from scholarstream.sources.clinicaltrials import TrialPhase, TrialStatus
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"

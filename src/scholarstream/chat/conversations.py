@@ -24,7 +24,7 @@ from sqlalchemy import CursorResult, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from scholarstream.chat.continuity.state import ThreadState
-from scholarstream.chat.core.response import ChatResponsePayload
+from scholarstream.chat.core import ChatResponsePayload
 from scholarstream.db.base import utcnow
 from scholarstream.db.scope import OwnerScope
 from scholarstream.db.session import Database

@@ -1,7 +1,11 @@
 """Answers in flight. A turn runs as its own task, apart from the HTTP connection that
 asked for it, and keeps every event it published; any number of listeners follow it from
 any point (``Last-Event-ID``). A turn nobody listens to is cancelled after a grace period,
-so a closed tab stops paying for tokens while a dropped connection can still reconnect."""
+so a closed tab stops paying for tokens while a dropped connection can still reconnect.
+
+``TurnHub.stream`` is a turn as server-sent events (``scholarstream.sse``): each event with
+its id ``<turn>:<n>``; ``stored_outcome`` is the one event of a finished turn no longer in
+memory, read back from its stored answer."""
 
 from __future__ import annotations
 
@@ -10,12 +14,57 @@ import contextlib
 import time
 import uuid
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncGenerator, Callable, Coroutine
+from dataclasses import dataclass
 from typing import Any
 
-from scholarstream.chat.core.events import TERMINAL_TYPES, ChatEvent
+from scholarstream.chat.conversations import MessageView
+from scholarstream.chat.core import (
+    TERMINAL_TYPES,
+    ChatEvent,
+    CompleteEvent,
+    ErrorEvent,
+    event_id,
+)
+from scholarstream.sse import KEEPALIVE_SECONDS, Identified
 
 Batch = list[tuple[int, ChatEvent]]
+
+
+@dataclass(frozen=True)
+class TurnStream:
+    """A turn as server-sent events: ``head``, what was published already (sent with the
+    response headers), then ``rest``, each batch as it is published (empty when idle)."""
+
+    head: list[Identified]
+    rest: AsyncGenerator[list[Identified], None]
+
+
+def _identified(turn: Turn, batch: Batch) -> list[Identified]:
+    return [Identified(event_id(turn.id, n), event) for n, event in batch]
+
+
+def stored_outcome(turn_id: str, answer: MessageView) -> Identified:
+    """The terminal event of a finished turn, from its stored answer (id ``<turn>:final``):
+    ``complete`` with the response, else an ``error`` saying what became of it."""
+    return Identified(f"{turn_id}:final", _final_event(answer))
+
+
+def _final_event(answer: MessageView) -> ChatEvent:
+    if answer.status == "complete" and answer.response is not None:
+        return CompleteEvent(payload=answer.response)
+    if answer.status == "running":
+        return ErrorEvent(
+            code="turn_unavailable",
+            message="This answer is not running in this server process any more.",
+            hint="Reload the conversation; if the server restarted, ask again.",
+        )
+    error = answer.error
+    return ErrorEvent(
+        code=error.code if error else answer.status,
+        message=error.message if error else "The answer did not complete.",
+        hint=error.hint if error else None,
+    )
 
 
 class Turn:
@@ -49,7 +98,7 @@ class Turn:
 
     async def follow(
         self, after: int = 0, *, idle_seconds: float | None = None
-    ) -> AsyncIterator[Batch]:
+    ) -> AsyncGenerator[Batch, None]:
         """Events after sequence number ``after``, live, until the terminal event: each
         batch is everything published since the last one; an empty batch means nothing
         was published for ``idle_seconds``."""
@@ -117,17 +166,36 @@ class TurnHub:
 
     async def listen(
         self, turn: Turn, after: int = 0, *, idle_seconds: float | None = None
-    ) -> AsyncIterator[Batch]:
+    ) -> AsyncGenerator[Batch, None]:
         """``follow``, counted as a listener: when the last one goes while the turn still
         runs, the grace period starts."""
         turn.listeners += 1
         try:
-            async for batch in turn.follow(after, idle_seconds=idle_seconds):
-                yield batch
+            following = turn.follow(after, idle_seconds=idle_seconds)
+            async with contextlib.aclosing(following) as batches:
+                async for batch in batches:
+                    yield batch
         finally:
             turn.listeners -= 1
             if turn.listeners == 0 and not turn.done:
                 asyncio.get_running_loop().call_later(self.grace_seconds, self._abandon, turn)
+
+    def stream(
+        self, turn: Turn, after: int = 0, *, idle_seconds: float = KEEPALIVE_SECONDS
+    ) -> TurnStream:
+        """The turn's events after sequence number ``after`` as server-sent events, counted
+        as a listener while ``rest`` is followed."""
+        ready = len(turn.events)  # the events published so far go out with the headers
+        head = _identified(turn, list(enumerate(turn.events[after:ready], start=after + 1)))
+
+        async def rest() -> AsyncGenerator[list[Identified], None]:
+            # Closed with ``rest``: the listener is counted out at once, not when collected.
+            listening = self.listen(turn, max(after, ready), idle_seconds=idle_seconds)
+            async with contextlib.aclosing(listening) as batches:
+                async for batch in batches:
+                    yield _identified(turn, batch)
+
+        return TurnStream(head, rest())
 
     def _abandon(self, turn: Turn) -> None:
         if turn.listeners == 0 and not turn.done and turn.task is not None:

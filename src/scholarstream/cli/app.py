@@ -1,15 +1,13 @@
 """Root command: global options, settings and logging set up once, errors shown plainly."""
 
-from __future__ import annotations
-
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from pydantic import ValidationError
+from typer.core import TyperGroup
 
-from scholarstream import __version__
+import scholarstream
 from scholarstream.cli import (
     config_cmd,
     db_cmd,
@@ -28,10 +26,39 @@ from scholarstream.cli import (
 )
 from scholarstream.cli.context import CliState, err_console
 from scholarstream.errors import ConfigurationError, InvalidInputError, ScholarStreamError
-from scholarstream.logs import configure_logging
-from scholarstream.settings import load_settings
+
+# Nothing above imports a feature, the runtime, pydantic or the settings: they are imported
+# by the commands that use them, so that `scholarstream --help` starts at once (issue 21;
+# tests/cli/test_startup_imports.py checks it, bench/startup.py measures it). The command
+# modules do without `from __future__ import annotations`: Typer reads every command's
+# signature at start-up, and evaluating annotation strings then cost more than evaluating
+# the annotations with the module (18 ms against 7); names imported only for type checking
+# are quoted where an annotation is evaluated.
+if TYPE_CHECKING:
+    from scholarstream.settings import Settings
+
+_WORDS = "scholarstream.words"
+
+
+class _Root(TyperGroup):
+    """Keeps the command line's words, for the root callback to see a request for help."""
+
+    # ``ctx`` is the Click context of Typer's vendored Click, which Typer does not export.
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        ctx.meta[_WORDS] = list(args)
+        return super().parse_args(ctx, args)
+
+
+def _asks_for_help(ctx: typer.Context) -> bool:
+    """``scholarstream [options] <command> ... --help`` (before any ``--``)."""
+    words: list[str] = ctx.meta.get(_WORDS, [])
+    if "--" in words:
+        words = words[: words.index("--")]
+    return any(word in ctx.help_option_names for word in words)
+
 
 app = typer.Typer(
+    cls=_Root,
     name="scholarstream",
     help="ScholarStream: a self-hostable AI research assistant for scientific literature.",
     no_args_is_help=True,
@@ -41,7 +68,7 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"scholarstream {__version__}")
+        typer.echo(f"scholarstream {scholarstream.__version__}")
         raise typer.Exit()
 
 
@@ -72,9 +99,23 @@ def root(
     logging_overrides = {k: v for k, v in (("format", log_format), ("level", log_level)) if v}
     if logging_overrides:
         overrides["logging"] = logging_overrides
-    settings = load_settings(config, **overrides)
-    configure_logging(settings.logging, secrets=settings.secret_values())
-    ctx.obj = CliState(settings=settings)
+
+    def load() -> "Settings":
+        from scholarstream.logs import configure_logging
+        from scholarstream.settings import load_settings
+
+        settings = load_settings(config, **overrides)
+        configure_logging(settings.logging, secrets=settings.secret_values())
+        return settings
+
+    if _asks_for_help(ctx):
+        # Help needs no settings: loaded only if a command runs after all (``--title --help``).
+        ctx.obj = CliState(load)
+    else:
+        # Loaded before the command runs, whether or not it uses them: a bad setting fails
+        # every command the same way, and logging is configured before any work.
+        settings = load()
+        ctx.obj = CliState(lambda: settings)
 
 
 for module in (
@@ -104,7 +145,11 @@ def main() -> None:
         if exc.hint:
             err_console.print(f"[yellow]What to do:[/] {exc.hint}", highlight=False)
         sys.exit(2 if isinstance(exc, (ConfigurationError, InvalidInputError)) else 1)
-    except ValidationError as exc:
+    except Exception as exc:
+        from pydantic import ValidationError  # imported by whatever raised one
+
+        if not isinstance(exc, ValidationError):
+            raise
         # Options that passed Typer's checks but not a model's (e.g. --year-from after
         # --year-to): the same two lines as any bad input.
         problems = "; ".join(

@@ -1,7 +1,5 @@
 """``config show``: the effective settings, secrets masked."""
 
-from __future__ import annotations
-
 import json
 from typing import Annotated
 

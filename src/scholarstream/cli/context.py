@@ -3,20 +3,21 @@ run async work against a migrated database."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 from rich.console import Console
-from sqlalchemy.ext.asyncio import AsyncSession
 
-from scholarstream.accounts import LOCAL_USERNAME, ensure_local_user, get_user_by_username
-from scholarstream.db import upgrade_async
-from scholarstream.db.tables import User
-from scholarstream.runtime import Runtime, build_runtime
-from scholarstream.settings import Settings
+from scholarstream.cli._choices import LOCAL_USERNAME
+
+# Imported where used, so that defining the commands (``--help``) imports none of them.
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncSession
+
+    from scholarstream.db.tables import User
+    from scholarstream.runtime import Runtime
+    from scholarstream.settings import Settings
 
 T = TypeVar("T")
 
@@ -24,9 +25,20 @@ console = Console()
 err_console = Console(stderr=True)
 
 
-@dataclass
 class CliState:
-    settings: Settings
+    """The settings of this invocation, loaded once (logging configured with them): by the
+    root callback before a command runs, or on first use after a request for help, so that
+    ``scholarstream <command> --help`` never loads them."""
+
+    def __init__(self, load: Callable[[], Settings]) -> None:
+        self._load = load
+        self._settings: Settings | None = None
+
+    @property
+    def settings(self) -> Settings:
+        if self._settings is None:
+            self._settings = self._load()
+        return self._settings
 
 
 def state(ctx: typer.Context) -> CliState:
@@ -37,6 +49,10 @@ def state(ctx: typer.Context) -> CliState:
 
 def run_with_runtime(ctx: typer.Context, work: Callable[[Runtime], Awaitable[T]]) -> T:
     """Migrate the database (idempotent), build the runtime, run ``work``, close."""
+    import asyncio
+
+    from scholarstream.db import upgrade_async
+
     settings = state(ctx).settings
 
     async def _run() -> T:
@@ -50,6 +66,13 @@ def run_with_runtime(ctx: typer.Context, work: Callable[[Runtime], Awaitable[T]]
     return asyncio.run(_run())
 
 
+def build_runtime(settings: Settings) -> Runtime:
+    """The runtime of a command (a module global: the research CLI tests replace it)."""
+    from scholarstream.runtime import build_runtime as build
+
+    return build(settings)
+
+
 UserOption = Annotated[
     str,
     typer.Option(
@@ -60,6 +83,8 @@ UserOption = Annotated[
 
 async def resolve_user(session: AsyncSession, username: str) -> User:
     """The user a command acts for: the local user by default, else an existing account."""
+    from scholarstream.accounts import ensure_local_user, get_user_by_username
+
     if username == LOCAL_USERNAME:
         return await ensure_local_user(session)
     return await get_user_by_username(session, username)

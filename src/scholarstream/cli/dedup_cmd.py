@@ -11,29 +11,23 @@ record (broken markup, text between records, a cut-off file) is reported and get
 Nothing is written to the library.
 """
 
-from __future__ import annotations
-
 import csv
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, TextIO
+from typing import TYPE_CHECKING, Annotated, TextIO
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from scholarstream.cli.context import err_console
 from scholarstream.errors import InvalidInputError
-from scholarstream.papers import Record
-from scholarstream.papers.dedup import find_clusters
-from scholarstream.papers.formats import (
-    RecordProblem,
-    get_format,
-    open_records,
-)
+
+if TYPE_CHECKING:
+    from scholarstream.papers import Record
+    from scholarstream.papers.formats import RecordProblem
 
 MAX_PROBLEMS_SHOWN = 20
 HEADER = ("record_id", "cluster_id")
@@ -44,9 +38,9 @@ class FileRecords:
     path: Path
     format_label: str = ""
     ids: list[str] = field(default_factory=list)
-    records: list[Record | None] = field(default_factory=list)
+    records: "list[Record | None]" = field(default_factory=list)
     """One entry per row: ``None`` for a record read whole that cannot be compared."""
-    problems: list[RecordProblem] = field(default_factory=list)
+    problems: "list[RecordProblem]" = field(default_factory=list)
 
     @property
     def skipped(self) -> int:
@@ -75,6 +69,8 @@ def dedup_files(
     `<file name>:<n>`. A record without a title cannot be compared: it is its own
     cluster. Damaged records are reported and skipped.
     """
+    from scholarstream.papers.dedup import find_clusters
+
     _check_paths(files, out, format_name)
     read = _read_all(files, format_name)
     _print_files(read)
@@ -119,6 +115,8 @@ def write_rows(handle: TextIO, ids: Sequence[str], labels: Sequence[str]) -> Non
 
 
 def _check_paths(files: Sequence[Path], out: Path, format_name: str | None) -> None:
+    from scholarstream.papers.formats import get_format
+
     if format_name is not None:
         get_format(format_name)  # an unknown name fails before any reading
     missing = [str(f) for f in files if not f.is_file()]
@@ -137,6 +135,10 @@ def _check_paths(files: Sequence[Path], out: Path, format_name: str | None) -> N
 
 
 def _read_all(files: Sequence[Path], format_name: str | None) -> list[FileRecords]:
+    from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from scholarstream.papers.formats import RecordProblem, open_records
+
     read: list[FileRecords] = []
     with Progress(
         SpinnerColumn(),

@@ -1,18 +1,16 @@
 """``export --format F [--out FILE]``: the library as a reference file."""
 
-from __future__ import annotations
-
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from scholarstream.cli.context import UserOption, err_console, resolve_user, run_with_runtime
 from scholarstream.errors import InvalidInputError
-from scholarstream.papers.formats import get_format
-from scholarstream.runtime import Runtime
-from scholarstream.sources.library import LibraryQuery
+
+if TYPE_CHECKING:
+    from scholarstream.runtime import Runtime
 
 
 def export_library(
@@ -27,12 +25,15 @@ def export_library(
     user: UserOption = "local",
 ) -> None:
     """Export your library (optionally only some years or one publication type)."""
+    from scholarstream.papers.formats import get_format
+    from scholarstream.sources.library import LibraryQuery
+
     file_format = get_format(format_name, for_export=True)
     query = LibraryQuery(year_from=year_from, year_to=year_to, publication_type=publication_type)
     if out is not None and out.is_dir():
         raise InvalidInputError(f"{out} is a directory.", hint="Give a file name to --out.")
 
-    async def export(runtime: Runtime) -> int:
+    async def export(runtime: "Runtime") -> int:
         async with runtime.database.session() as session:
             owner = (await resolve_user(session, user)).id
         if out is None:

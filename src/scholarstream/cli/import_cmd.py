@@ -1,16 +1,14 @@
 """``import FILE...``: bring reference files into the local library."""
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, BinaryIO
+from typing import TYPE_CHECKING, Annotated, BinaryIO
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from scholarstream.cli._choices import IMPORT_FORMATS
 from scholarstream.cli.context import (
     UserOption,
     console,
@@ -19,9 +17,12 @@ from scholarstream.cli.context import (
     run_with_runtime,
 )
 from scholarstream.errors import InvalidInputError, ScholarStreamError
-from scholarstream.papers.formats import import_format_names
-from scholarstream.runtime import Runtime
-from scholarstream.sources.library import ImportReport
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
+
+    from scholarstream.runtime import Runtime
+    from scholarstream.sources.library import ImportReport
 
 MAX_PROBLEMS_SHOWN = 20
 
@@ -40,13 +41,15 @@ def import_files(
     Malformed records are reported (file, record number, line) and skipped; records already
     in the library are not added again.
     """
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
     missing = [str(f) for f in files if not f.is_file()]
     if missing:
         raise InvalidInputError(
             f"Not a file: {', '.join(missing)}.", hint="Check the paths; nothing was imported."
         )
 
-    async def run(runtime: Runtime) -> tuple[list[ImportReport], list[tuple[Path, str]]]:
+    async def run(runtime: "Runtime") -> "tuple[list[ImportReport], list[tuple[Path, str]]]":
         async with runtime.database.session() as session:
             owner = (await resolve_user(session, user)).id
         reports: list[ImportReport] = []
@@ -87,7 +90,7 @@ def import_files(
         raise typer.Exit(1)
 
 
-def _progress_of(progress: Progress, task: TaskID, stream: BinaryIO) -> Callable[[int], None]:
+def _progress_of(progress: "Progress", task: "TaskID", stream: BinaryIO) -> Callable[[int], None]:
     """Advances the file's bar to the bytes read so far (the file's size is the total)."""
 
     def advance(handled: int) -> None:
@@ -96,7 +99,7 @@ def _progress_of(progress: Progress, task: TaskID, stream: BinaryIO) -> Callable
     return advance
 
 
-def _print_summary(reports: list[ImportReport]) -> None:
+def _print_summary(reports: "list[ImportReport]") -> None:
     if not reports:
         return
     table = Table(title="Import")
@@ -124,5 +127,5 @@ def register(app: typer.Typer) -> None:
     app.command(
         "import",
         help="Import reference files into your library "
-        f"(formats: {', '.join(import_format_names()) or 'see docs'}).",
+        f"(formats: {', '.join(IMPORT_FORMATS) or 'see docs'}).",
     )(import_files)

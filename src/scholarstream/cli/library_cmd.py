@@ -1,23 +1,24 @@
 """``library search|show|delete``: the local library from the terminal."""
 
-from __future__ import annotations
-
 import json
 import uuid
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
 from scholarstream.cli.context import UserOption, console, resolve_user, run_with_runtime
-from scholarstream.papers import Paper
-from scholarstream.runtime import Runtime
-from scholarstream.sources.library import LibraryItem, LibraryPage, LibraryQuery
+
+if TYPE_CHECKING:
+    from scholarstream.runtime import Runtime
+    from scholarstream.sources.library import LibraryItem, LibraryPage
 
 library_app = typer.Typer(help="Your local library of imported records.", no_args_is_help=True)
 
 
-def _authors(item: LibraryItem) -> str:
+def _authors(item: "LibraryItem") -> str:
+    from scholarstream.papers import Paper
+
     record = item.record
     if not isinstance(record, Paper) or not record.authors:
         return record.sponsor or "" if not isinstance(record, Paper) else ""
@@ -40,6 +41,8 @@ def library_search(
     user: UserOption = "local",
 ) -> None:
     """Search title, abstract, keywords and MeSH terms (BM25 ranking)."""
+    from scholarstream.sources.library import LibraryQuery
+
     query = LibraryQuery(
         text=text,
         year_from=year_from,
@@ -49,7 +52,7 @@ def library_search(
         offset=offset,
     )
 
-    async def search(runtime: Runtime) -> LibraryPage:
+    async def search(runtime: "Runtime") -> "LibraryPage":
         async with runtime.database.session() as session:
             owner = (await resolve_user(session, user)).id
         return await runtime.library.search(owner, query)
@@ -82,7 +85,7 @@ def library_search(
 def library_show(ctx: typer.Context, record_id: uuid.UUID, user: UserOption = "local") -> None:
     """Print one record as JSON."""
 
-    async def show(runtime: Runtime) -> LibraryItem:
+    async def show(runtime: "Runtime") -> "LibraryItem":
         async with runtime.database.session() as session:
             owner = (await resolve_user(session, user)).id
         return await runtime.library.get(owner, record_id)
@@ -95,7 +98,7 @@ def library_show(ctx: typer.Context, record_id: uuid.UUID, user: UserOption = "l
 def library_delete(ctx: typer.Context, record_id: uuid.UUID, user: UserOption = "local") -> None:
     """Remove one record from the library."""
 
-    async def delete(runtime: Runtime) -> None:
+    async def delete(runtime: "Runtime") -> None:
         async with runtime.database.session() as session:
             owner = (await resolve_user(session, user)).id
         await runtime.library.delete(owner, record_id)

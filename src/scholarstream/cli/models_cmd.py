@@ -1,21 +1,24 @@
 """``models``: roles, providers and which have credentials."""
 
-from __future__ import annotations
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
 
 from scholarstream.cli.context import console, run_with_runtime
-from scholarstream.llm import RoleStatus, registered_providers
-from scholarstream.runtime import Runtime
+
+if TYPE_CHECKING:
+    from scholarstream.llm import RoleStatus
+    from scholarstream.runtime import Runtime
 
 
 def models(ctx: typer.Context) -> None:
     """List model roles, the model each uses, and which providers have credentials."""
+    from scholarstream.llm import registered_providers
 
     async def collect(
-        runtime: Runtime,
-    ) -> tuple[bool, list[RoleStatus], list[tuple[str, str, bool]]]:
+        runtime: "Runtime",
+    ) -> "tuple[bool, list[RoleStatus], list[tuple[str, str, bool]]]":
         providers = [
             (p.name, p.label, await runtime.credentials.has_credential(None, p.name))
             for p in registered_providers()

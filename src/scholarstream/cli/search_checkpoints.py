@@ -16,15 +16,17 @@ from rich.table import Table
 
 from scholarstream.errors import InvalidInputError
 from scholarstream.papers import Paper
-from scholarstream.search.core.checkpoints import (
+from scholarstream.search.core import (
     Checkpoint,
     Decision,
     DecisionAction,
+    PaperCollection,
     ResultPayload,
+    ScoredPaper,
     StrategyPayload,
+    UserFeedback,
     revised_strategy,
 )
-from scholarstream.search.core.models import PaperCollection, ScoredPaper, UserFeedback
 
 Editor = Callable[[str], str | None]
 """Gets text, returns the edited text (None: the user quit without saving)."""

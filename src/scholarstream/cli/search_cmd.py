@@ -1,70 +1,17 @@
 """``scholarstream search``: a paper search with checkpoints in the terminal."""
 
-from __future__ import annotations
-
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 
+from scholarstream.cli._choices import EXPORT_FORMATS
 from scholarstream.cli.context import UserOption, resolve_user, run_with_runtime
-from scholarstream.cli.search_checkpoints import TerminalCheckpointHandler
 from scholarstream.errors import InvalidInputError
-from scholarstream.papers.formats import export_format_names, get_format
-from scholarstream.runtime import Runtime
-from scholarstream.search.assembly import SearchOptions
-from scholarstream.search.core.checkpoints import Checkpoint, Decision
-from scholarstream.search.core.export import ExportSelection, export_collection
-from scholarstream.search.core.models import PaperCollection
-from scholarstream.search.workflow import SearchWorkflow, Stage
-from scholarstream.sources import SourceStatus
 
-_STAGE_TEXT: dict[Stage, str] = {
-    "parsing": "Understanding the question",
-    "building": "Building the search strategy",
-    "searching": "Searching the sources",
-    "deduplicating": "Merging duplicates",
-    "scoring": "Scoring relevance",
-    "organizing": "Organising the results",
-}
-
-
-class _TerminalProgress:
-    """A spinner per stage, a line per source as it finishes."""
-
-    def __init__(self, console: Console) -> None:
-        self.console = console
-        self.status = console.status("")
-
-    async def stage(self, run_id: str, iteration: int, stage: Stage) -> None:
-        self.status.update(f"{_STAGE_TEXT[stage]}…")
-        self.status.start()
-
-    def source_done(self, status: SourceStatus) -> None:
-        if status.ok:
-            total = f" of {status.total:,}" if status.total is not None else ""
-            self.console.print(
-                f"  [green]✓[/] {status.source}: {status.returned}{total} "
-                f"[dim]({status.elapsed_ms / 1000:.1f} s)[/]"
-            )
-        else:
-            self.console.print(f"  [red]✗[/] {status.source}: {status.error}")
-
-    def pause(self) -> None:
-        self.status.stop()
-
-
-class _PausingHandler(TerminalCheckpointHandler):
-    """Stops the spinner while the user reads and answers."""
-
-    def __init__(self, console: Console, progress: _TerminalProgress) -> None:
-        super().__init__(console)
-        self.progress = progress
-
-    async def handle(self, checkpoint: Checkpoint) -> Decision:
-        self.progress.pause()
-        return await super().handle(checkpoint)
+if TYPE_CHECKING:
+    from scholarstream.runtime import Runtime
+    from scholarstream.search.core import ExportSelection, PaperCollection
 
 
 def register(app: typer.Typer) -> None:
@@ -95,9 +42,7 @@ def search(
     ] = False,
     export: Annotated[
         str | None,
-        typer.Option(
-            "--export", help=f"Write the final papers as {'|'.join(export_format_names())}."
-        ),
+        typer.Option("--export", help=f"Write the final papers as {'|'.join(EXPORT_FORMATS)}."),
     ] = None,
     out: Annotated[
         Path | None, typer.Option("--out", help="File for --export (default: search.<ext>).")
@@ -109,6 +54,13 @@ def search(
 ) -> None:
     """Search the literature: confirm the strategy, review and mark results, iterate,
     then export the collection."""
+    from rich.console import Console
+
+    from scholarstream.cli._search_terminal import PausingHandler, TerminalProgress
+    from scholarstream.papers.formats import get_format
+    from scholarstream.search import SearchOptions, SearchWorkflow
+    from scholarstream.search.core import export_collection
+
     if not question.strip():
         raise InvalidInputError(
             "The search question is empty.",
@@ -127,11 +79,11 @@ def search(
     )
     console = Console()
 
-    async def work(runtime: Runtime) -> PaperCollection:
+    async def work(runtime: "Runtime") -> "PaperCollection":
         async with runtime.database.session() as session:
             owner = (await resolve_user(session, user)).id
-        progress = _TerminalProgress(console)
-        handler = None if yes else _PausingHandler(console, progress)
+        progress = TerminalProgress(console)
+        handler = None if yes else PausingHandler(console, progress)
         workflow = SearchWorkflow.from_config(
             runtime,
             owner,

@@ -3,20 +3,20 @@
 
 from __future__ import annotations
 
-import asyncio
 import errno
 import logging
 import signal
 import socket
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from scholarstream.cli.context import console, state
-from scholarstream.db import upgrade
 from scholarstream.errors import ConfigurationError
-from scholarstream.settings import Settings
+
+if TYPE_CHECKING:  # imported by the commands that run, so that --help imports none
+    from scholarstream.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 def check_bind_allowed(settings: Settings, host: str) -> None:
     """Single-user mode has no login, so it must not be reachable from other machines."""
     # Here, not at the top: importing the API package costs a worker a second at start.
-    from scholarstream.api.middleware import is_loopback_host
+    from scholarstream.public_addresses import is_loopback_host
 
     if not settings.server.multi_user and not is_loopback_host(host):
         raise ConfigurationError(
@@ -116,10 +116,9 @@ def serve(
     """Run the API, the web UI and the workers in one process (migrates the database first)."""
     import uvicorn
 
-    from scholarstream.api import create_app
-    from scholarstream.engine import SERVE, Engine
+    from scholarstream.bootstrap import serve_app
+    from scholarstream.db import upgrade
     from scholarstream.gc_tuning import tune_for_serving
-    from scholarstream.runtime import build_runtime
 
     settings = state(ctx).settings
     host = host or settings.server.host
@@ -128,12 +127,8 @@ def serve(
     listening = bind_server_socket(host, port)
     with listening:  # closed however serve ends
         upgrade(settings.app_database_url)
-        runtime = build_runtime(settings)
         run_queues = settings.engine.run_queues if workers is None else workers
-        engine = Engine(
-            runtime, role=SERVE, queues=None if run_queues else (), executor_id=executor_id
-        )
-        app = create_app(runtime, engine=engine)
+        app = serve_app(settings, run_queues=run_queues, executor_id=executor_id)
         mode = "multi-user" if settings.server.multi_user else "single-user"
         console.print(
             f"ScholarStream on [bold]http://{host}:{port}[/] ({mode}, data in {settings.data_dir})",
@@ -147,7 +142,10 @@ def serve(
 
 def worker(ctx: typer.Context, executor_id: ExecutorIdOption = None) -> None:
     """Run the durable workers only (queues and schedules), without the HTTP server."""
-    from scholarstream.engine import WORKER, Engine
+    import asyncio
+
+    from scholarstream.bootstrap import worker_engine
+    from scholarstream.db import upgrade
     from scholarstream.runtime import build_runtime
 
     settings = state(ctx).settings
@@ -155,7 +153,7 @@ def worker(ctx: typer.Context, executor_id: ExecutorIdOption = None) -> None:
 
     async def run() -> None:
         runtime = build_runtime(settings)
-        engine = Engine(runtime, role=WORKER, executor_id=executor_id)
+        engine = worker_engine(runtime, executor_id=executor_id)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):

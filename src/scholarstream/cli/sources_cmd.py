@@ -1,21 +1,19 @@
 """``sources list`` and ``sources search SOURCE QUERY``: the literature sources, live."""
 
-from __future__ import annotations
-
 import datetime as dt
 import json
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
 from scholarstream.cli.context import UserOption, console, resolve_user, run_with_runtime
 from scholarstream.errors import InvalidInputError
-from scholarstream.papers import Paper, Record
-from scholarstream.runtime import Runtime
-from scholarstream.sources import SearchPage, SearchQuery, SourceInfo
-from scholarstream.sources.library import LibrarySource
-from scholarstream.sources.library.source import INFO as LIBRARY_INFO
+
+if TYPE_CHECKING:
+    from scholarstream.papers import Record
+    from scholarstream.runtime import Runtime
+    from scholarstream.sources import SearchPage, SourceInfo
 
 sources_app = typer.Typer(help="Literature sources.", no_args_is_help=True)
 
@@ -26,8 +24,9 @@ def sources_list(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Which sources exist, whether they are configured, and their API-key settings."""
+    from scholarstream.sources.library.source import INFO as LIBRARY_INFO
 
-    async def collect(runtime: Runtime) -> list[SourceInfo]:
+    async def collect(runtime: "Runtime") -> "list[SourceInfo]":
         return [LIBRARY_INFO, *runtime.sources.infos()]
 
     infos = run_with_runtime(ctx, collect)
@@ -62,7 +61,9 @@ def _parse_filters(values: list[str]) -> dict[str, str]:
     return filters
 
 
-def _row(record: Record) -> tuple[str, str, str, str]:
+def _row(record: "Record") -> tuple[str, str, str, str]:
+    from scholarstream.papers import Paper
+
     if isinstance(record, Paper):
         ident = record.ids.doi or record.ids.pmid or record.ids.arxiv_id or ""
         first = record.authors[0].family or record.authors[0].name if record.authors else ""
@@ -90,6 +91,9 @@ def sources_search(
     user: UserOption = "local",
 ) -> None:
     """Search one source live (the network), or 'library' offline."""
+    from scholarstream.sources import SearchQuery
+    from scholarstream.sources.library import LibrarySource
+
     query = SearchQuery(
         text=text,
         limit=limit,
@@ -99,7 +103,7 @@ def sources_search(
         filters=_parse_filters(filters or []),
     )
 
-    async def search(runtime: Runtime) -> SearchPage:
+    async def search(runtime: "Runtime") -> "SearchPage":
         async with runtime.database.session() as session:
             owner = (await resolve_user(session, user)).id
         local = {"library": LibrarySource(runtime.library, owner)}

@@ -1,27 +1,24 @@
 """``streams list|run|reports|report``: research streams from the terminal (create them
-with the guide in the web UI or over the API)."""
+with the guide in the web UI or over the API). ``streams run`` runs the stream as a durable
+workflow, like the web UI's **Run now**, and waits for its report.
+
+The features are imported by the commands that use them: ``--help`` imports none."""
 
 from __future__ import annotations
 
 import uuid
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
 from scholarstream.cli.context import UserOption, console, resolve_user, run_with_runtime
-from scholarstream.papers.formats import get_format
-from scholarstream.runtime import Runtime
-from scholarstream.streams import Stream, StreamList, StreamStore
-from scholarstream.streams.monitoring import (
-    ReportList,
-    ReportStore,
-    ReportSummary,
-    StoredReport,
-    export_report,
-    run_stream_now,
-)
+
+if TYPE_CHECKING:
+    from scholarstream.runtime import Runtime
+    from scholarstream.streams import Stream
+    from scholarstream.streams.monitoring import ReportSummary, StoredReport
 
 streams_app = typer.Typer(help="Research streams and their reports.", no_args_is_help=True)
 
@@ -47,6 +44,7 @@ def streams_list(
     ctx: typer.Context, as_json: JsonOption = False, user: UserOption = "local"
 ) -> None:
     """Your streams, newest first."""
+    from scholarstream.streams import StreamList, StreamStore
 
     async def work(runtime: Runtime) -> list[Stream]:
         return await StreamStore(runtime.database).list(await _owner(runtime, user))
@@ -104,10 +102,32 @@ def streams_run(
     stream_id: Annotated[uuid.UUID, typer.Argument(help="The stream's id (streams list).")],
     user: UserOption = "local",
 ) -> None:
-    """Run a stream now: search since its last run, report what is new, notify."""
+    """Run a stream now: search since its last run, report what is new, notify.
+
+    The run is a durable workflow on the ``stream-runs`` queue: this command (or a
+    worker sharing its database) runs it, and it waits for the report. Killed, the command
+    leaves a run that the next process of the engine finishes (another command, ``serve``
+    or ``worker``)."""
 
     async def work(runtime: Runtime) -> StoredReport:
-        return await run_stream_now(runtime, await _owner(runtime, user), stream_id)
+        from scholarstream.bootstrap import build_engine
+        from scholarstream.durable import CLI
+        from scholarstream.streams.monitoring import (
+            STREAM_RUN_QUEUE,
+            start_stream_run,
+            wait_for_run,
+        )
+
+        owner = await _owner(runtime, user)
+        # Works only the stream-runs queue (this run, or another one waiting there) and
+        # runs no scheduled workflow, under an executor id of its own for this run.
+        engine = build_engine(runtime, role=CLI, queues=(STREAM_RUN_QUEUE,))
+        await engine.launch()
+        try:
+            started = await start_stream_run(runtime, owner, stream_id)
+            return await wait_for_run(runtime, owner, started)
+        finally:
+            await engine.shutdown()
 
     stored = run_with_runtime(ctx, work)
     _print_report(stored)
@@ -123,6 +143,7 @@ def streams_reports(
     user: UserOption = "local",
 ) -> None:
     """A stream's reports, newest first."""
+    from scholarstream.streams.monitoring import ReportList, ReportStore
 
     async def work(runtime: Runtime) -> list[ReportSummary]:
         return await ReportStore(runtime.database).list(await _owner(runtime, user), stream_id)
@@ -156,6 +177,9 @@ def streams_report(
     user: UserOption = "local",
 ) -> None:
     """One report: its items with their reasons, or exported."""
+    from scholarstream.papers.formats import get_format
+    from scholarstream.streams.monitoring import ReportStore, export_report
+
     file_format = get_format(export, for_export=True) if export else None
 
     async def work(runtime: Runtime) -> StoredReport:

@@ -1,30 +1,28 @@
 """``tokens create|list|revoke``: bearer tokens for the API and scripts."""
 
-from __future__ import annotations
-
 import json
 import uuid
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
-from sqlalchemy.ext.asyncio import AsyncSession
 
-from scholarstream.accounts import (
-    LOCAL_USERNAME,
-    create_api_token,
-    list_api_tokens,
-    revoke_api_token,
-)
+from scholarstream.cli._choices import LOCAL_USERNAME
 from scholarstream.cli.context import UserOption, console, resolve_user, run_with_runtime
-from scholarstream.db.scope import OwnerScope
-from scholarstream.db.tables import ApiToken
-from scholarstream.runtime import Runtime
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncSession
+
+    from scholarstream.db.scope import OwnerScope
+    from scholarstream.db.tables import ApiToken
+    from scholarstream.runtime import Runtime
 
 tokens_app = typer.Typer(help="API tokens.", no_args_is_help=True)
 
 
-async def _scope(session: AsyncSession, username: str) -> OwnerScope:
+async def _scope(session: "AsyncSession", username: str) -> "OwnerScope":
+    from scholarstream.db.scope import OwnerScope
+
     return OwnerScope(session, (await resolve_user(session, username)).id)
 
 
@@ -38,8 +36,9 @@ def tokens_create(
     ] = None,
 ) -> None:
     """Create a token; it is printed once."""
+    from scholarstream.accounts import create_api_token
 
-    async def create(runtime: Runtime) -> str:
+    async def create(runtime: "Runtime") -> str:
         async with runtime.database.session() as session:
             _, plaintext = await create_api_token(
                 await _scope(session, user), name, expires_days=expires_days
@@ -58,8 +57,9 @@ def tokens_list(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines.")] = False,
 ) -> None:
     """List active tokens (their prefixes, never the tokens)."""
+    from scholarstream.accounts import list_api_tokens
 
-    async def collect(runtime: Runtime) -> list[ApiToken]:
+    async def collect(runtime: "Runtime") -> "list[ApiToken]":
         async with runtime.database.session() as session:
             return await list_api_tokens(await _scope(session, user))
 
@@ -101,8 +101,9 @@ def tokens_revoke(
     user: UserOption = LOCAL_USERNAME,
 ) -> None:
     """Revoke a token."""
+    from scholarstream.accounts import revoke_api_token
 
-    async def revoke(runtime: Runtime) -> None:
+    async def revoke(runtime: "Runtime") -> None:
         async with runtime.database.session() as session:
             await revoke_api_token(await _scope(session, user), token_id)
 

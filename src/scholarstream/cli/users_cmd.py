@@ -1,16 +1,15 @@
 """``users create`` and ``users list`` (accounts for multi-user mode)."""
 
-from __future__ import annotations
-
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
-from scholarstream.accounts import create_user, list_users
 from scholarstream.cli.context import console, run_with_runtime
-from scholarstream.db.tables import User
-from scholarstream.runtime import Runtime
+
+if TYPE_CHECKING:
+    from scholarstream.db.tables import User
+    from scholarstream.runtime import Runtime
 
 users_app = typer.Typer(help="User accounts (multi-user mode).", no_args_is_help=True)
 
@@ -33,8 +32,9 @@ def users_create(
     admin: Annotated[bool, typer.Option("--admin", help="Make the user an administrator.")] = False,
 ) -> None:
     """Create an account."""
+    from scholarstream.accounts import create_user
 
-    async def create(runtime: Runtime) -> User:
+    async def create(runtime: "Runtime") -> "User":
         async with runtime.database.session() as session:
             return await create_user(
                 session, username, password, display_name=display_name, is_admin=admin
@@ -47,8 +47,9 @@ def users_create(
 @users_app.command("list")
 def users_list(ctx: typer.Context) -> None:
     """List accounts."""
+    from scholarstream.accounts import list_users
 
-    async def collect(runtime: Runtime) -> list[User]:
+    async def collect(runtime: "Runtime") -> "list[User]":
         async with runtime.database.session() as session:
             return await list_users(session)
 

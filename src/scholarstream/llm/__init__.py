@@ -1,9 +1,9 @@
 """The LLM layer: providers, roles, credentials, usage, and the gateway that runs agents."""
 
-from scholarstream.llm.credentials import CredentialStore, StoredKeyInfo
-from scholarstream.llm.gateway import LLMGateway
-from scholarstream.llm.model_errors import MODEL_FAILURES, ModelFailure, model_error
-from scholarstream.llm.providers import (
+from scholarstream.llm._credentials import CredentialStore, StoredKeyInfo
+from scholarstream.llm._gateway import LLMGateway
+from scholarstream.llm._model_errors import MODEL_FAILURES, ModelFailure, model_error
+from scholarstream.llm._providers import (
     Credential,
     ProviderSpec,
     get_provider,
@@ -11,7 +11,7 @@ from scholarstream.llm.providers import (
     registered_providers,
     split_model_string,
 )
-from scholarstream.llm.retries import (
+from scholarstream.llm._retries import (
     MAX_RETRIES,
     MAX_RETRY_AFTER_SECONDS,
     ProviderRetries,
@@ -20,14 +20,14 @@ from scholarstream.llm.retries import (
     retry_capabilities,
     retry_record,
 )
-from scholarstream.llm.roles import (
+from scholarstream.llm._roles import (
     DEFAULT_ROLE,
     KNOWN_ROLES,
     ModelRegistry,
     ResolvedModel,
     RoleStatus,
 )
-from scholarstream.llm.usage import UsageTotal, estimate_cost, record_usage, usage_totals
+from scholarstream.llm._usage import UsageTotal, estimate_cost, record_usage, usage_totals
 
 __all__ = [
     "DEFAULT_ROLE",

@@ -24,7 +24,7 @@ from collections import OrderedDict
 
 from pydantic_ai.models import Model
 
-from scholarstream.llm.providers import Credential, ModelBuilder
+from scholarstream.llm._providers import Credential, ModelBuilder
 
 MODEL_CACHE_SIZE = 64
 """Models kept per event loop: distinct (provider, model, key, base URL) in recent use."""

@@ -1,23 +1,14 @@
-"""What the research workflows share: the process's ``Runtime``, reached through the
-engine (workflow functions are module-level, so they cannot be handed it), and the options
-of the steps that write to the database."""
+"""What the research workflows share: the options of the steps that write to the database,
+and the text of a step's error. (They reach the process's ``Runtime`` through
+``scholarstream.durable.current_runtime()``.)"""
 
 from __future__ import annotations
 
 from dbos import StepOptions
 
 from scholarstream.errors import ConflictError, InvalidInputError, NotFoundError
-from scholarstream.runtime import Runtime
 
-__all__ = ["RECORD_STEP", "error_text", "runtime"]
-
-
-def runtime() -> Runtime:
-    """The engine's runtime; ``EngineError`` when no engine runs in this process. Imported
-    when called: the engine imports the workflows."""
-    from scholarstream.engine import current_runtime
-
-    return current_runtime()
+__all__ = ["RECORD_STEP", "error_text"]
 
 
 # Answers, not accidents: retrying the step would get the same answer.

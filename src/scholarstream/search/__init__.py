@@ -9,52 +9,52 @@ API; the CLI runs it in process with a terminal checkpoint handler.
 
 from scholarstream.papers.dedup import RecordDeduplicator
 from scholarstream.papers.keys import paper_key
-from scholarstream.search.adjudicate import LLMPairAdjudicator
-from scholarstream.search.assembly import SearchOptions, build_skills
-from scholarstream.search.core.checkpoints import (
+from scholarstream.search._adjudicate import LLMPairAdjudicator
+from scholarstream.search._assembly import SearchOptions, build_skills
+from scholarstream.search._durable import cancel_search_run, deliver_decision, start_search_run
+from scholarstream.search._llm import GatewaySkillLLM, ModelSkillLLM, SkillLLM
+from scholarstream.search._mesh import MeshVocabulary
+from scholarstream.search._run_store import SearchRunStore, workflow_id_for
+from scholarstream.search._runs import PendingCheckpoint, SearchRequest, SearchRun, SearchRunSummary
+from scholarstream.search._searcher import SourceSearcher
+from scholarstream.search._workflow import SearchWorkflow, Stage, StageObserver
+from scholarstream.search.core import (
     Checkpoint,
     CheckpointHandler,
     CheckpointKind,
-    Decision,
-    DecisionAction,
-    ResultPayload,
-    StrategyPayload,
-    validate_decision,
-)
-from scholarstream.search.core.models import (
     CollectionStats,
     Concept,
     ConceptBlock,
+    Decision,
+    DecisionAction,
+    Deduplicator,
     Grouping,
+    IntentParser,
+    IterationRecord,
     LabelledPaper,
     PaperCollection,
     PaperGroup,
     ParsedIntent,
     PicoElements,
+    QueryBuilder,
     QueryBuilderInput,
+    RelevanceScorer,
+    ResultOrganizer,
+    ResultPayload,
     ScoredPaper,
+    Searcher,
     SearchResults,
     SearchStrategy,
     SourceQuery,
+    StrategyPayload,
     UserFeedback,
+    WorkflowState,
+    validate_decision,
 )
-from scholarstream.search.core.skills import (
-    Deduplicator,
-    IntentParser,
-    QueryBuilder,
-    RelevanceScorer,
-    ResultOrganizer,
-    Searcher,
-)
-from scholarstream.search.core.state import IterationRecord, WorkflowState
 from scholarstream.search.intent import LLMIntentParser, RuleIntentParser
-from scholarstream.search.llm import GatewaySkillLLM, ModelSkillLLM, SkillLLM
-from scholarstream.search.mesh import MeshVocabulary
 from scholarstream.search.organize import LLMResultOrganizer, RuleResultOrganizer
 from scholarstream.search.query import LLMQueryBuilder, RuleQueryBuilder
 from scholarstream.search.scoring import LexicalRelevanceScorer, LLMRelevanceScorer
-from scholarstream.search.searcher import SourceSearcher
-from scholarstream.search.workflow import SearchWorkflow, Stage, StageObserver
 
 __all__ = [
     "Checkpoint",
@@ -82,6 +82,7 @@ __all__ = [
     "PaperCollection",
     "PaperGroup",
     "ParsedIntent",
+    "PendingCheckpoint",
     "PicoElements",
     "QueryBuilder",
     "QueryBuilderInput",
@@ -94,7 +95,11 @@ __all__ = [
     "RuleResultOrganizer",
     "ScoredPaper",
     "SearchOptions",
+    "SearchRequest",
     "SearchResults",
+    "SearchRun",
+    "SearchRunStore",
+    "SearchRunSummary",
     "SearchStrategy",
     "SearchWorkflow",
     "Searcher",
@@ -107,6 +112,10 @@ __all__ = [
     "UserFeedback",
     "WorkflowState",
     "build_skills",
+    "cancel_search_run",
+    "deliver_decision",
     "paper_key",
+    "start_search_run",
     "validate_decision",
+    "workflow_id_for",
 ]

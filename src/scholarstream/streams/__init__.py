@@ -13,85 +13,75 @@ stored session for the API and saves it only when the turn succeeds.
 The web page, and the monitoring runs and reports, are built on this next.
 """
 
-from scholarstream.streams.core.actions import (
-    OptionSelected,
-    OptionsSelected,
-    SkipStep,
-    TextInput,
-    UserAction,
-    apply_field_edits,
-    apply_user_action,
-    user_action_adapter,
-)
-from scholarstream.streams.core.answer import GuideAnswer, GuideMode
-from scholarstream.streams.core.config import (
+from scholarstream.streams.core import (
     COLLECTED_FIELDS,
+    DATA_STEPS,
+    EDITABLE_FIELDS,
+    NON_DATA_STEPS,
+    OPENING_MESSAGE,
     OPTIONAL_FIELDS,
     REQUIRED_FIELDS,
-    PartialStreamConfig,
-    ReportFrequency,
-    StreamConfig,
-    StreamType,
-    default_chat_instructions,
-    finish_config,
-)
-from scholarstream.streams.core.creation import advance, prepare_turn
-from scholarstream.streams.core.edits import (
-    RetrievalUpdate,
-    StreamQueryUpdate,
-    StreamUpdate,
-    apply_update,
-)
-from scholarstream.streams.core.events import (
-    GuideError,
-    GuideEvent,
-    GuideRetry,
-    GuideTextDelta,
-    GuideTurnResult,
-    guide_event_adapter,
-)
-from scholarstream.streams.core.fields import (
-    EDITABLE_FIELDS,
-    FieldKind,
-    FieldSpec,
-    field_spec,
-    field_specs,
-    parse_field_value,
-)
-from scholarstream.streams.core.guide import Guide, GuideRequest, GuideStreamItem
-from scholarstream.streams.core.prompt import build_system_prompt, build_user_prompt
-from scholarstream.streams.core.records import (
+    STEP_TO_FIELD_MAPPING,
     CreationRecord,
+    CreationSession,
     CreationStatus,
     CreationView,
+    FieldKind,
+    FieldSpec,
+    Guide,
+    GuideAnswer,
+    GuideError,
+    GuideEvent,
     GuideKind,
-    Stream,
-    StreamList,
-)
-from scholarstream.streams.core.retrieval import (
-    RetrievalConfig,
-    StreamQuery,
-    build_retrieval_config,
-)
-from scholarstream.streams.core.rule_guide import RuleGuide
-from scholarstream.streams.core.session import (
-    OPENING_MESSAGE,
-    CreationSession,
     GuideMessage,
-    new_session,
-)
-from scholarstream.streams.core.validation import ValidatedTurn, validate_answer
-from scholarstream.streams.core.workflow import (
-    DATA_STEPS,
-    NON_DATA_STEPS,
-    STEP_TO_FIELD_MAPPING,
+    GuideMode,
+    GuideRequest,
+    GuideRetry,
+    GuideStreamItem,
+    GuideTextDelta,
+    GuideTurnResult,
+    OptionSelected,
+    OptionsSelected,
+    PartialStreamConfig,
+    ReportFrequency,
+    RetrievalConfig,
+    RetrievalUpdate,
+    RuleGuide,
+    SkipStep,
     StepGuidance,
+    Stream,
+    StreamConfig,
+    StreamList,
+    StreamQuery,
+    StreamQueryUpdate,
+    StreamType,
+    StreamUpdate,
+    TextInput,
+    UserAction,
+    ValidatedTurn,
     WorkflowStep,
+    advance,
     all_required_complete,
+    apply_field_edits,
+    apply_update,
+    apply_user_action,
+    build_retrieval_config,
+    build_system_prompt,
+    build_user_prompt,
     completed_steps,
+    default_chat_instructions,
+    field_spec,
+    field_specs,
+    finish_config,
     get_available_next_steps,
+    guide_event_adapter,
     is_data_step,
+    new_session,
+    parse_field_value,
+    prepare_turn,
     step_guidance,
+    user_action_adapter,
+    validate_answer,
 )
 from scholarstream.streams.model_guide import ModelGuide, UsageSink
 from scholarstream.streams.selection import guide_for
@@ -103,8 +93,8 @@ from scholarstream.streams.turns import (
     check_turn,
     creation_event_adapter,
     creation_guide,
-    encode_creation_event,
     run_creation_turn,
+    turn_stream,
 )
 
 __all__ = [
@@ -173,7 +163,6 @@ __all__ = [
     "creation_event_adapter",
     "creation_guide",
     "default_chat_instructions",
-    "encode_creation_event",
     "field_spec",
     "field_specs",
     "finish_config",
@@ -186,6 +175,7 @@ __all__ = [
     "prepare_turn",
     "run_creation_turn",
     "step_guidance",
+    "turn_stream",
     "user_action_adapter",
     "validate_answer",
 ]

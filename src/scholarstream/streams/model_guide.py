@@ -27,10 +27,14 @@ from pydantic_ai.usage import RunUsage, UsageLimits
 
 from scholarstream.errors import LLMError
 from scholarstream.llm import MODEL_FAILURES, ResolvedModel, model_error, retry_capabilities
-from scholarstream.streams.core.answer import GuideAnswer
-from scholarstream.streams.core.events import GuideRetry, GuideTextDelta
-from scholarstream.streams.core.guide import GuideRequest, GuideStreamItem
-from scholarstream.streams.core.session import GuideMessage
+from scholarstream.streams.core import (
+    GuideAnswer,
+    GuideMessage,
+    GuideRequest,
+    GuideRetry,
+    GuideStreamItem,
+    GuideTextDelta,
+)
 
 UsageSink = Callable[[RunUsage], Awaitable[None]]
 """Called with a successful turn's usage (the API records it in the usage ledger)."""

@@ -7,8 +7,7 @@ from __future__ import annotations
 from scholarstream.db.scope import OwnerScope
 from scholarstream.errors import OfflineModeError
 from scholarstream.llm import DEFAULT_ROLE, ModelRegistry
-from scholarstream.streams.core.guide import Guide
-from scholarstream.streams.core.rule_guide import RuleGuide
+from scholarstream.streams.core import Guide, RuleGuide
 from scholarstream.streams.model_guide import ModelGuide, UsageSink
 
 

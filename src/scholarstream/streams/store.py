@@ -18,16 +18,18 @@ from scholarstream.db.scope import OwnerScope
 from scholarstream.db.session import Database
 from scholarstream.db.tables import StreamCreationRow, StreamRow
 from scholarstream.errors import ConflictError
-from scholarstream.streams.core.config import StreamConfig
-from scholarstream.streams.core.edits import StreamUpdate, apply_update
-from scholarstream.streams.core.records import (
+from scholarstream.streams.core import (
     CreationRecord,
+    CreationSession,
     CreationStatus,
     CreationSummary,
     Stream,
+    StreamConfig,
+    StreamUpdate,
+    WorkflowStep,
+    apply_update,
+    new_session,
 )
-from scholarstream.streams.core.session import CreationSession, new_session
-from scholarstream.streams.core.workflow import WorkflowStep
 
 STREAM = "Stream"
 CREATION = "Stream creation"

@@ -6,7 +6,8 @@ turn is answered with one ``error`` event naming the field, and the guide is not
 Otherwise the guide streams its message (``text_delta``, ``retry``) and the session the
 turn produced is saved (creating the stream at ``complete``) *before* the ``turn_result``
 is sent: an ``error`` event, or a client that leaves mid-turn, saves nothing and the
-stored session stays as it was."""
+stored session stays as it was. ``turn_stream`` gives the turn's events their SSE ids
+(``<revision>:<n>``) for ``scholarstream.sse``, the one encoder."""
 
 from __future__ import annotations
 
@@ -32,26 +33,26 @@ from scholarstream.db.scope import OwnerScope
 from scholarstream.errors import InvalidInputError, ScholarStreamError
 from scholarstream.llm import ResolvedModel, record_usage
 from scholarstream.runtime import Runtime
-from scholarstream.sse import encode_sse
-from scholarstream.streams.core.actions import (
+from scholarstream.sse import Identified
+from scholarstream.streams.core import (
+    MAX_MESSAGE_CHARS,
+    STEP_TO_FIELD_MAPPING,
+    CreationRecord,
+    CreationSession,
+    Guide,
+    GuideError,
+    GuideRetry,
+    GuideTextDelta,
+    GuideTurnResult,
     OptionSelected,
     OptionsSelected,
     SkipStep,
     TextInput,
     UserAction,
+    advance,
     apply_field_edits,
+    prepare_turn,
 )
-from scholarstream.streams.core.creation import MAX_MESSAGE_CHARS, advance, prepare_turn
-from scholarstream.streams.core.events import (
-    GuideError,
-    GuideRetry,
-    GuideTextDelta,
-    GuideTurnResult,
-)
-from scholarstream.streams.core.guide import Guide
-from scholarstream.streams.core.records import CreationRecord
-from scholarstream.streams.core.session import CreationSession
-from scholarstream.streams.core.workflow import STEP_TO_FIELD_MAPPING
 from scholarstream.streams.model_guide import FEATURE, ModelGuide, UsageSink
 from scholarstream.streams.selection import guide_for
 from scholarstream.streams.store import StreamStore
@@ -115,9 +116,16 @@ CreationEvent = Annotated[
 creation_event_adapter: TypeAdapter[CreationEvent] = TypeAdapter(CreationEvent)
 
 
-def encode_creation_event(event: CreationEvent, event_id: str) -> bytes:
-    """The one SSE encoding of a creation turn's events (``type`` in the JSON data)."""
-    return encode_sse(event_id, event.model_dump_json())
+async def turn_stream(
+    revision: int, events: AsyncGenerator[CreationEvent, None]
+) -> AsyncGenerator[list[Identified], None]:
+    """A turn's events as server-sent events, each sent as it comes, with the id
+    ``<revision>:<n>`` (``revision``: the creation's revision the turn started from)."""
+    async with aclosing(events):
+        n = 0
+        async for event in events:
+            n += 1
+            yield [Identified(f"{revision}:{n}", event)]
 
 
 def check_turn(record: CreationRecord, turn: CreationTurnIn) -> GuideError | None:

@@ -14,16 +14,22 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from scholarstream import __version__
-from scholarstream.accounts import start_session
-from scholarstream.api.deps import RuntimeDep, SessionDep, optional_user, same_origin_login
-from scholarstream.api.routes.auth import client_address, set_session_cookie
+from scholarstream.accounts import (
+    RuntimeDep,
+    SessionDep,
+    client_address,
+    optional_user,
+    same_origin_login,
+    set_session_cookie,
+    start_session,
+    throttled_login,
+)
 from scholarstream.db.scope import OwnerScope
 from scholarstream.db.tables import User
 from scholarstream.errors import AuthenticationError, NotFoundError, RateLimitedError
 from scholarstream.llm import registered_providers
 from scholarstream.papers.formats import formats
-from scholarstream.research import ResearchStatus
-from scholarstream.research.service import ResearchService
+from scholarstream.research import ResearchService, ResearchStatus
 from scholarstream.sources import clinicaltrials
 from scholarstream.sources.library.source import INFO as LIBRARY_INFO
 from scholarstream.streams import FieldKind, StreamStore, field_specs
@@ -366,8 +372,8 @@ async def login_form(
     next: Annotated[str, Form()] = "/",
 ) -> Response:
     try:
-        user = await runtime.login_throttle.authenticate(
-            session, username, password, client_address(request)
+        user = await throttled_login(
+            runtime.login_throttle, session, username, password, client_address(request)
         )
     except (AuthenticationError, RateLimitedError) as exc:
         error = f"{exc.message} {exc.hint}" if isinstance(exc, RateLimitedError) else exc.message

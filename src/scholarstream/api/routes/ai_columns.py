@@ -17,9 +17,9 @@ from scholarstream.ai_columns import (
     ColumnEvaluator,
     ColumnValues,
     ColumnValuesRequest,
+    TableKey,
     column_values,
 )
-from scholarstream.ai_columns.models import TableKey
 from scholarstream.api.deps import ReleasedUser, RuntimeDep, ScopeDep
 
 router = APIRouter(prefix="/ai-columns", tags=["ai-columns"])

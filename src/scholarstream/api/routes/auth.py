@@ -5,17 +5,20 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Request, Response
 from pydantic import BaseModel, Field
 
-from scholarstream.accounts import end_session, start_session
-from scholarstream.accounts.web_sessions import SESSION_COOKIE
-from scholarstream.api.deps import (
+from scholarstream.accounts import (
+    SESSION_COOKIE,
     RuntimeDep,
     SessionDep,
+    client_address,
+    end_session,
     same_origin_login,
     same_origin_logout,
+    set_session_cookie,
+    start_session,
+    throttled_login,
 )
 from scholarstream.api.routes.me import UserOut
 from scholarstream.errors import ConflictError
-from scholarstream.runtime import Runtime
 
 router = APIRouter(prefix="/auth", tags=["auth"])
 
@@ -23,23 +26,6 @@ router = APIRouter(prefix="/auth", tags=["auth"])
 class LoginIn(BaseModel):
     username: str = Field(min_length=1, max_length=64)
     password: str = Field(min_length=1, max_length=1024)
-
-
-def client_address(request: Request) -> str:
-    """The client's address (behind a trusted proxy, the one it forwarded)."""
-    return request.client.host if request.client else "unknown"
-
-
-def set_session_cookie(response: Response, runtime: Runtime, token: str) -> None:
-    response.set_cookie(
-        SESSION_COOKIE,
-        token,
-        max_age=runtime.settings.server.session_days * 86400,
-        httponly=True,
-        samesite="lax",
-        secure=runtime.settings.server.cookie_secure,
-        path="/",
-    )
 
 
 @router.post("/login", response_model=UserOut, dependencies=[Depends(same_origin_login)])
@@ -55,8 +41,8 @@ async def login(
             "This server runs in single-user mode: there is nothing to log in to.",
             hint="Set SCHOLARSTREAM_SERVER__MULTI_USER=true to enable accounts.",
         )
-    user = await runtime.login_throttle.authenticate(
-        session, body.username, body.password, client_address(request)
+    user = await throttled_login(
+        runtime.login_throttle, session, body.username, body.password, client_address(request)
     )
     token = await start_session(session, user, days=runtime.settings.server.session_days)
     set_session_cookie(response, runtime, token)

@@ -4,7 +4,6 @@ answer, the conversations, server actions, and what a page's chat offers."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncGenerator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Query, Request, Response
@@ -12,33 +11,23 @@ from pydantic import BaseModel, Field, JsonValue
 
 from scholarstream.api.deps import ReleasedUser, RuntimeDep
 from scholarstream.api.routes._sse import event_stream_response
+from scholarstream.chat.actions import ActionResult, get_server_action
 from scholarstream.chat.assistant import Assistant, ChatMessageIn
+from scholarstream.chat.commands import available_commands
 from scholarstream.chat.conversations import (
     ConversationRename,
     ConversationSummary,
     ConversationView,
-    MessageView,
 )
-from scholarstream.chat.core.actions import ActionResult, get_server_action
-from scholarstream.chat.core.commands import available_commands
-from scholarstream.chat.core.context import ChatContext
-from scholarstream.chat.core.events import (
-    ChatEvent,
-    CompleteEvent,
-    ErrorEvent,
-    encode_event,
-    event_id,
-    parse_event_id,
-)
+from scholarstream.chat.core import ChatContext, ChatEvent, resume_after
 from scholarstream.chat.pages.registry import resolve
 from scholarstream.chat.tools.registry import ToolContext
-from scholarstream.chat.turns import Batch, Turn
+from scholarstream.chat.turns import Turn, stored_outcome
 from scholarstream.errors import NotFoundError
-from scholarstream.sse import KEEPALIVE, EventStreamResponse
+from scholarstream.sse import EventStreamResponse, ready
 
 router = APIRouter(prefix="/chat", tags=["chat"])
 
-KEEPALIVE_SECONDS = 15
 _NAME_CHARS = 80  # ChatContext's limit for page, tab and subtab names
 _SSE_DOC: dict[int | str, dict[str, Any]] = {
     200: event_stream_response(
@@ -58,19 +47,8 @@ AssistantDep = Annotated[Assistant, Depends(get_assistant)]
 
 
 def _stream(assistant: Assistant, turn: Turn, after: int) -> EventStreamResponse:
-    ready = len(turn.events)  # the events published so far go out with the headers
-
-    def encode(batch: Batch) -> bytes:
-        return b"".join(encode_event(event, event_id(turn.id, n)) for n, event in batch)
-
-    async def chunks() -> AsyncGenerator[bytes, None]:
-        async for batch in assistant.hub.listen(
-            turn, max(after, ready), idle_seconds=KEEPALIVE_SECONDS
-        ):
-            yield encode(batch) if batch else KEEPALIVE
-
-    head = encode(list(enumerate(turn.events[after:ready], start=after + 1)))
-    return EventStreamResponse(chunks(), head=head)
+    stream = assistant.hub.stream(turn, after)
+    return EventStreamResponse(stream.rest, head=stream.head)
 
 
 @router.post("/messages", response_class=EventStreamResponse, responses=_SSE_DOC)
@@ -83,23 +61,6 @@ async def send_message(
     return _stream(assistant, turn, 0)
 
 
-def _final_event(answer: MessageView) -> ChatEvent:
-    if answer.status == "complete" and answer.response is not None:
-        return CompleteEvent(payload=answer.response)
-    if answer.status == "running":
-        return ErrorEvent(
-            code="turn_unavailable",
-            message="This answer is not running in this server process any more.",
-            hint="Reload the conversation; if the server restarted, ask again.",
-        )
-    error = answer.error
-    return ErrorEvent(
-        code=error.code if error else answer.status,
-        message=error.message if error else "The answer did not complete.",
-        hint=error.hint if error else None,
-    )
-
-
 @router.get("/turns/{turn_id}/events", response_class=EventStreamResponse, responses=_SSE_DOC)
 async def turn_events(
     turn_id: str,
@@ -109,21 +70,13 @@ async def turn_events(
 ) -> EventStreamResponse:
     """The rest of a turn's events after ``Last-Event-ID``; for a finished turn no longer
     in memory, its stored outcome."""
-    after = 0
-    parsed = parse_event_id(last_event_id) if last_event_id else None
-    if parsed is not None and parsed[0] == turn_id:
-        after = parsed[1]
     turn = assistant.hub.get(turn_id, user.id)
     if turn is not None:
-        return _stream(assistant, turn, after)
+        return _stream(assistant, turn, resume_after(turn_id, last_event_id))
     answer = await assistant.store.answer_of_turn(user.id, turn_id)
     if answer is None:
         raise NotFoundError(f"Turn {turn_id} was not found.", hint="Reload the conversation.")
-
-    async def stored() -> AsyncGenerator[bytes, None]:
-        yield encode_event(_final_event(answer), f"{turn_id}:final")
-
-    return EventStreamResponse(stored())
+    return EventStreamResponse(ready([stored_outcome(turn_id, answer)]))
 
 
 @router.post("/turns/{turn_id}/cancel", status_code=204)

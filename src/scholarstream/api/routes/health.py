@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from pydantic import BaseModel
 
 from scholarstream import __version__
 from scholarstream.api.deps import RuntimeDep
+from scholarstream.durable import engine_running
 from scholarstream.errors import DatabaseUnavailableError
 
 router = APIRouter(tags=["health"])
@@ -24,17 +25,16 @@ class Health(BaseModel):
 
 
 @router.get("/health", response_model=Health)
-async def health(request: Request, runtime: RuntimeDep) -> Health:
+async def health(runtime: RuntimeDep) -> Health:
     try:
         await runtime.database.ping()
     except Exception as exc:  # any driver error means the same to a probe
         raise DatabaseUnavailableError("The database does not answer.") from exc
-    engine = getattr(request.app.state, "engine", None)
     return Health(
         status="ok",
         version=__version__,
         database="postgresql" if runtime.settings.is_postgres else "sqlite",
-        engine="running" if engine is not None and engine.running else "not running",
+        engine="running" if engine_running() else "not running",
         mode="multi-user" if runtime.settings.server.multi_user else "single-user",
         offline=runtime.models.offline,
     )

@@ -21,10 +21,7 @@ user's research is a 404, as an unknown id is.
 
 from __future__ import annotations
 
-import asyncio
-import time
 import uuid
-from collections.abc import AsyncGenerator, Sequence
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Response
@@ -33,32 +30,25 @@ from pydantic import Field
 from scholarstream.api.deps import ReleasedUser, RuntimeDep
 from scholarstream.api.routes._sse import event_stream_response
 from scholarstream.research import (
+    MAX_SEQ,
+    SYNTHESIS_ROLE,
     CamelModel,
     ConfirmRequest,
     DraftDefaults,
     DraftEdit,
     DraftRequest,
+    OutboxReader,
     Research,
     ResearchEvent,
+    ResearchService,
     ResearchStatus,
+    ResearchStore,
     draft_defaults,
 )
-from scholarstream.research.core.drafts import check_selected_llms
-from scholarstream.research.model_calls import SYNTHESIS_ROLE
-from scholarstream.research.service import ResearchService
-from scholarstream.research.store import StoredEvent
-from scholarstream.sse import KEEPALIVE, EventStreamResponse, encode_sse
+from scholarstream.research.core import check_selected_llms
+from scholarstream.sse import EventStreamResponse
 
 router = APIRouter(prefix="/research", tags=["research"])
-
-POLL_SECONDS = 0.25
-"""How often a progress stream looks for new events in the outbox."""
-KEEPALIVE_SECONDS = 15.0
-MAX_SEQ = 2**31 - 1
-"""The largest event seq: the outbox's seq column is a 32-bit INTEGER (PostgreSQL)."""
-
-FINISHED = frozenset({ResearchStatus.COMPLETED, ResearchStatus.FAILED})
-_FINISHED_EVENTS = frozenset({"research.completed", "research.failed"})
 
 _SSE_DOC: dict[int | str, dict[str, Any]] = {
     200: event_stream_response(
@@ -191,48 +181,11 @@ async def research_events(
     ] = None,
 ) -> Response:
     """The research's lifecycle events as server-sent events (see the 200 response)."""
-    service = _service(runtime)
     start_after = last_event_id if last_event_id is not None else after
-    research = await service.get(user.id, research_id)  # 404 before any byte is streamed
-    if research.status in FINISHED and not await service.events(
-        user.id, research_id, after_seq=start_after
-    ):
+    reader = OutboxReader(ResearchStore(runtime.database))
+    # 404 before any byte is streamed.
+    events = await reader.open(user.id, research_id, after=start_after)
+    if events is None:
         # Tells an EventSource that reconnects after the end to stop reconnecting.
         return Response(status_code=204)
-    return EventStreamResponse(_follow(service, user.id, research_id, start_after))
-
-
-def _encode(events: Sequence[StoredEvent]) -> bytes:
-    return b"".join(
-        encode_sse(str(stored.seq), stored.event.model_dump_json(), event=stored.event.type)
-        for stored in events
-    )
-
-
-async def _follow(
-    service: ResearchService, owner_id: uuid.UUID, research_id: uuid.UUID, after: int
-) -> AsyncGenerator[bytes, None]:
-    """The events after ``after``, then each new one as the outbox gets it, until the
-    research is completed or failed. The response closes this when the client leaves."""
-    idle_since = time.monotonic()
-    while True:
-        batch = await service.events(owner_id, research_id, after_seq=after)
-        finished = False
-        if not batch:
-            finished = (await service.get(owner_id, research_id)).status in FINISHED
-            if finished:
-                # A status and its events are saved together: read after the status, every
-                # event up to it is in the outbox.
-                batch = await service.events(owner_id, research_id, after_seq=after)
-        if batch:
-            yield _encode(batch)
-            after = batch[-1].seq
-            idle_since = time.monotonic()
-            if batch[-1].event.type in _FINISHED_EVENTS:
-                return
-        if finished:
-            return
-        if time.monotonic() - idle_since >= KEEPALIVE_SECONDS:
-            yield KEEPALIVE
-            idle_since = time.monotonic()
-        await asyncio.sleep(POLL_SECONDS)
+    return EventStreamResponse(events, named=True)

@@ -13,9 +13,7 @@ from fastapi import APIRouter
 from fastapi.responses import HTMLResponse
 
 from scholarstream.api.deps import RuntimeDep
-from scholarstream.research.share_notice import SHARED_PATH
-from scholarstream.research.share_page import SHARE_HEADERS
-from scholarstream.research.share_storage import ShareStorage
+from scholarstream.research import SHARE_HEADERS, SHARED_PATH, ShareStorage
 
 router = APIRouter(tags=["research"])
 

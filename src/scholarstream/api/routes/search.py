@@ -13,14 +13,20 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from scholarstream.api.deps import CurrentUser, RuntimeDep
-from scholarstream.engine import current_runtime
+from scholarstream.durable import require_engine
 from scholarstream.errors import ConflictError, NotFoundError
 from scholarstream.papers.formats import get_format
-from scholarstream.search.core.checkpoints import Decision
-from scholarstream.search.core.export import ExportSelection, export_collection
-from scholarstream.search.durable import cancel_search_run, deliver_decision, start_search_run
-from scholarstream.search.run_store import SearchRunStore
-from scholarstream.search.runs import PendingCheckpoint, SearchRequest, SearchRun, SearchRunSummary
+from scholarstream.search import (
+    PendingCheckpoint,
+    SearchRequest,
+    SearchRun,
+    SearchRunStore,
+    SearchRunSummary,
+    cancel_search_run,
+    deliver_decision,
+    start_search_run,
+)
+from scholarstream.search.core import Decision, ExportSelection, export_collection
 
 router = APIRouter(prefix="/search", tags=["search"])
 
@@ -33,18 +39,12 @@ class RunList(BaseModel):
     runs: list[SearchRunSummary]
 
 
-def _require_engine() -> None:
-    """Starting, answering and cancelling a run start or signal its durable workflow:
-    ``EngineError`` (503) unless the durable engine runs in this process."""
-    current_runtime()
-
-
 @router.post("/runs", response_model=SearchRun, status_code=202)
 async def start_run(request: SearchRequest, runtime: RuntimeDep, user: CurrentUser) -> SearchRun:
     """Starts a run; it stops at its first checkpoint (GET .../checkpoint). 503
     ``engine_unavailable`` (here and for decisions and cancelling) when the durable engine
     does not run in this process."""
-    _require_engine()
+    require_engine()
     return await start_search_run(runtime, user.id, request)
 
 
@@ -82,14 +82,14 @@ async def decide(
 ) -> SearchRun:
     """Answers the pending checkpoint: approve, edit (``revised_data``: a strategy at the
     strategy checkpoint, feedback at the result review) or reject (with a ``note``)."""
-    _require_engine()
+    require_engine()
     decision = Decision(action=body.action, revised_data=body.revised_data, note=body.note)
     return await deliver_decision(runtime, user.id, run_id, body.checkpoint_id, decision)
 
 
 @router.post("/runs/{run_id}/cancel", response_model=SearchRun)
 async def cancel(run_id: uuid.UUID, runtime: RuntimeDep, user: CurrentUser) -> SearchRun:
-    _require_engine()
+    require_engine()
     return await cancel_search_run(runtime, user.id, run_id)
 
 

@@ -1,6 +1,6 @@
-"""Monitoring runs of a research stream: run it now, list and read its reports, export a
-report's items (RIS, BibTeX, CSV), mark its items relevant or not (later runs learn from
-it)."""
+"""Monitoring runs of a research stream: start a run now (a durable workflow; read its
+report until it is no longer ``running``), list and read its reports, export a report's
+items (RIS, BibTeX, CSV), mark its items relevant or not (later runs learn from it)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import io
 import uuid
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Query, Request, Response
 
 from scholarstream.api.deps import ReleasedUser, RuntimeDep
 from scholarstream.errors import ConflictError
@@ -21,18 +21,30 @@ from scholarstream.streams.monitoring import (
     ReportStore,
     StoredReport,
     export_report,
-    run_stream_now,
+    start_stream_run,
 )
 
 router = APIRouter(prefix="/streams", tags=["streams"])
 
 
-@router.post("/{stream_id}/runs", response_model=StoredReport, status_code=201)
-async def run_stream(stream_id: uuid.UUID, user: ReleasedUser, runtime: RuntimeDep) -> StoredReport:
-    """Runs the stream now and returns the stored report: ``complete``, ``partial`` (a
-    source failed; the report has what the others found) or ``failed`` (every source
-    failed). 409 while another run of the stream is in progress."""
-    return await run_stream_now(runtime, user.id, stream_id)
+@router.post("/{stream_id}/runs", response_model=StoredReport, status_code=202)
+async def run_stream(
+    stream_id: uuid.UUID,
+    user: ReleasedUser,
+    runtime: RuntimeDep,
+    request: Request,
+    response: Response,
+) -> StoredReport:
+    """Starts a run of the stream and answers at once with its report, ``running``; the
+    durable engine runs it (a crash resumes it). Read the report (its ``Location``) until
+    its status is ``complete``, ``partial`` (a source failed; the report has what the
+    others found) or ``failed`` (every source failed, or the run broke: see ``error``).
+    409 while another run of the stream is in progress; 503 ``engine_unavailable`` when
+    the durable engine does not run in this process."""
+    started = await start_stream_run(runtime, user.id, stream_id)
+    location = request.url_for("get_report", stream_id=str(stream_id), report_id=str(started.id))
+    response.headers["Location"] = location.path
+    return started
 
 
 @router.get("/{stream_id}/reports", response_model=ReportList)

@@ -5,8 +5,6 @@ read, edit and delete the streams."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncGenerator
-from contextlib import aclosing
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request, Response
@@ -15,14 +13,14 @@ from scholarstream.api.deps import ReleasedUser, RuntimeDep
 from scholarstream.api.routes._sse import event_stream_response
 from scholarstream.runtime import Runtime
 from scholarstream.sse import EventStreamResponse
-from scholarstream.streams.core.edits import StreamUpdate
-from scholarstream.streams.core.records import (
+from scholarstream.streams.core import (
     CreationList,
     CreationRecord,
     CreationView,
     GuideKind,
     Stream,
     StreamList,
+    StreamUpdate,
 )
 from scholarstream.streams.store import StreamStore
 from scholarstream.streams.turns import (
@@ -31,9 +29,9 @@ from scholarstream.streams.turns import (
     StreamLocator,
     check_turn,
     creation_guide,
-    encode_creation_event,
     refused_turn,
     run_creation_turn,
+    turn_stream,
 )
 
 router = APIRouter(prefix="/streams", tags=["streams"])
@@ -130,15 +128,7 @@ async def creation_turn(
     else:
         guide = await creation_guide(runtime, user.id)
         events = run_creation_turn(store, user.id, record, body, guide, locate=_locator(request))
-
-    async def chunks() -> AsyncGenerator[bytes, None]:
-        async with aclosing(events):
-            n = 0
-            async for event in events:
-                n += 1
-                yield encode_creation_event(event, f"{record.revision}:{n}")
-
-    return EventStreamResponse(chunks())
+    return EventStreamResponse(turn_stream(record.revision, events))
 
 
 @router.post("/creation/{creation_id}/abandon", response_model=CreationView)

@@ -9,12 +9,11 @@ import re
 from scholarstream.chat.continuity.entities import (
     beyond_aspects,
     changes_subject,
-    content_words,
     extract_scope,
     refers_back,
-    words,
 )
 from scholarstream.chat.continuity.state import Classification, ThreadState
+from scholarstream.understanding import content_words, words
 
 FOLLOWUP_MAX_WORDS = 14
 SLOT_FILL_MAX_CONTENT_WORDS = 1

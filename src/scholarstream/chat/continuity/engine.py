@@ -6,7 +6,6 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from scholarstream.chat.continuity.classify import classify_message
-from scholarstream.chat.continuity.entities import content_words
 from scholarstream.chat.continuity.objectives import note_message, note_results
 from scholarstream.chat.continuity.plan import (
     BlueprintStep,
@@ -25,7 +24,8 @@ from scholarstream.chat.continuity.state import (
     ThreadState,
     TurnRecord,
 )
-from scholarstream.chat.core.response import SuggestedValue
+from scholarstream.chat.core import SuggestedValue
+from scholarstream.understanding import content_words
 
 ANSWER_CHARS = 600
 # A query carries the topic when it holds at least this share of the topic's words.

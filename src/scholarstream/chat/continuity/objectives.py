@@ -15,7 +15,7 @@ from scholarstream.chat.continuity.state import (
     QuerySent,
     ThreadState,
 )
-from scholarstream.chat.core.response import SuggestedValue
+from scholarstream.chat.core import SuggestedValue
 from scholarstream.errors import InvalidInputError, NotFoundError
 
 _DONE = re.compile(r"\b(thanks?|thank you|that'?s (it|all|what i needed)|solved|perfect)\b", re.I)

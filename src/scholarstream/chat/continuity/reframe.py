@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import re
 
-from scholarstream.chat.continuity.entities import content_words, extract_scope
+from scholarstream.chat.continuity.entities import extract_scope
 from scholarstream.chat.continuity.state import Intent, Scope
+from scholarstream.understanding import content_words
 
 
 def reframe_for_retrieval(

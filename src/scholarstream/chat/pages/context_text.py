@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from pydantic import JsonValue
 
-from scholarstream.chat.core.context import ChatContext, ItemSummary, SummaryValue
+from scholarstream.chat.core import ChatContext, ItemSummary, SummaryValue
 
 EMPTY = "(empty)"
 TITLE_CHARS = 140

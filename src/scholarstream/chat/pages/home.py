@@ -4,7 +4,7 @@ that does what they want, and turns a research question into a search."""
 from __future__ import annotations
 
 from scholarstream.chat.builtin_payloads import QUERY_SUGGESTION
-from scholarstream.chat.core.context import ChatContext
+from scholarstream.chat.core import ChatContext
 from scholarstream.chat.pages.context_text import page_context, value_text
 from scholarstream.chat.pages.navigation import (
     OPEN_LIBRARY,

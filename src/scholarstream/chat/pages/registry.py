@@ -7,8 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from scholarstream.chat.core.context import ChatContext
-from scholarstream.chat.core.payloads import PayloadType, get_payload_type, payload_types
+from scholarstream.chat.core import ChatContext, PayloadType, get_payload_type, payload_types
 from scholarstream.chat.tools.registry import ToolConfig, get_tool, tools
 from scholarstream.errors import ConfigurationError, InvalidInputError
 

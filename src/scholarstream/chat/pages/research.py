@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import Field
 
-from scholarstream.chat.core.context import ChatContext
+from scholarstream.chat.core import ChatContext
 from scholarstream.chat.pages.context_text import EMPTY, page_context, value_text
 from scholarstream.chat.pages.navigation import OPEN_LIBRARY, OPEN_SEARCH_PAGE, OPEN_SETTINGS
 from scholarstream.chat.pages.registry import register_page
@@ -30,10 +30,10 @@ from scholarstream.errors import InvalidInputError
 from scholarstream.research import (
     LLMResultStatus,
     Research,
+    ResearchStore,
     synthesis_not_available,
     synthesis_sources,
 )
-from scholarstream.research.store import ResearchStore
 
 LIST_PAGE = "research_list"
 RESEARCH_PAGE = "research"

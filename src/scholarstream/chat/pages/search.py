@@ -18,7 +18,7 @@ from scholarstream.chat.builtin_payloads import (
     FILTER_SUGGESTION,
     QUERY_SUGGESTION,
 )
-from scholarstream.chat.core.context import ChatContext
+from scholarstream.chat.core import ChatContext
 from scholarstream.chat.pages.context_text import page_context, pairs, value_text
 from scholarstream.chat.pages.navigation import OPEN_LIBRARY, OPEN_SEARCH_PAGE, OPEN_TRIALS
 from scholarstream.chat.pages.registry import ClientAction, TabConfig, register_page

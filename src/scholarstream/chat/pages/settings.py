@@ -5,7 +5,7 @@ providers the user stored a key for; never the keys)."""
 
 from __future__ import annotations
 
-from scholarstream.chat.core.context import ChatContext
+from scholarstream.chat.core import ChatContext
 from scholarstream.chat.pages.context_text import page_context, value_text
 from scholarstream.chat.pages.navigation import OPEN_LIBRARY, OPEN_SEARCH_PAGE, OPEN_TRIALS
 from scholarstream.chat.pages.registry import register_page

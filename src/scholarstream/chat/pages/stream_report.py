@@ -12,15 +12,14 @@ from typing import Any
 
 from pydantic import Field
 
-from scholarstream.chat.core.context import ChatContext
+from scholarstream.chat.core import ChatContext
 from scholarstream.chat.pages.context_text import page_context, pairs
 from scholarstream.chat.pages.navigation import OPEN_LIBRARY, OPEN_SEARCH_PAGE, OPEN_TRIALS
 from scholarstream.chat.pages.registry import register_page
 from scholarstream.chat.tools.builtin.arguments import ToolArguments, input_schema, parse_arguments
 from scholarstream.chat.tools.registry import ToolConfig, ToolContext, ToolResult, register_tool
 from scholarstream.errors import InvalidInputError
-from scholarstream.streams.monitoring.compare import compare_text, load_pair, parse_id
-from scholarstream.streams.monitoring.store import ReportStore
+from scholarstream.streams.monitoring import ReportStore, compare_text, load_pair, parse_id
 
 PAGE = "stream_report"
 

@@ -9,7 +9,7 @@ with the user's unsent preview edits, and the skipped steps."""
 
 from __future__ import annotations
 
-from scholarstream.chat.core.context import ChatContext
+from scholarstream.chat.core import ChatContext
 from scholarstream.chat.pages.context_text import page_context, pairs
 from scholarstream.chat.pages.navigation import OPEN_LIBRARY, OPEN_SEARCH_PAGE, OPEN_TRIALS
 from scholarstream.chat.pages.registry import register_page

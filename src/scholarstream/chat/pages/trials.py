@@ -11,7 +11,7 @@ from scholarstream.chat.builtin_payloads import (
     FILTER_SUGGESTION,
     TRIAL_SEARCH_SUGGESTION,
 )
-from scholarstream.chat.core.context import ChatContext
+from scholarstream.chat.core import ChatContext
 from scholarstream.chat.pages.context_text import page_context
 from scholarstream.chat.pages.navigation import OPEN_LIBRARY, OPEN_SEARCH_PAGE
 from scholarstream.chat.pages.registry import ClientAction, register_page

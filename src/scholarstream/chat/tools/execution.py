@@ -9,7 +9,7 @@ from typing import Any
 
 import jsonschema
 
-from scholarstream.chat.core.payloads import get_payload_type
+from scholarstream.chat.core import get_payload_type
 from scholarstream.chat.tools.registry import ToolConfig, ToolContext, ToolProgress, ToolResult
 from scholarstream.errors import InvalidInputError, ScholarStreamError
 

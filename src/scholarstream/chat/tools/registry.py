@@ -13,8 +13,7 @@ import jsonschema
 from pydantic import BaseModel, Field
 
 from scholarstream.chat.continuity.state import QuerySent
-from scholarstream.chat.core.context import ChatContext
-from scholarstream.chat.core.payloads import CustomPayload
+from scholarstream.chat.core import ChatContext, CustomPayload
 
 if TYPE_CHECKING:
     from scholarstream.runtime import Runtime

@@ -7,16 +7,16 @@ the chat tools' and the `dedup` command's.
 cluster with ``merge_records``. ``docs/search.md`` ("Deduplication") explains the rules.
 """
 
-from scholarstream.papers.dedup.deduplicator import (
+from scholarstream.papers.dedup._deduplicator import (
     PairAdjudicator,
     PairReport,
     RecordDeduplicator,
     find_clusters,
     judge_pairs,
 )
-from scholarstream.papers.dedup.matching import CONFLICTING_IDS, PairDecision, Verdict, compare
-from scholarstream.papers.dedup.merge import merge_records
-from scholarstream.papers.dedup.normalize import RecordKeys, record_keys
+from scholarstream.papers.dedup._matching import CONFLICTING_IDS, PairDecision, Verdict, compare
+from scholarstream.papers.dedup._merge import merge_records
+from scholarstream.papers.dedup._normalize import RecordKeys, record_keys
 
 __all__ = [
     "CONFLICTING_IDS",

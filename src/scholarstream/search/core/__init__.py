@@ -1,0 +1,83 @@
+"""The pure core of the paper search (seed 003): its models, the run's state, the
+checkpoints and their decisions, the skill protocols and the export of a collection. The
+workflow, its durable run and its store are the shell beside it."""
+
+from scholarstream.search.core._checkpoints import (
+    Checkpoint,
+    CheckpointHandler,
+    CheckpointKind,
+    Decision,
+    DecisionAction,
+    ResultPayload,
+    StrategyPayload,
+    revised_feedback,
+    revised_strategy,
+    validate_decision,
+)
+from scholarstream.search.core._export import ExportSelection, export_collection
+from scholarstream.search.core._models import (
+    CollectionStats,
+    Concept,
+    ConceptBlock,
+    GroupDimension,
+    Grouping,
+    LabelledPaper,
+    PaperCollection,
+    PaperGroup,
+    ParsedIntent,
+    PicoElements,
+    QueryBuilderInput,
+    ScoredPaper,
+    SearchResults,
+    SearchStrategy,
+    SourceQuery,
+    UserFeedback,
+)
+from scholarstream.search.core._skills import (
+    Deduplicator,
+    IntentParser,
+    QueryBuilder,
+    RelevanceScorer,
+    ResultOrganizer,
+    Searcher,
+)
+from scholarstream.search.core._state import IterationRecord, WorkflowState
+
+__all__ = [
+    "Checkpoint",
+    "CheckpointHandler",
+    "CheckpointKind",
+    "CollectionStats",
+    "Concept",
+    "ConceptBlock",
+    "Decision",
+    "DecisionAction",
+    "Deduplicator",
+    "ExportSelection",
+    "GroupDimension",
+    "Grouping",
+    "IntentParser",
+    "IterationRecord",
+    "LabelledPaper",
+    "PaperCollection",
+    "PaperGroup",
+    "ParsedIntent",
+    "PicoElements",
+    "QueryBuilder",
+    "QueryBuilderInput",
+    "RelevanceScorer",
+    "ResultOrganizer",
+    "ResultPayload",
+    "ScoredPaper",
+    "SearchResults",
+    "SearchStrategy",
+    "Searcher",
+    "SourceQuery",
+    "StrategyPayload",
+    "UserFeedback",
+    "WorkflowState",
+    "export_collection",
+    "revised_feedback",
+    "revised_strategy",
+    "validate_decision",
+]

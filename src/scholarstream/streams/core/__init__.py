@@ -1,0 +1,161 @@
+"""The pure core of AI-guided stream creation (seed 000): the steps and their transitions,
+user actions, fields and their validation, the rule-based guide, prompts, and the stream's
+retrieval configuration. No database, engine, HTTP or model calls: the shell beside it
+(store, turns, the model guide, monitoring) does those."""
+
+from scholarstream.streams.core._actions import (
+    OptionSelected,
+    OptionsSelected,
+    SkipStep,
+    TextInput,
+    UserAction,
+    apply_field_edits,
+    apply_user_action,
+    user_action_adapter,
+)
+from scholarstream.streams.core._answer import GuideAnswer, GuideMode
+from scholarstream.streams.core._config import (
+    COLLECTED_FIELDS,
+    OPTIONAL_FIELDS,
+    REQUIRED_FIELDS,
+    PartialStreamConfig,
+    ReportFrequency,
+    StreamConfig,
+    StreamType,
+    default_chat_instructions,
+    finish_config,
+)
+from scholarstream.streams.core._creation import MAX_MESSAGE_CHARS, advance, prepare_turn
+from scholarstream.streams.core._edits import (
+    RetrievalUpdate,
+    StreamQueryUpdate,
+    StreamUpdate,
+    apply_update,
+)
+from scholarstream.streams.core._events import (
+    GuideError,
+    GuideEvent,
+    GuideRetry,
+    GuideTextDelta,
+    GuideTurnResult,
+    guide_event_adapter,
+)
+from scholarstream.streams.core._fields import (
+    EDITABLE_FIELDS,
+    FieldKind,
+    FieldSpec,
+    field_spec,
+    field_specs,
+    parse_field_value,
+)
+from scholarstream.streams.core._guide import Guide, GuideRequest, GuideStreamItem
+from scholarstream.streams.core._prompt import build_system_prompt, build_user_prompt
+from scholarstream.streams.core._records import (
+    CreationList,
+    CreationRecord,
+    CreationStatus,
+    CreationSummary,
+    CreationView,
+    GuideKind,
+    Stream,
+    StreamList,
+)
+from scholarstream.streams.core._retrieval import (
+    RetrievalConfig,
+    StreamQuery,
+    build_retrieval_config,
+)
+from scholarstream.streams.core._rule_guide import RuleGuide
+from scholarstream.streams.core._session import (
+    OPENING_MESSAGE,
+    CreationSession,
+    GuideMessage,
+    new_session,
+)
+from scholarstream.streams.core._validation import ValidatedTurn, validate_answer
+from scholarstream.streams.core._workflow import (
+    DATA_STEPS,
+    NON_DATA_STEPS,
+    STEP_TO_FIELD_MAPPING,
+    StepGuidance,
+    WorkflowStep,
+    all_required_complete,
+    completed_steps,
+    get_available_next_steps,
+    is_data_step,
+    step_guidance,
+)
+
+__all__ = [
+    "COLLECTED_FIELDS",
+    "DATA_STEPS",
+    "EDITABLE_FIELDS",
+    "MAX_MESSAGE_CHARS",
+    "NON_DATA_STEPS",
+    "OPENING_MESSAGE",
+    "OPTIONAL_FIELDS",
+    "REQUIRED_FIELDS",
+    "STEP_TO_FIELD_MAPPING",
+    "CreationList",
+    "CreationRecord",
+    "CreationSession",
+    "CreationStatus",
+    "CreationSummary",
+    "CreationView",
+    "FieldKind",
+    "FieldSpec",
+    "Guide",
+    "GuideAnswer",
+    "GuideError",
+    "GuideEvent",
+    "GuideKind",
+    "GuideMessage",
+    "GuideMode",
+    "GuideRequest",
+    "GuideRetry",
+    "GuideStreamItem",
+    "GuideTextDelta",
+    "GuideTurnResult",
+    "OptionSelected",
+    "OptionsSelected",
+    "PartialStreamConfig",
+    "ReportFrequency",
+    "RetrievalConfig",
+    "RetrievalUpdate",
+    "RuleGuide",
+    "SkipStep",
+    "StepGuidance",
+    "Stream",
+    "StreamConfig",
+    "StreamList",
+    "StreamQuery",
+    "StreamQueryUpdate",
+    "StreamType",
+    "StreamUpdate",
+    "TextInput",
+    "UserAction",
+    "ValidatedTurn",
+    "WorkflowStep",
+    "advance",
+    "all_required_complete",
+    "apply_field_edits",
+    "apply_update",
+    "apply_user_action",
+    "build_retrieval_config",
+    "build_system_prompt",
+    "build_user_prompt",
+    "completed_steps",
+    "default_chat_instructions",
+    "field_spec",
+    "field_specs",
+    "finish_config",
+    "get_available_next_steps",
+    "guide_event_adapter",
+    "is_data_step",
+    "new_session",
+    "parse_field_value",
+    "prepare_turn",
+    "step_guidance",
+    "user_action_adapter",
+    "validate_answer",
+]

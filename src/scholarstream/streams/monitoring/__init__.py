@@ -3,12 +3,16 @@ stream's enabled queries for items since its last run, merge duplicates, leave o
 reported, score the rest offline against the stream, and store a report (ranked items
 with a reason, groups by focus area and competitor, counts, a publication timeline).
 
-``run_stream_now(runtime, owner_id, stream_id)`` does it all; ``run_stream`` is the run
+``start_stream_run(runtime, owner_id, stream_id)`` claims the stream and enqueues its run
+as a durable workflow (``stream_run_workflow``, the ``stream-runs`` queue; ``wait_for_run``
+waits for it); ``run_stream_now`` does the whole run in the caller; ``run_stream`` is the run
 without storage; ``ReportStore`` keeps the reports and the reported keys; ``schedule``
 runs the due streams; ``FeedbackStore`` keeps the user's judgements of reported items,
 which later runs learn from; ``stream_judge`` picks the model or the offline scorer."""
 
-from scholarstream.streams.monitoring.engine import (
+from scholarstream.streams.monitoring._announce import report_notification
+from scholarstream.streams.monitoring._compare import compare_text, load_pair, parse_id
+from scholarstream.streams.monitoring._engine import (
     DEFAULT_WINDOW,
     PUBLICATION_LOOKBACK,
     build_result,
@@ -16,15 +20,15 @@ from scholarstream.streams.monitoring.engine import (
     run_stream,
     searches,
 )
-from scholarstream.streams.monitoring.export import export_report, report_collection
-from scholarstream.streams.monitoring.feedback import (
+from scholarstream.streams.monitoring._export import export_report, report_collection
+from scholarstream.streams.monitoring._feedback import (
     FeedbackStore,
     ItemJudgement,
     ReportFeedback,
     labelled_items,
 )
-from scholarstream.streams.monitoring.keys import already_reported, item_keys, lookup_keys
-from scholarstream.streams.monitoring.relevance import (
+from scholarstream.streams.monitoring._keys import already_reported, item_keys, lookup_keys
+from scholarstream.streams.monitoring._relevance import (
     OFFLINE_JUDGE,
     Match,
     StreamJudge,
@@ -32,7 +36,7 @@ from scholarstream.streams.monitoring.relevance import (
     match,
     stream_intent,
 )
-from scholarstream.streams.monitoring.report import (
+from scholarstream.streams.monitoring._report import (
     Report,
     ReportCounts,
     ReportGroup,
@@ -46,14 +50,36 @@ from scholarstream.streams.monitoring.report import (
     Timeline,
     TimelineBucket,
 )
-from scholarstream.streams.monitoring.service import run_stream_now, stream_judge
-from scholarstream.streams.monitoring.store import ReportStore, RunStart
-from scholarstream.streams.monitoring.timeline import timeline
+from scholarstream.streams.monitoring._schedule import (
+    CRON,
+    PERIODS,
+    UNQUEUED_AFTER,
+    DueStream,
+    run_due_streams,
+    run_due_streams_workflow,
+    slot_time,
+)
+from scholarstream.streams.monitoring._service import run_stream_now, stream_judge
+from scholarstream.streams.monitoring._store import ReportStore, RunStart
+from scholarstream.streams.monitoring._timeline import timeline
+from scholarstream.streams.monitoring._workflows import (
+    STREAM_RUN_QUEUE,
+    enqueue_run,
+    run_workflow_id,
+    start_stream_run,
+    stream_run_workflow,
+    wait_for_run,
+)
 
 __all__ = [
+    "CRON",
     "DEFAULT_WINDOW",
     "OFFLINE_JUDGE",
+    "PERIODS",
     "PUBLICATION_LOOKBACK",
+    "STREAM_RUN_QUEUE",
+    "UNQUEUED_AFTER",
+    "DueStream",
     "FeedbackStore",
     "ItemJudgement",
     "Match",
@@ -75,18 +101,30 @@ __all__ = [
     "TimelineBucket",
     "already_reported",
     "build_result",
+    "compare_text",
+    "enqueue_run",
     "export_report",
     "first_since",
     "item_keys",
     "judge",
     "labelled_items",
+    "load_pair",
     "lookup_keys",
     "match",
+    "parse_id",
     "report_collection",
+    "report_notification",
+    "run_due_streams",
+    "run_due_streams_workflow",
     "run_stream",
     "run_stream_now",
+    "run_workflow_id",
     "searches",
+    "slot_time",
+    "start_stream_run",
     "stream_intent",
     "stream_judge",
+    "stream_run_workflow",
     "timeline",
+    "wait_for_run",
 ]

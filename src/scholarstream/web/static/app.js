@@ -1,25 +1,7 @@
-// The shell's behaviour: status card, provider-key form, logout. Feature pages add modules.
+// The shell's behaviour: status card, provider-key form, logout. Feature pages add modules;
+// what they share (API client, DOM helpers, SSE reader, Markdown) is in shared/.
 
-async function api(path, options = {}) {
-  // A FormData body (file upload) needs the browser's own multipart type with its boundary.
-  const json = options.body instanceof FormData ? {} : { "Content-Type": "application/json" };
-  const response = await fetch(path, {
-    credentials: "same-origin",
-    ...options,
-    // After the spread, so a caller's extra headers add to the content type.
-    headers: { ...json, ...(options.headers || {}) },
-  });
-  if (response.status === 204) return null;
-  // A proxy or a crashed worker may answer with HTML: never let JSON parsing hide the status.
-  const body = await response.json().catch(() => null);
-  if (!response.ok) {
-    const message = body?.message ?? `The server answered ${response.status} ${response.statusText}.`;
-    const error = new Error(body?.hint ? `${message} ${body.hint}` : message);
-    error.body = body;
-    throw error;
-  }
-  return body;
-}
+import { api } from "/static/app/shared/api.js";
 
 async function showHealth(container) {
   const set = (field, text) => {
@@ -78,5 +60,3 @@ if (health) showHealth(health);
 document.querySelectorAll('[data-form="provider-key"]').forEach(bindProviderKeyForm);
 document.querySelectorAll("[data-delete-key]").forEach(bindKeyRemoval);
 document.querySelectorAll('[data-action="logout"]').forEach(bindLogout);
-
-export { api };

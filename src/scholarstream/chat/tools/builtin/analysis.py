@@ -25,7 +25,7 @@ from scholarstream.chat.builtin_payloads import (
     AnalysisRow,
     NumericSummary,
 )
-from scholarstream.chat.core.context import ItemSummary, SummaryValue
+from scholarstream.chat.core import ItemSummary, SummaryValue
 from scholarstream.chat.tools.builtin.arguments import ToolArguments, input_schema, parse_arguments
 from scholarstream.chat.tools.execution import ToolArgumentsError
 from scholarstream.chat.tools.registry import ToolConfig, ToolContext, ToolResult, register_tool

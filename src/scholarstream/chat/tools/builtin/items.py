@@ -29,7 +29,7 @@ from scholarstream.chat.tools.registry import (
 )
 from scholarstream.errors import InvalidInputError, ScholarStreamError
 from scholarstream.papers import Record
-from scholarstream.search.run_store import SearchRunStore
+from scholarstream.search import SearchRunStore
 
 MAX_ITEMS = 20
 

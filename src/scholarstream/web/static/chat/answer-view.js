@@ -3,10 +3,10 @@
 // from a stored message.
 // Model text and tool data only reach the page as text nodes.
 
-import { codeLabel, el, renderProblem } from "/static/app/records.js";
 import { renderPayload } from "/static/app/chat/payload-cards.js";
-import { renderText } from "/static/app/chat/markdown.js";
 import { renderSearched } from "/static/app/chat/searched-view.js";
+import { codeLabel, el, renderProblem } from "/static/app/shared/dom.js";
+import { renderMarkdown } from "/static/app/shared/markdown.js";
 
 export function dateTime(value) {
   const date = new Date(value);
@@ -55,14 +55,14 @@ export class AnswerView {
     this.renderPending = true;
     requestAnimationFrame(() => {
       this.renderPending = false;
-      this.textBox.replaceChildren(renderText(this.text));
+      this.textBox.replaceChildren(renderMarkdown(this.text));
       this.tray.scrollToEnd();
     });
   }
 
   setText(text) {
     this.text = text || "";
-    this.textBox.replaceChildren(renderText(this.text));
+    this.textBox.replaceChildren(renderMarkdown(this.text));
   }
 
   tool(index, name) {
@@ -144,7 +144,7 @@ export class AnswerView {
     this.setStatus("");
     this.toolList.querySelectorAll("progress").forEach((p) => p.remove());
     if (event.partial && event.partial.length > this.text.length) this.setText(event.partial);
-    else this.textBox.replaceChildren(renderText(this.text));
+    else this.textBox.replaceChildren(renderMarkdown(this.text));
     if (cancelled) {
       this.extras.replaceChildren(el("p", { class: "chat-note muted", dataset: { role: "stopped" } },
         this.text ? "Stopped: the answer above is as far as it got." : "Stopped before the answer started."));

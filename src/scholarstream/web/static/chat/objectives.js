@@ -4,8 +4,8 @@
 // The user edits the list here through the thread endpoints; every answer's continuity and
 // the thread of a reopened conversation refresh it. Text reaches the page as text nodes only.
 
-import { api } from "/static/app/app.js";
-import { el, renderProblem } from "/static/app/records.js";
+import { api } from "/static/app/shared/api.js";
+import { el, renderProblem } from "/static/app/shared/dom.js";
 
 const STATUSES = [
   ["open", "open"],

@@ -8,8 +8,9 @@
 //   handler (page-context.js acceptPayload) and shows its confirmation or error; it is
 //   disabled, with the reason next to it, when the page registered no handler for the type.
 
-import { codeLabel, el, externalLink, identifierList, phaseLabels, safeUrl } from "/static/app/records.js";
 import { acceptPayload, canAccept, hasClientAction, runClientAction } from "/static/app/chat/page-context.js";
+import { codeLabel, el, externalLink, safeUrl } from "/static/app/shared/dom.js";
+import { identifierList, phaseLabels } from "/static/app/shared/records.js";
 
 const renderers = new Map();
 const TITLES = new Map();

@@ -3,8 +3,8 @@
 // the message was read as a follow-up with the conversation's topic.
 // Input is the ``continuity`` field of a ChatResponsePayload (live or stored); text nodes only.
 
-import { el } from "/static/app/records.js";
 import { sourceName } from "/static/app/chat/payload-cards.js";
+import { el } from "/static/app/shared/dom.js";
 
 const FOLLOW_UP_INTENTS = new Set(["followup_continuation", "slot_fill"]);
 

@@ -4,76 +4,24 @@
 // endpoint with Last-Event-ID (a few times, backing off), and after that reads the finished
 // answer back from the conversation.
 
+import { errorOf } from "/static/app/shared/api.js";
+import { sseEvents } from "/static/app/shared/sse.js";
+
 const TERMINAL = new Set(["complete", "error"]);
 const RETRY_DELAYS_MS = [400, 1000, 2500];
 const READ_BACK_POLLS = 20;
 const READ_BACK_MS = 1000;
-
-/** An error the API answered as JSON ({code, message, hint}), shaped like app.js's api(). */
-export class ChatRequestError extends Error {
-  constructor(status, body) {
-    const message = body?.message ?? `The server answered ${status}.`;
-    super(body?.hint ? `${message} ${body.hint}` : message);
-    this.status = status;
-    this.body = body;
-  }
-}
 
 const sleep = (ms, signal) => new Promise((resolve) => {
   const timer = setTimeout(resolve, ms);
   signal?.addEventListener("abort", () => { clearTimeout(timer); resolve(); }, { once: true });
 });
 
-/** Parses SSE text into {id, data} blocks; keeps the unfinished tail for the next chunk. */
-export class SseParser {
-  constructor() {
-    this.buffer = "";
-  }
-
-  feed(chunk) {
-    this.buffer += chunk.replace(/\r\n?/g, "\n");
-    const events = [];
-    let end;
-    while ((end = this.buffer.indexOf("\n\n")) !== -1) {
-      const block = this.buffer.slice(0, end);
-      this.buffer = this.buffer.slice(end + 2);
-      const event = parseBlock(block);
-      if (event) events.push(event);
-    }
-    return events;
-  }
-}
-
-function parseBlock(block) {
-  let id = null;
-  const data = [];
-  for (const line of block.split("\n")) {
-    if (line === "" || line.startsWith(":")) continue; // comments: keep-alive pings
-    const colon = line.indexOf(":");
-    const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? "" : line.slice(colon + 1);
-    if (value.startsWith(" ")) value = value.slice(1);
-    if (field === "id") id = value;
-    else if (field === "data") data.push(value);
-  }
-  if (data.length === 0) return null;
-  try {
-    return { id, event: JSON.parse(data.join("\n")) };
-  } catch {
-    return null; // not ours (a proxy's note): skip it rather than break the turn
-  }
-}
-
-async function errorOf(response) {
-  const body = await response.json().catch(() => null);
-  return new ChatRequestError(response.status, body);
-}
-
 /**
  * One turn of the conversation. ``onEvent(event)`` gets every event once, in order (a
  * replay after a reconnection skips what was already delivered). ``done`` resolves with
  * the terminal event ({type: "complete"|"error", ...}); it rejects only when the request
- * is refused before any stream starts (a ChatRequestError with the API's message and hint).
+ * is refused before any stream starts (an ApiError with the API's message and hint).
  *
  * Start it with ``{message, context, conversation_id}``, or resume a running turn (after
  * a page navigation) with ``{resume: {turn_id, conversation_id}}``.
@@ -177,37 +125,29 @@ export class ChatTurn {
 
   /** Delivers the response's events; the terminal event, or null if the stream broke. */
   async _read(response) {
-    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-    const parser = new SseParser();
     try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return null;
-        for (const { id, event } of parser.feed(value)) {
-          if (id) {
-            this.lastEventId = id;
-            const turn = id.slice(0, id.lastIndexOf(":"));
-            if (turn && !this.turnId) this.turnId = turn;
-          }
-          if (event.type === "status") {
-            if (event.turn_id && !this.turnId) this.turnId = event.turn_id;
-            if (event.conversation_id) this.conversationId = event.conversation_id;
-            // A Stop pressed before the turn had an id.
-            if (this.stopRequested && this.turnId && !this.cancelSent) {
-              this.cancelSent = true;
-              this._cancelOnServer();
-            }
-          }
-          if (event.type === "error" && event.conversation_id) {
-            this.conversationId = event.conversation_id;
-          }
-          if (TERMINAL.has(event.type)) {
-            reader.cancel().catch(() => {});
-            return event;
-          }
-          this.onEvent(event);
+      for await (const { id, event } of sseEvents(response)) {
+        if (id) {
+          this.lastEventId = id;
+          const turn = id.slice(0, id.lastIndexOf(":"));
+          if (turn && !this.turnId) this.turnId = turn;
         }
+        if (event.type === "status") {
+          if (event.turn_id && !this.turnId) this.turnId = event.turn_id;
+          if (event.conversation_id) this.conversationId = event.conversation_id;
+          // A Stop pressed before the turn had an id.
+          if (this.stopRequested && this.turnId && !this.cancelSent) {
+            this.cancelSent = true;
+            this._cancelOnServer();
+          }
+        }
+        if (event.type === "error" && event.conversation_id) {
+          this.conversationId = event.conversation_id;
+        }
+        if (TERMINAL.has(event.type)) return event;
+        this.onEvent(event);
       }
+      return null;
     } catch {
       return null; // a dropped connection (or our own abort)
     }

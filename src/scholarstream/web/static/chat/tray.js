@@ -4,10 +4,10 @@
 // conversation's objectives above the log.
 // The open conversation (and a turn still running) is remembered in sessionStorage, so the
 // tray continues it after a navigation or a reload.
-// Model text and tool data only reach the page as text nodes (markdown.js, records.js el()).
+// Model text and tool data only reach the page as text nodes (shared/markdown.js, shared/dom.js el()).
 
-import { api } from "/static/app/app.js";
-import { codeLabel, el, renderProblem } from "/static/app/records.js";
+import { AnswerView, dateTime, toolInputLine, toolLabel } from "/static/app/chat/answer-view.js";
+import { ObjectivesPanel } from "/static/app/chat/objectives.js";
 import {
   acceptPayload,
   canAccept,
@@ -18,10 +18,10 @@ import {
   runClientAction,
 } from "/static/app/chat/page-context.js";
 import { refreshAcceptButtons, renderPayload } from "/static/app/chat/payload-cards.js";
-import { renderText } from "/static/app/chat/markdown.js";
-import { AnswerView, dateTime, toolInputLine, toolLabel } from "/static/app/chat/answer-view.js";
-import { ChatRequestError, ChatTurn, terminalFromMessage } from "/static/app/chat/stream.js";
-import { ObjectivesPanel } from "/static/app/chat/objectives.js";
+import { ChatTurn, terminalFromMessage } from "/static/app/chat/stream.js";
+import { api, ApiError } from "/static/app/shared/api.js";
+import { codeLabel, el, renderProblem } from "/static/app/shared/dom.js";
+import { renderMarkdown } from "/static/app/shared/markdown.js";
 
 const KEY_CONVERSATION = "scholarstream.chat.conversation";
 const KEY_OPEN = "scholarstream.chat.open";
@@ -239,7 +239,7 @@ class ChatTray {
   userMessage(text) {
     const node = el("article", { class: "chat-msg user", dataset: { role: "user" }, "aria-label": "You" },
       el("p", { class: "chat-role", "aria-hidden": "true" }, "You"),
-      el("div", { class: "chat-text" }, renderText(text)));
+      el("div", { class: "chat-text" }, renderMarkdown(text)));
     this.empty.hidden = true;
     this.log.append(node);
     return node;
@@ -294,7 +294,7 @@ class ChatTray {
             body: JSON.stringify({ params: action.params ?? {}, context: collectContext() }),
           });
           outcome.replaceChildren(el("div", { class: "chat-action-result" },
-            renderText(result.message), result.payload ? renderPayload(result.payload) : null));
+            renderMarkdown(result.message), result.payload ? renderPayload(result.payload) : null));
         }
       } catch (error) {
         renderProblem(outcome, error, `${action.label}:`);
@@ -362,7 +362,7 @@ class ChatTray {
       await turn.done;
     } catch (error) {
       onRefused();
-      if (error instanceof ChatRequestError) renderProblem(this.formProblem, error);
+      if (error instanceof ApiError) renderProblem(this.formProblem, error);
       else renderProblem(this.formProblem, error, "The message could not be sent:");
     } finally {
       if (this.turn === turn) {
@@ -504,7 +504,7 @@ class ChatTray {
       if (message.role === "user") {
         nodes.push(el("article", { class: "chat-msg user", dataset: { role: "user" }, "aria-label": "You" },
           el("p", { class: "chat-role", "aria-hidden": "true" }, "You"),
-          el("div", { class: "chat-text" }, renderText(message.content))));
+          el("div", { class: "chat-text" }, renderMarkdown(message.content))));
         return;
       }
       const answer = new AnswerView(this);

@@ -7,8 +7,8 @@
 // The partial _notification_targets.html renders a container with data-notify-base; this
 // module mounts every such container when it loads. mountTargets() mounts one by hand.
 
-import { api } from "/static/app/app.js";
-import { el, renderProblem } from "/static/app/records.js";
+import { api } from "/static/app/shared/api.js";
+import { el, renderProblem } from "/static/app/shared/dom.js";
 
 const EXAMPLES = ["ntfy://my-topic", "mailto://user:password@example.com", "json://hooks.example.com/path"];
 const APPRISE_WIKI = "https://github.com/caronc/apprise/wiki";

@@ -3,8 +3,8 @@
 // research form of the list page and a draft's edit form are both this form. It never
 // clears what the user typed on an error: callers show the API's error next to it.
 
-import { api } from "/static/app/app.js";
-import { el, renderProblem } from "/static/app/records.js";
+import { api } from "/static/app/shared/api.js";
+import { el, renderProblem } from "/static/app/shared/dom.js";
 
 export const RESEARCH_API = "/api/v1/research";
 

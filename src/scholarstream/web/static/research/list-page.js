@@ -4,10 +4,10 @@
 // missing key) the draft is kept, the error is shown, the form keeps what was typed, and
 // the next try edits that same draft (PATCH) instead of making another.
 
-import { api } from "/static/app/app.js";
 import { registerChatContext } from "/static/app/chat/page-context.js";
-import { el } from "/static/app/records.js";
-import { RESEARCH_API, ResearchForm, bindButtons, modelChoices } from "/static/app/research/draft-form.js";
+import { bindButtons, modelChoices, RESEARCH_API, ResearchForm } from "/static/app/research/draft-form.js";
+import { api } from "/static/app/shared/api.js";
+import { el } from "/static/app/shared/dom.js";
 
 const root = document.querySelector('[data-page="research-list"]');
 const form = new ResearchForm(root.querySelector('[data-form="research"]'));

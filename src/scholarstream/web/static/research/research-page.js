@@ -18,15 +18,19 @@
 // event seen. A model starting its call has no event, so the page also reads the research
 // every second while models are being asked.
 
-import { api } from "/static/app/app.js";
 import { registerChatContext } from "/static/app/chat/page-context.js";
-import { el, renderProblem } from "/static/app/records.js";
-import { RESEARCH_API, ResearchForm, bindButtons, modelChoices } from "/static/app/research/draft-form.js";
-import { renderMarkdown } from "/static/app/research/markdown.js";
+import { bindButtons, modelChoices, RESEARCH_API, ResearchForm } from "/static/app/research/draft-form.js";
 import {
-  STATUS_LABELS, cardDisplay, retriesLeft, synthesisNotAvailable, userAction,
+  cardDisplay,
+  retriesLeft,
+  STATUS_LABELS,
+  synthesisNotAvailable,
+  userAction,
 } from "/static/app/research/status.js";
 import { ReportTabs } from "/static/app/research/tabs.js";
+import { api } from "/static/app/shared/api.js";
+import { el, renderProblem } from "/static/app/shared/dom.js";
+import { renderMarkdown } from "/static/app/shared/markdown.js";
 
 const LLM_LABELS = { pending: "Pending", processing: "Processing", completed: "Completed", failed: "Failed" };
 const IN_FLIGHT = new Set(["processing", "retrying", "synthesizing", "awaiting_confirmation"]);

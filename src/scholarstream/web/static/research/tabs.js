@@ -3,7 +3,7 @@
 // tabs (and select them), Home/End go to the first and last. The selected tab stays
 // selected when the tabs are shown again (the research was read again).
 
-import { el } from "/static/app/records.js";
+import { el } from "/static/app/shared/dom.js";
 
 let counter = 0;
 

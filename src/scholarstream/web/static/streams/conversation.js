@@ -4,8 +4,8 @@
 // select), a skip button on an optional step, and the review's confirmation.
 // The guide's text is never trusted HTML: it reaches the page through text nodes only.
 
-import { renderText } from "/static/app/chat/markdown.js";
-import { el } from "/static/app/records.js";
+import { el } from "/static/app/shared/dom.js";
+import { renderMarkdown } from "/static/app/shared/markdown.js";
 
 /** The message log (role="log", so what is added is read out). */
 export class GuideLog {
@@ -23,7 +23,7 @@ export class GuideLog {
 
   assistant(text) {
     const node = el("article", { class: "guide-msg assistant", "aria-label": "Guide" },
-      el("div", { class: "guide-text" }, renderText(text)));
+      el("div", { class: "guide-text" }, renderMarkdown(text)));
     this.log.append(node);
     this.scrollToEnd();
     return node;
@@ -76,7 +76,7 @@ export class GuideLog {
       finish: (message) => {
         note.remove();
         text.classList.remove("streaming");
-        text.replaceChildren(renderText(message));
+        text.replaceChildren(renderMarkdown(message));
         node.removeAttribute("aria-busy");
         delete node.dataset.testid;
         this.scrollToEnd();
@@ -89,7 +89,7 @@ export class GuideLog {
 function fillUser(node, message) {
   node.replaceChildren(...[
     message.action ? el("p", { class: "guide-action" }, message.action) : null,
-    message.content ? el("div", { class: "guide-text" }, renderText(message.content)) : null,
+    message.content ? el("div", { class: "guide-text" }, renderMarkdown(message.content)) : null,
   ].filter(Boolean));
 }
 

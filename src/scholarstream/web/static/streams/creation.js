@@ -6,9 +6,9 @@
 // reload. What the user typed (the answer box, unsent preview edits) and the guide's last
 // offer are kept in sessionStorage per creation, so a reload or a failed turn loses nothing.
 
-import { api } from "/static/app/app.js";
 import { registerChatContext } from "/static/app/chat/page-context.js";
-import { el, renderProblem, renderStatus } from "/static/app/records.js";
+import { api } from "/static/app/shared/api.js";
+import { el, renderProblem, renderStatus } from "/static/app/shared/dom.js";
 import { GuideLog, OfferPanel } from "/static/app/streams/conversation.js";
 import { Preview } from "/static/app/streams/preview.js";
 import { sendTurn } from "/static/app/streams/turns.js";

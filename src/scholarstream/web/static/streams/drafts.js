@@ -2,8 +2,8 @@
 // (GET /api/v1/streams/creation), most recently changed first, each linked to its creation
 // page (/streams/new/<id>), which resumes it where it was left. No drafts: no section.
 
-import { api } from "/static/app/app.js";
-import { el, renderProblem } from "/static/app/records.js";
+import { api } from "/static/app/shared/api.js";
+import { el, renderProblem } from "/static/app/shared/dom.js";
 
 const section = document.querySelector('[data-testid="drafts"]');
 const list = section.querySelector('[data-role="draft-list"]');

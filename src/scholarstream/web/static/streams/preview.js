@@ -2,8 +2,15 @@
 // every field editable in place. An edit stays local: no request is sent; the changed fields
 // travel with the user's next answer to the guide as ``edits`` (field -> value, null clears).
 
-import { el } from "/static/app/records.js";
-import { fieldControls, fieldLabel, markEdited, readControl, sameValue, writeControl } from "/static/app/streams/fields.js";
+import { el } from "/static/app/shared/dom.js";
+import {
+  fieldControls,
+  fieldLabel,
+  markEdited,
+  readControl,
+  sameValue,
+  writeControl,
+} from "/static/app/streams/fields.js";
 
 const STEP_STATES = { done: "done", skipped: "skipped", current: "current" };
 

@@ -1,10 +1,13 @@
 // The stream page's Reports section: "Run now" (POST /api/v1/streams/{id}/runs, which
-// answers when the run is over; a run already in progress is a 409, shown inline like any
-// other refusal) and the stream's reports, newest first, each linked to its page.
+// answers at once (202) with the run's report, "running": the durable engine runs it and
+// the page reads the report until it has finished; a run already in progress is a 409,
+// shown inline like any other refusal) and the stream's reports, newest first, each linked
+// to its page.
 
-import { api } from "/static/app/app.js";
-import { el, renderProblem } from "/static/app/records.js";
+import { api } from "/static/app/shared/api.js";
+import { el, renderProblem } from "/static/app/shared/dom.js";
 
+const POLL_MS = 1000;
 const STATUS_TEXT = { running: "Running", complete: "Complete", partial: "Partial", failed: "Failed" };
 
 function when(value) {
@@ -17,6 +20,8 @@ function newItems(summary) {
   const n = summary.counts.new;
   return `${n} new item${n === 1 ? "" : "s"}`;
 }
+
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Binds the Reports section inside ``root``; ``onRun`` is told when a run has finished. */
 export function bindReports(root, streamId, { onRun = () => {} } = {}) {
@@ -58,11 +63,17 @@ export function bindReports(root, streamId, { onRun = () => {} } = {}) {
     list.setAttribute("aria-busy", "true");
     status.textContent = "Running: searching every enabled source, this can take a minute…";
     try {
-      const stored = await api(`${base}/runs`, { method: "POST" });
+      let stored = await api(`${base}/runs`, { method: "POST" });
+      // The run is in the list while it runs; its report is read until it has finished.
+      await refresh();
+      while (stored.status === "running") {
+        await pause(POLL_MS);
+        stored = await api(`${base}/reports/${encodeURIComponent(stored.id)}`);
+      }
       const counts = stored.report?.counts;
       status.textContent = counts
         ? `Run ${stored.status}: ${counts.new} new item${counts.new === 1 ? "" : "s"}.`
-        : `Run ${stored.status}.`;
+        : `Run ${stored.status}${stored.error ? `: ${stored.error}` : ""}.`;
       onRun(stored);
     } catch (error) {
       status.textContent = "";

@@ -4,10 +4,10 @@
 // by focus area and competitor, each with Relevant / Not relevant buttons whose judgements
 // the stream's later runs learn from. Record text only ever reaches the page as text nodes.
 
-import { api } from "/static/app/app.js";
 import { registerChatContext } from "/static/app/chat/page-context.js";
-import { authorNames, el, renderProblem, safeUrl, venueLine } from "/static/app/records.js";
-import { setPressed, toggleButton } from "/static/app/search-views.js";
+import { api } from "/static/app/shared/api.js";
+import { el, renderProblem, safeUrl, setPressed, toggleButton } from "/static/app/shared/dom.js";
+import { authorNames, venueLine } from "/static/app/shared/records.js";
 import { renderTimeline } from "/static/app/streams/timeline-chart.js";
 
 const root = document.querySelector('[data-page="stream-report"]');

@@ -3,7 +3,7 @@
 // PATCH /api/v1/streams/{id} {"retrieval": {"queries": {<source>: changes}}}. An editor with
 // unsaved changes keeps them when the stream is shown again after another save.
 
-import { el, renderProblem } from "/static/app/records.js";
+import { el, renderProblem } from "/static/app/shared/dom.js";
 
 function filterText(filters) {
   return Object.entries(filters ?? {}).map(([name, value]) => `${name} = ${value}`).join("; ");

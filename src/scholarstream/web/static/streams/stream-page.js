@@ -4,9 +4,9 @@
 // keeps what the user typed. Its reports and "Run now" are report-list.js's. The chat
 // tray sends the stream's id, so its chat_instructions apply.
 
-import { api } from "/static/app/app.js";
+import { api } from "/static/app/shared/api.js";
 import { registerChatContext } from "/static/app/chat/page-context.js";
-import { el, renderProblem } from "/static/app/records.js";
+import { el, renderProblem } from "/static/app/shared/dom.js";
 import { fieldControls, markEdited, readControl, sameValue, writeControl } from "/static/app/streams/fields.js";
 import { QueryEditors } from "/static/app/streams/retrieval.js";
 import { bindReports } from "/static/app/streams/report-list.js";

@@ -2,7 +2,7 @@
 // title and a description, one <title> per bar) with the same numbers as a table: no chart
 // library. The buckets come from the report's ``timeline`` (by_year, by_month, undated).
 
-import { el } from "/static/app/records.js";
+import { el } from "/static/app/shared/dom.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const WIDTH = 640;

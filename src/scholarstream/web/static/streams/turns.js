@@ -2,14 +2,10 @@
 // events text_delta and retry while the guide writes, then turn_result or error. fetch +
 // ReadableStream because EventSource cannot POST a body.
 
-import { ChatRequestError, SseParser } from "/static/app/chat/stream.js";
+import { errorOf } from "/static/app/shared/api.js";
+import { sseEvents } from "/static/app/shared/sse.js";
 
 const TERMINAL = new Set(["turn_result", "error"]);
-
-async function errorOf(response) {
-  const body = await response.json().catch(() => null);
-  return new ChatRequestError(response.status, body);
-}
 
 /**
  * Sends one turn. ``onEvent`` gets the text_delta and retry events in order; the promise
@@ -17,7 +13,7 @@ async function errorOf(response) {
  * ``connection_lost`` error when the stream ends without one. Input the guide refuses (an
  * unknown field, a value outside an enum, a required field skipped, a closed draft) is an
  * error event too: {code: invalid_input | conflict, message, hint, field}. It rejects with
- * a ChatRequestError (``body``: the API's {code, message, hint}) when the request itself is
+ * an ApiError (``body``: the API's {code, message, hint}) when the request itself is
  * refused (4xx: a body the API cannot read, an unknown draft), and with a TypeError when
  * the server cannot be reached.
  */
@@ -30,19 +26,10 @@ export async function sendTurn(creationId, body, { onEvent = () => {}, signal } 
     signal,
   });
   if (!response.ok) throw await errorOf(response);
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-  const parser = new SseParser();
   try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      for (const { event } of parser.feed(value)) {
-        if (TERMINAL.has(event.type)) {
-          reader.cancel().catch(() => {});
-          return event;
-        }
-        onEvent(event);
-      }
+    for await (const { event } of sseEvents(response)) {
+      if (TERMINAL.has(event.type)) return event;
+      onEvent(event);
     }
   } catch {
     // A dropped connection: said below.

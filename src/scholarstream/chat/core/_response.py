@@ -1,0 +1,59 @@
+"""The finished answer of one turn (the seed's ``ChatResponsePayload``) and its parts."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, JsonValue
+
+from scholarstream.chat.continuity.state import ContinuityReport
+from scholarstream.chat.core._payloads import CustomPayload
+
+
+class SuggestedValue(BaseModel):
+    """A chip under the answer; clicking it sends ``value`` as the user's next message."""
+
+    label: str = Field(min_length=1, max_length=120)
+    value: str = Field(min_length=1, max_length=2000)
+
+
+class SuggestedAction(BaseModel):
+    """A button: ``client`` actions run in the page, ``server`` actions are posted to
+    ``/api/v1/chat/actions/{action}``."""
+
+    label: str = Field(min_length=1, max_length=120)
+    action: str = Field(min_length=1, max_length=80)
+    handler: Literal["client", "server"]
+    params: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+class ToolHistoryEntry(BaseModel):
+    tool_name: str
+    input: dict[str, Any]
+    output: str
+    ok: bool = True
+
+
+class ChatResponsePayload(BaseModel):
+    message: str
+    custom_payload: CustomPayload | None = None
+    payloads: list[CustomPayload] = Field(
+        default_factory=list,
+        description="Every payload of the turn, tools' first; custom_payload is the LLM's "
+        "payload if it gave one, else the last tool's.",
+    )
+    suggested_values: list[SuggestedValue] = Field(default_factory=list)
+    suggested_actions: list[SuggestedAction] = Field(default_factory=list)
+    tool_history: list[ToolHistoryEntry] = Field(default_factory=list)
+    conversation_id: uuid.UUID | None = None
+    message_id: uuid.UUID | None = None
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="What was dropped from the answer (a malformed payload, an unknown action).",
+    )
+    continuity: ContinuityReport | None = Field(
+        default=None,
+        description="How the message was read against the conversation, the refined query, "
+        "the exact queries sent to each tool and source, and the objective list.",
+    )

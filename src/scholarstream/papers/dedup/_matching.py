@@ -1,0 +1,332 @@
+"""The pairwise decision: are two records copies of one work?
+
+``compare`` gathers the evidence (``Evidence``) and runs the rules in ``RULES`` in order;
+the first rule with an opinion decides. Vetoes come first, because the costly mistake is a
+false merge: a record silently disappearing from a systematic review. The rules follow
+the bibliographic logic of ASySD and bib-dedupe:
+
+* a shared identifier (DOI, PMID, PMCID, arXiv, OpenAlex, Semantic Scholar; NCT for two
+  trials) decides, *if* the titles agree too: supplements give one DOI to every abstract
+  they print;
+* notices about an article (erratum, reply, comment, retraction) repeat its title but are
+  other works; so are parts and phases ("Part I"/"Part II") and updates of a review (other
+  years, other identifiers);
+* otherwise a near-identical title needs the same authors, years at most one apart, and
+  agreement on *where* it was published: venue with volume or first page, or volume and
+  first page. The same title by the same authors in another journal is a conference
+  abstract and its paper, or a republication: another record, kept.
+
+Pairs with a close title and nothing against them but not enough for them are
+``borderline``: an adjudicator (a model) may look at them; without one they stay apart.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from scholarstream.papers.dedup._normalize import IDENTIFIER_FIELDS, RecordKeys
+from scholarstream.papers.dedup._similarity import (
+    author_similarity,
+    pages_agree,
+    same_value,
+    title_extends,
+    title_similarity,
+    venues_agree,
+    years_apart,
+)
+
+QUICK_REJECT = 0.80
+"""Below this title similarity, and with no shared identifier, two records are distinct
+without further comparison (most candidate pairs end here)."""
+SHARED_ID_TITLE = 0.80
+"""A shared identifier merges only titles at least this similar."""
+SAME_TITLE = 0.95
+CLOSE_TITLE = 0.90
+AUTHORS_AGREE = 0.80
+AUTHORS_DIFFER = 0.50
+
+CONFLICTING_IDS = ("doi", "pmid", "pmcid", "arxiv_id")
+"""Two different values of these mean two works (one work has one DOI, one PMID). Stream
+monitoring's "already reported" check keeps such records apart by the same list."""
+
+
+class Verdict(StrEnum):
+    DUPLICATE = "duplicate"
+    BORDERLINE = "borderline"
+    DISTINCT = "distinct"
+
+
+@dataclass(frozen=True, slots=True)
+class PairDecision:
+    verdict: Verdict
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """What two records agree and disagree on (``None``: cannot tell)."""
+
+    a: RecordKeys
+    b: RecordKeys
+    title: float
+    extends: bool
+    shared_id: str | None
+    conflicting_id: str | None
+    authors: float | None
+    years_apart: int | None
+    venue: bool | None
+    volume: bool | None
+    page: bool | None
+
+    @property
+    def located(self) -> bool:
+        """Same volume and first page, or same venue with one of them."""
+        if self.volume and self.page:
+            return True
+        return bool(self.venue) and bool(self.volume or self.page)
+
+    @property
+    def location_conflict(self) -> bool:
+        return self.volume is False or self.page is False
+
+    @property
+    def authors_compatible(self) -> bool:
+        return self.authors is None or self.authors >= AUTHORS_AGREE
+
+    @property
+    def authors_agree(self) -> bool:
+        """Both list authors, and they agree (not merely: nothing against it)."""
+        return self.authors is not None and self.authors >= AUTHORS_AGREE
+
+    @property
+    def generic_title(self) -> bool:
+        """ "Editorial", "Stroke rehabilitation": many works share such titles, so only an
+        identifier or the full citation (volume and pages) can tie two copies."""
+        return min(len(self.a.core_title.split()), len(self.b.core_title.split())) < 3
+
+    @property
+    def years_compatible(self) -> bool:
+        return self.years_apart is None or self.years_apart <= 1
+
+
+def gather(a: RecordKeys, b: RecordKeys) -> Evidence:
+    shared = conflicting = None
+    for name in IDENTIFIER_FIELDS:
+        x, y = getattr(a, name), getattr(b, name)
+        if x and y:
+            if x == y:
+                shared = shared or name
+            elif name in CONFLICTING_IDS:
+                conflicting = conflicting or name
+    return Evidence(
+        a=a,
+        b=b,
+        title=title_similarity(a, b),
+        extends=title_extends(a, b),
+        shared_id=shared,
+        conflicting_id=conflicting,
+        authors=author_similarity(a, b),
+        years_apart=years_apart(a, b),
+        venue=venues_agree(a, b),
+        volume=same_value(a.volume, b.volume),
+        page=pages_agree(a, b),
+    )
+
+
+Rule = Callable[[Evidence], PairDecision | None]
+
+
+def _distinct(reason: str) -> PairDecision:
+    return PairDecision(Verdict.DISTINCT, reason)
+
+
+def _duplicate(reason: str) -> PairDecision:
+    return PairDecision(Verdict.DUPLICATE, reason)
+
+
+def different_kinds(e: Evidence) -> PairDecision | None:
+    return _distinct("a paper and a trial registration") if e.a.kind != e.b.kind else None
+
+
+def different_notices(e: Evidence) -> PairDecision | None:
+    if e.a.notice != e.b.notice:
+        kind = e.a.notice or e.b.notice
+        return _distinct(f"one is a {kind} notice about the other")
+    return None
+
+
+def shared_identifier(e: Evidence) -> PairDecision | None:
+    if e.shared_id is None:
+        return None
+    if e.title >= SHARED_ID_TITLE or e.extends:
+        return _duplicate(f"same {e.shared_id}")
+    return _distinct(f"same {e.shared_id} but other titles (a supplement's identifier)")
+
+
+def conflicting_identifier(e: Evidence) -> PairDecision | None:
+    """Different identifiers mean different works, unless the whole citation agrees: a
+    database sometimes gives a record a wrong DOI (another article of the issue)."""
+    if e.conflicting_id is None:
+        return None
+    citation_agrees = (
+        e.conflicting_id == "doi"
+        and e.title >= SAME_TITLE
+        and e.page is True
+        and e.venue is True
+        and e.years_apart == 0
+        and e.authors_agree
+    )
+    return None if citation_agrees else _distinct(f"different {e.conflicting_id}")
+
+
+def different_titles(e: Evidence) -> PairDecision | None:
+    if e.title < CLOSE_TITLE and not (e.extends and e.title >= 0.5):
+        return _distinct("different titles")
+    return None
+
+
+def different_numbers(e: Evidence) -> PairDecision | None:
+    """A title cut short may lack the longer one's numbers, but not have others."""
+    x, y = sorted((e.a, e.b), key=lambda keys: len(keys.core_title))
+    if e.extends:
+        missing = Counter(x.numbers) - Counter(y.numbers)
+        differ = bool(missing)
+    else:
+        differ = x.numbers != y.numbers
+    return _distinct("the titles give other numbers (parts, phases, series)") if differ else None
+
+
+def different_years(e: Evidence) -> PairDecision | None:
+    return None if e.years_compatible else _distinct("published years apart")
+
+
+def same_citation(e: Evidence) -> PairDecision | None:
+    """Title, volume and pages agree: a one-in-a-million coincidence for two works, while
+    author lists get garbled (group names, given and family names swapped)."""
+    if e.title >= SAME_TITLE and e.volume and e.page and e.venue is not False:
+        return _duplicate("same title, volume and pages")
+    return None
+
+
+def different_authors(e: Evidence) -> PairDecision | None:
+    if e.authors is not None and e.authors < AUTHORS_DIFFER:
+        return _distinct("different authors")
+    return None
+
+
+def different_locations(e: Evidence) -> PairDecision | None:
+    if e.volume is False and e.page is False:
+        return _distinct("other volume and pages")
+    if e.page is False and (e.venue or e.volume):
+        return _distinct("other pages in the same venue")
+    if e.venue is False and e.location_conflict:
+        return _distinct("other venue, volume or pages")
+    return None
+
+
+def generic_titles(e: Evidence) -> PairDecision | None:
+    return _distinct("a title too general to match on") if e.generic_title else None
+
+
+def same_location(e: Evidence) -> PairDecision | None:
+    if not (e.authors_compatible and e.located):
+        return None
+    if not e.volume and not e.authors_agree:
+        return None  # venue and page alone: an editorial on page 1 of another issue
+    if e.title >= SAME_TITLE or e.extends:
+        return _duplicate("same title, authors and place of publication")
+    if e.volume and e.page and e.venue is not False:
+        return _duplicate("close title, same authors, volume and pages")
+    return None
+
+
+def same_venue_no_details(e: Evidence) -> PairDecision | None:
+    """Conference papers and reviews often have no volume or pages at all."""
+    if (
+        e.venue
+        and e.title >= SAME_TITLE
+        and e.authors_agree
+        and e.years_apart == 0
+        and not e.location_conflict
+    ):
+        return _duplicate("same title, authors, venue and year")
+    return None
+
+
+def same_volume_no_venue(e: Evidence) -> PairDecision | None:
+    """A copy without venue or pages (a database's short record) still names the volume."""
+    if (
+        e.title >= SAME_TITLE
+        and e.authors_agree
+        and e.years_apart == 0
+        and e.volume
+        and e.venue is None
+        and e.page is None
+    ):
+        return _duplicate("same title, authors, year and volume")
+    return None
+
+
+def otherwise(e: Evidence) -> PairDecision:
+    if e.title >= CLOSE_TITLE and e.authors_compatible and not e.location_conflict:
+        return PairDecision(Verdict.BORDERLINE, "close title, not enough else to tell")
+    return _distinct("not enough in common")
+
+
+RULES: tuple[Rule, ...] = (
+    different_kinds,
+    different_notices,
+    shared_identifier,
+    conflicting_identifier,
+    different_titles,
+    different_years,
+    same_citation,
+    different_numbers,
+    different_authors,
+    different_locations,
+    generic_titles,
+    same_location,
+    same_venue_no_details,
+    same_volume_no_venue,
+)
+
+
+HARD_VETOES: frozenset[Rule] = frozenset(
+    {different_kinds, different_notices, conflicting_identifier, different_years, different_numbers}
+)
+"""Vetoes that also keep two records out of one cluster when other records link them."""
+
+
+def conflicts(a: RecordKeys, b: RecordKeys) -> bool:
+    """Can these two never be one work, whatever links them through other copies? A
+    record that cannot be compared is never one work with another."""
+    if not (a.comparable and b.comparable):
+        return True
+    evidence = gather(a, b)
+    for rule in RULES:
+        decision = rule(evidence)
+        if decision is not None:
+            return decision.verdict is Verdict.DISTINCT and rule in HARD_VETOES
+    return False
+
+
+def compare(a: RecordKeys, b: RecordKeys) -> PairDecision:
+    if not (a.comparable and b.comparable):
+        return _distinct("a record without a title cannot be compared")
+    if a.kind == b.kind and a.notice == b.notice:
+        quick = title_similarity(a, b)
+        if quick < QUICK_REJECT and not _may_share_id(a, b) and not title_extends(a, b):
+            return _distinct("different titles")
+    evidence = gather(a, b)
+    for rule in RULES:
+        decision = rule(evidence)
+        if decision is not None:
+            return decision
+    return otherwise(evidence)
+
+
+def _may_share_id(a: RecordKeys, b: RecordKeys) -> bool:
+    return not a.identifiers.isdisjoint(b.identifiers)

@@ -1,0 +1,160 @@
+"""What the API routes and the CLI call to run multi-LLM research (seed 001).
+
+Each action applies a function of the core to the stored research in one locked
+transaction (``ResearchStore.apply``), follows it with the transitions nobody has to ask
+for (``advance``), then hands the engine the calls and the synthesis the change asks for
+(``execution.dispatch``). Every method is scoped to its owner: another user's research is
+``NotFoundError`` (404), as is an unknown id.
+
+======================================  ===================================================
+method                                  seed
+======================================  ===================================================
+``draft(owner, DraftRequest)``          ``POST /research/draft``
+``edit(owner, id, DraftEdit)``          editing the draft form
+``start(owner, id)``                    ``POST /research`` (start)
+``confirm(owner, id, action)``          ``POST /research/:id/confirm`` (proceed/retry/cancel)
+``retry(owner, id)``                    ``POST /research/:id/retry``
+``get``, ``list``, ``events``           reading a research, the list, its lifecycle events
+======================================  ===================================================
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+
+from scholarstream.db.scope import OwnerScope
+from scholarstream.errors import UnknownProviderError
+from scholarstream.llm import split_model_string
+from scholarstream.research._execution import dispatch, dispatch_for, require_engine
+from scholarstream.research._model_calls import SYNTHESIS_ROLE
+from scholarstream.research._store import ResearchStore, StoredEvent
+from scholarstream.research._titles import model_title
+from scholarstream.research.core import (
+    ConfirmAction,
+    DraftEdit,
+    DraftRequest,
+    Research,
+    ResearchChange,
+    ResearchStatus,
+    advance,
+    confirm,
+    create_draft,
+    edit_draft,
+    models_needing_credentials,
+    retry_research,
+    start_research,
+)
+from scholarstream.runtime import Runtime
+
+__all__ = ["ResearchService"]
+
+
+class ResearchService:
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        self.store = ResearchStore(runtime.database)
+
+    async def available_models(self, owner_id: uuid.UUID) -> list[str]:
+        """The configured models (those of the model roles) this user has a key for: a
+        draft's default selection."""
+        configured = dict.fromkeys(
+            model
+            for role in self.runtime.models.roles()
+            if (model := self.runtime.models.model_string(role)) is not None
+        )
+        usable = await self._models_with_credentials(
+            owner_id, list(configured), unknown_providers_allowed=True
+        )
+        return [model for model in configured if model in usable]
+
+    async def draft(self, owner_id: uuid.UUID, request: DraftRequest) -> Research:
+        """A new draft. Without a title, the title model writes one from the prompt (in at
+        most ``research.title_timeout_seconds``), else it is cut from the prompt."""
+        needs_defaults = request.selected_llms is None or request.synthesis_llm is None
+        available = await self.available_models(owner_id) if needs_defaults else []
+        untitled = not (request.title or "").strip()
+        generated = await model_title(self.runtime, owner_id, request.prompt) if untitled else None
+        research = create_draft(
+            request,
+            available_models=available,
+            synthesis_model=self.runtime.models.model_string(SYNTHESIS_ROLE),
+            generated_title=generated,
+        )
+        return await self.store.create(owner_id, research)
+
+    async def edit(self, owner_id: uuid.UUID, research_id: uuid.UUID, edit: DraftEdit) -> Research:
+        applied = await self.store.apply(
+            owner_id, research_id, lambda r: ResearchChange(research=edit_draft(r, edit))
+        )
+        return applied.research
+
+    async def start(self, owner_id: uuid.UUID, research_id: uuid.UUID) -> Research:
+        """``processing``, one call per selected model enqueued. ``InvalidInputError`` for
+        a draft without models, ``MissingCredentialsError`` naming every model without a
+        key, ``ConflictError`` unless a draft, ``EngineError`` without a running engine."""
+        require_engine()
+        draft = await self.store.get(owner_id, research_id)
+        usable = await self._models_with_credentials(owner_id, models_needing_credentials(draft))
+        return await self._act(
+            owner_id,
+            research_id,
+            # A model added since ``draft`` was read counts as without a key: start again.
+            lambda r: start_research(r, has_credentials=usable.__contains__),
+        )
+
+    async def confirm(
+        self, owner_id: uuid.UUID, research_id: uuid.UUID, action: ConfirmAction
+    ) -> Research:
+        """The answer to a partial failure: ``proceed`` synthesises what succeeded, ``retry``
+        calls the failed models again, ``cancel`` fails the research."""
+        require_engine()
+        return await self._act(owner_id, research_id, lambda r: confirm(r, action))
+
+    async def retry(self, owner_id: uuid.UUID, research_id: uuid.UUID) -> Research:
+        """Retry a failed research: its failed models, else its synthesis; ``ConflictError``
+        (409) for any other status."""
+        require_engine()
+        return await self._act(owner_id, research_id, retry_research)
+
+    async def get(self, owner_id: uuid.UUID, research_id: uuid.UUID) -> Research:
+        return await self.store.get(owner_id, research_id)
+
+    async def events(
+        self, owner_id: uuid.UUID, research_id: uuid.UUID, *, after_seq: int = 0
+    ) -> list[StoredEvent]:
+        return await self.store.events(owner_id, research_id, after_seq=after_seq)
+
+    async def _act(
+        self,
+        owner_id: uuid.UUID,
+        research_id: uuid.UUID,
+        action: Callable[[Research], ResearchChange],
+    ) -> Research:
+        applied = await self.store.apply(owner_id, research_id, lambda r: advance(action(r)))
+        await dispatch(dispatch_for(applied))
+        return applied.research
+
+    async def _models_with_credentials(
+        self, owner_id: uuid.UUID, models: Sequence[str], *, unknown_providers_allowed: bool = False
+    ) -> set[str]:
+        """The ``models`` this user has a key for. A model of a provider nobody configured
+        is ``UnknownProviderError``, or left out when ``unknown_providers_allowed`` (a
+        misconfigured role must not stop drafts; 'scholarstream models' shows it)."""
+        usable: set[str] = set()
+        async with self.runtime.database.session() as session:
+            scope = OwnerScope(session, owner_id)
+            for model in models:
+                try:
+                    provider = split_model_string(model)[0]
+                    if await self.runtime.credentials.has_credential(scope, provider):
+                        usable.add(model)
+                except UnknownProviderError:
+                    if not unknown_providers_allowed:
+                        raise
+        return usable
+
+    async def list(
+        self, owner_id: uuid.UUID, *, statuses: Sequence[ResearchStatus] | None = None
+    ) -> list[Research]:
+        return await self.store.list(owner_id, statuses=statuses)

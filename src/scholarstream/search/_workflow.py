@@ -1,0 +1,295 @@
+"""SearchWorkflow (seed 003): parse -> build -> [checkpoint 1] -> search -> dedup -> score
+-> organize -> [checkpoint 2], iterating on the user's feedback.
+
+Decision semantics:
+
+    checkpoint             action   behaviour
+    STRATEGY_CONFIRMATION  APPROVE  proceed with the strategy
+    STRATEGY_CONFIRMATION  EDIT     revised_data validated as SearchStrategy, used
+    STRATEGY_CONFIRMATION  REJECT   note -> free-text feedback, next iteration
+    RESULT_REVIEW          APPROVE  complete: the collection (+ papers marked relevant before)
+    RESULT_REVIEW          EDIT     revised_data validated as UserFeedback, iterate
+    RESULT_REVIEW          REJECT   note -> free-text feedback, iterate
+
+Failures of the intent parser and of the checkpoint handler propagate; failed sources do
+not (the Searcher reports them in the collection's ``source_statuses``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from typing import TYPE_CHECKING, Literal, Protocol
+
+from pydantic import ValidationError
+
+from scholarstream.errors import InvalidInputError
+from scholarstream.search.core import (
+    Checkpoint,
+    CheckpointHandler,
+    CheckpointKind,
+    Decision,
+    DecisionAction,
+    Deduplicator,
+    IntentParser,
+    PaperCollection,
+    ParsedIntent,
+    QueryBuilder,
+    QueryBuilderInput,
+    RelevanceScorer,
+    ResultOrganizer,
+    ResultPayload,
+    Searcher,
+    SearchStrategy,
+    StrategyPayload,
+    UserFeedback,
+    WorkflowState,
+    revised_feedback,
+    revised_strategy,
+)
+from scholarstream.sources import SourceStatus
+
+if TYPE_CHECKING:
+    from scholarstream.runtime import Runtime
+    from scholarstream.search._assembly import SearchOptions
+
+Stage = Literal["parsing", "building", "searching", "deduplicating", "scoring", "organizing"]
+
+
+class StageObserver(Protocol):
+    """Hears which step a run is in and how each source fared (progress in the terminal,
+    the run's status in the API)."""
+
+    async def stage(self, run_id: str, iteration: int, stage: Stage) -> None: ...
+
+    def source_done(self, status: SourceStatus) -> None: ...
+
+
+class SearchWorkflow:
+    def __init__(
+        self,
+        intent_parser: IntentParser,
+        query_builder: QueryBuilder,
+        searcher: Searcher,
+        deduplicator: Deduplicator,
+        relevance_scorer: RelevanceScorer,
+        result_organizer: ResultOrganizer,
+        checkpoint_handler: CheckpointHandler | None = None,
+        max_iterations: int = 5,
+        enable_strategy_checkpoint: bool = True,
+        *,
+        observer: StageObserver | None = None,
+    ) -> None:
+        if max_iterations < 1:
+            raise InvalidInputError(
+                f"max_iterations must be at least 1, not {max_iterations}.",
+                hint="Allow one iteration or more.",
+            )
+        self.intent_parser = intent_parser
+        self.query_builder = query_builder
+        self.searcher = searcher
+        self.deduplicator = deduplicator
+        self.relevance_scorer = relevance_scorer
+        self.result_organizer = result_organizer
+        self.checkpoint_handler = checkpoint_handler
+        self.max_iterations = max_iterations
+        self.enable_strategy_checkpoint = enable_strategy_checkpoint
+        self.observer = observer
+        self.state = WorkflowState()
+
+    @classmethod
+    def from_config(
+        cls,
+        runtime: Runtime,
+        owner_id: uuid.UUID,
+        checkpoint_handler: CheckpointHandler | None = None,
+        max_iterations: int | None = None,
+        *,
+        options: SearchOptions | None = None,
+        observer: StageObserver | None = None,
+    ) -> SearchWorkflow:
+        """The skills for this user: LLM skills when a model is configured, the
+        deterministic ones in offline mode; the sources from the settings or ``options``."""
+        from scholarstream.search._assembly import SearchOptions, build_skills
+
+        options = options or SearchOptions()
+        skills = build_skills(
+            runtime, owner_id, options, on_source_done=observer.source_done if observer else None
+        )
+        return cls(
+            *skills,
+            checkpoint_handler=checkpoint_handler,
+            max_iterations=max_iterations or runtime.settings.search.max_iterations,
+            enable_strategy_checkpoint=options.strategy_checkpoint,
+            observer=observer,
+        )
+
+    async def run(self, user_input: str, *, run_id: str | None = None) -> PaperCollection:
+        if not user_input.strip():
+            raise InvalidInputError(
+                "The search question is empty.",
+                hint="Describe what you are looking for, e.g. 'SGLT2 inhibitors and heart "
+                "failure outcomes in type 2 diabetes'.",
+            )
+        run_id = run_id or str(uuid.uuid4())
+        state = self.state = WorkflowState()
+        await self._stage(run_id, "parsing")
+        intent = await self.intent_parser.parse(user_input)
+        collection: PaperCollection | None = None
+        strategy: SearchStrategy | None = None
+
+        while state.current_iteration < self.max_iterations:
+            await self._stage(run_id, "building")
+            strategy = await self.query_builder.build(
+                QueryBuilderInput(
+                    intent=intent,
+                    previous_strategies=state.previous_strategies,
+                    user_feedback=state.latest_feedback,
+                    rejected_strategies=state.rejected_strategies,
+                )
+            )
+
+            if self.enable_strategy_checkpoint and self.checkpoint_handler is not None:
+                decision = await self.checkpoint_handler.handle(
+                    _checkpoint(
+                        CheckpointKind.STRATEGY_CONFIRMATION,
+                        StrategyPayload(
+                            intent=intent, strategy=strategy, iteration=state.current_iteration
+                        ),
+                        run_id,
+                        state.current_iteration,
+                    )
+                )
+                if decision.action is DecisionAction.EDIT:
+                    strategy = revised_strategy(decision)
+                elif decision.action is DecisionAction.REJECT:
+                    state.record_iteration(
+                        strategy, 0, _coerce_feedback(decision), outcome="strategy_rejected"
+                    )
+                    continue
+
+            collection = await self._run_iteration(run_id, intent, strategy, user_input)
+            state.last_collection = collection
+
+            if self.checkpoint_handler is not None:
+                decision = await self.checkpoint_handler.handle(
+                    _checkpoint(
+                        CheckpointKind.RESULT_REVIEW,
+                        ResultPayload(
+                            collection=collection,
+                            accumulated_papers=list(state.accumulated_papers),
+                            iteration=state.current_iteration,
+                        ),
+                        run_id,
+                        state.current_iteration,
+                    )
+                )
+            else:
+                decision = Decision(action=DecisionAction.APPROVE)
+
+            if decision.action is DecisionAction.APPROVE:
+                feedback = _coerce_feedback(decision) if decision.revised_data else None
+                if feedback is not None:
+                    _take_feedback(state, collection, feedback)
+                state.record_iteration(
+                    strategy, len(collection.papers), feedback, outcome="approved"
+                )
+                state.is_complete = True
+                return _merge_accumulated(collection, state)
+
+            feedback = (
+                revised_feedback(decision)
+                if decision.action is DecisionAction.EDIT
+                else _coerce_feedback(decision)
+            )
+            _take_feedback(state, collection, feedback)
+            state.record_iteration(strategy, len(collection.papers), feedback)
+
+        # Out of iterations: the last results, keeping what the user marked relevant.
+        state.is_complete = True
+        if collection is None:
+            collection = PaperCollection(question=user_input, strategy=strategy)
+        return _merge_accumulated(collection, state)
+
+    async def _run_iteration(
+        self, run_id: str, intent: ParsedIntent, strategy: SearchStrategy, user_input: str
+    ) -> PaperCollection:
+        await self._stage(run_id, "searching")
+        results = await self.searcher.search(strategy)
+        await self._stage(run_id, "deduplicating")
+        deduped = await self.deduplicator.deduplicate(results.records)
+        await self._stage(run_id, "scoring")
+        scored = await self.relevance_scorer.score(
+            deduped, intent, labelled=list(self.state.labelled)
+        )
+        await self._stage(run_id, "organizing")
+        return await self.result_organizer.organize(scored, strategy, user_input, results=results)
+
+    async def _stage(self, run_id: str, stage: Stage) -> None:
+        if self.observer is not None:
+            await self.observer.stage(run_id, self.state.current_iteration, stage)
+
+
+def _checkpoint(
+    kind: CheckpointKind,
+    payload: StrategyPayload | ResultPayload,
+    run_id: str,
+    iteration: int,
+) -> Checkpoint:
+    return Checkpoint(
+        kind=kind,
+        payload=payload,
+        run_id=run_id,
+        iteration=iteration,
+        timestamp=dt.datetime.now(dt.UTC).isoformat(),
+    )
+
+
+def _coerce_feedback(decision: Decision) -> UserFeedback:
+    """A REJECT (or an APPROVE with marks) as feedback: its revised_data when that is
+    feedback, else its note as free text."""
+    if decision.revised_data and isinstance(decision.revised_data, dict):
+        try:
+            feedback = UserFeedback.model_validate(decision.revised_data)
+        except ValidationError:
+            pass
+        else:
+            if decision.note and not feedback.free_text_feedback:
+                feedback = feedback.model_copy(update={"free_text_feedback": decision.note})
+            return feedback
+    return UserFeedback(free_text_feedback=decision.note or "")
+
+
+def _take_feedback(
+    state: WorkflowState, collection: PaperCollection, feedback: UserFeedback
+) -> None:
+    """Papers marked relevant join the accumulated list; every mark trains the scorer."""
+    state.add_labels(collection, feedback)
+    relevant = set(feedback.marked_relevant)
+    state.add_accumulated([p for p in collection.papers if p.id in relevant])
+    irrelevant = set(feedback.marked_irrelevant)
+    if irrelevant:
+        # A paper marked relevant earlier and irrelevant now is no longer wanted.
+        state.accumulated_papers = [p for p in state.accumulated_papers if p.id not in irrelevant]
+
+
+def _merge_accumulated(collection: PaperCollection, state: WorkflowState) -> PaperCollection:
+    """The collection plus the papers marked relevant in earlier iterations, each once,
+    with the user's own judgement shown on every paper."""
+    labels = {label.id: label.relevant for label in state.labelled}
+    current = {p.id for p in collection.papers}
+    extras = [p for p in state.accumulated_papers if p.id not in current]
+    papers = [
+        p.model_copy(update={"label": "relevant" if labels[p.id] else "irrelevant"})
+        if p.id in labels
+        else p
+        for p in [*collection.papers, *extras]
+    ]
+    if not extras and not labels:
+        return collection
+    return collection.model_copy(
+        update={
+            "papers": papers,
+            "stats": collection.stats.model_copy(update={"total": len(papers)}),
+        }
+    )

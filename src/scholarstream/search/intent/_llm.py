@@ -1,0 +1,114 @@
+"""``LLMIntentParser``: the question read by a model, as structured output.
+
+The model's answer is checked before it becomes a ``ParsedIntent``: reversed dates are
+swapped, language names become ISO 639-1 codes, study types take their canonical names,
+an empty PICO is dropped, and missing concepts come from the rule parser. A failed model
+call raises ``LLMError``: without an intent the workflow cannot go on (seed 003).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic_ai import Agent
+
+from scholarstream.errors import InvalidInputError
+from scholarstream.search._llm import SkillLLM
+from scholarstream.search.core import Concept, ParsedIntent, PicoElements
+from scholarstream.search.intent._rules import EMPTY_HINT, RuleIntentParser
+from scholarstream.understanding import STUDY_TYPES, language_code, topic_of
+
+FEATURE = "search.intent"
+
+INSTRUCTIONS = f"""\
+You read a researcher's literature-search request and return its structure.
+
+- topic: the request as one short topic line (at most 15 words), no question form.
+- concepts: the 2-5 distinct ideas a search must combine (AND), most important first.
+  Each has a term (as the user would search it) and synonyms: other spellings, standard
+  abbreviations, and names authors use for the same thing (not broader or narrower
+  ideas). Leave out filler such as "effect", "studies", "patients", "evidence".
+- pico: only for clinical questions (patients, treatments, exposures, outcomes):
+  population, intervention, comparison, outcome, each a short phrase or null. For any
+  other question (methods, computing, basic science) pico is null.
+- date_from / date_to: ISO dates, only when the request states or implies a period
+  ("since 2015" is 2015-01-01 to null; "last 5 years" counts back from today's date,
+  given with the request). Otherwise null.
+- study_types: only those the user asks for, named as one of:
+  {", ".join(STUDY_TYPES)}.
+- languages: ISO 639-1 codes of publication languages the user asks for, e.g. "en".
+- exclude_terms: only what the user explicitly excludes ("not in children" -> "children").
+"""
+
+
+class _IntentOutput(BaseModel):
+    """ParsedIntent without the question (kept from the input) and without its date-order
+    check, so a reversed range can be repaired rather than refused."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    topic: str = ""
+    concepts: list[Concept] = Field(default_factory=list)
+    pico: PicoElements | None = None
+    date_from: dt.date | None = None
+    date_to: dt.date | None = None
+    study_types: list[str] = Field(default_factory=list)
+    languages: list[str] = Field(default_factory=list)
+    exclude_terms: list[str] = Field(default_factory=list)
+
+
+def _study_type(value: str) -> str:
+    value = " ".join(value.split())
+    canonical = next((name for name, p in STUDY_TYPES.items() if p.search(value)), None)
+    return canonical or value.lower()
+
+
+def _unique(values: list[str]) -> list[str]:
+    return list(dict.fromkeys(v for v in values if v))
+
+
+class LLMIntentParser:
+    def __init__(self, llm: SkillLLM, *, today: dt.date | None = None) -> None:
+        self._llm = llm
+        self._today = today
+        self._rules = RuleIntentParser(today=today)
+        self._agent: Agent[None, _IntentOutput] = Agent(
+            output_type=_IntentOutput, instructions=INSTRUCTIONS, name="intent_parser"
+        )
+
+    async def parse(self, user_input: str) -> ParsedIntent:
+        question = " ".join(user_input.split())
+        if not question:
+            raise InvalidInputError("The question is empty.", hint=EMPTY_HINT)
+        today = self._today or dt.date.today()
+        prompt = f"Today's date: {today.isoformat()}\n\nRequest: {question}"
+        output = await self._llm.structured(self._agent, prompt, feature=FEATURE)
+        return self._intent(user_input, question, output)
+
+    def _intent(self, user_input: str, question: str, output: _IntentOutput) -> ParsedIntent:
+        date_from, date_to = output.date_from, output.date_to
+        if date_from and date_to and date_from > date_to:
+            date_from, date_to = date_to, date_from
+        concepts = [c for c in output.concepts if c.term.strip()]
+        if not concepts:
+            concepts = self._rule_concepts(question)
+        pico = output.pico if output.pico and output.pico.present() else None
+        return ParsedIntent(
+            question=user_input,
+            topic=" ".join(output.topic.split()) or topic_of(question),
+            concepts=concepts,
+            pico=pico,
+            date_from=date_from,
+            date_to=date_to,
+            study_types=_unique([_study_type(s) for s in output.study_types]),
+            languages=_unique([code for s in output.languages if (code := language_code(s))]),
+            exclude_terms=_unique([" ".join(t.split()) for t in output.exclude_terms]),
+        )
+
+    def _rule_concepts(self, question: str) -> list[Concept]:
+        try:
+            return self._rules.parse_now(question).concepts
+        except InvalidInputError:
+            # Nothing the rules recognise: the question itself is the one concept.
+            return [Concept(term=topic_of(question))]

@@ -1,0 +1,75 @@
+"""Themes named by a model; everything else as ``RuleResultOrganizer`` does it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel, Field
+from pydantic_ai import Agent
+
+from scholarstream.errors import LLMError
+from scholarstream.search._llm import SkillLLM
+from scholarstream.search.core import PaperGroup, ScoredPaper
+from scholarstream.search.organize._organizer import RuleResultOrganizer
+from scholarstream.search.organize._themes import MAX_THEMES, OTHER_THEME, rule_themes
+
+_MAX_PAPERS = 60  # beyond this the titles cost more than the themes are worth
+
+
+class _Theme(BaseModel):
+    label: str = Field(description="2-5 words naming the theme.")
+    papers: list[int] = Field(description="Numbers of the papers in this theme.")
+
+
+class _Themes(BaseModel):
+    themes: list[_Theme] = Field(description=f"At most {MAX_THEMES} themes.")
+
+
+_AGENT: Agent[None, _Themes] = Agent(
+    output_type=_Themes,
+    instructions=(
+        "You organise search results for a researcher. Group the numbered papers into at "
+        f"most {MAX_THEMES} themes that a researcher would find useful (sub-topics, "
+        "populations, methods). Each paper goes into at most one theme; leave papers that "
+        "fit no theme out. Use only the numbers given."
+    ),
+)
+
+
+class LLMResultOrganizer(RuleResultOrganizer):
+    def __init__(self, llm: SkillLLM) -> None:
+        self.llm = llm
+
+    async def themes(self, papers: Sequence[ScoredPaper]) -> list[PaperGroup]:
+        if len(papers) < 3:
+            return rule_themes(papers)
+        shown = list(papers[:_MAX_PAPERS])
+        prompt = "\n".join(f"{n}. {p.record.title}" for n, p in enumerate(shown, start=1))
+        try:
+            answer = await self.llm.structured(_AGENT, prompt, feature="search.organize")
+        except LLMError:
+            return rule_themes(papers)
+        return _validated(answer, shown, papers)
+
+
+def _validated(
+    answer: _Themes, shown: Sequence[ScoredPaper], papers: Sequence[ScoredPaper]
+) -> list[PaperGroup]:
+    """Numbers out of range or given twice are ignored; unplaced papers go to Other."""
+    placed: set[str] = set()
+    groups: list[PaperGroup] = []
+    for theme in answer.themes[:MAX_THEMES]:
+        ids = []
+        for number in theme.papers:
+            if 1 <= number <= len(shown) and shown[number - 1].id not in placed:
+                ids.append(shown[number - 1].id)
+                placed.add(shown[number - 1].id)
+        label = " ".join(theme.label.split())[:80]
+        if ids and label:
+            groups.append(PaperGroup(key=f"theme-{len(groups) + 1}", label=label, paper_ids=ids))
+    if not groups:
+        return rule_themes(papers)
+    rest = [p.id for p in papers if p.id not in placed]
+    if rest:
+        groups.append(PaperGroup(key=OTHER_THEME, label="Other", paper_ids=rest))
+    return groups

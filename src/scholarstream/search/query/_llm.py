@@ -1,0 +1,286 @@
+"""``LLMQueryBuilder``: a model writes the strategy, and the builder checks it.
+
+The model sees the intent, each source's query syntax and filters, the MeSH headings the
+vocabulary found for the concepts, the previous and the rejected strategies and the
+user's feedback. Its answer is repaired where it can be (queries for unknown sources,
+blank queries, unbalanced ones and filters a source does not accept are dropped; MeSH
+headings the vocabulary does not know are searched as [tiab] words) and refused where
+it cannot: no usable query left, or a strategy the user rejected. A refused answer is
+asked for once more with the reason; after that, or when the model fails, the rule
+builder writes the strategy, and its rationale says so.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections.abc import Mapping, Sequence
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_ai import Agent
+
+from scholarstream.errors import LLMError
+from scholarstream.search._llm import SkillLLM
+from scholarstream.search._mesh import MeshVocabulary
+from scholarstream.search.core import (
+    ConceptBlock,
+    QueryBuilderInput,
+    SearchStrategy,
+    SourceQuery,
+)
+from scholarstream.search.query._rules import RuleQueryBuilder
+from scholarstream.sources.base import SourceInfo
+
+FEATURE = "search.query"
+
+INSTRUCTIONS = """\
+You are an expert literature searcher (an information specialist). Write one search
+strategy for the request: one query per listed source, each in that source's own syntax
+as described, using only that source's listed filters (a filter it does not list is an
+error).
+
+- Combine the concepts with AND and each concept's synonyms with OR; quote phrases.
+- PubMed: each term as "term"[tiab], plus "Heading"[MeSH] using only the MeSH headings
+  given (others do not exist); study types as [pt], e.g. "Randomized Controlled
+  Trial"[pt]; languages as english[la]; exclusions with NOT.
+- Put the publication date range in date_from/date_to (ISO dates), never in a query.
+- Follow the user's feedback: to broaden, add synonyms, drop the least essential concept,
+  widen the dates, lift restrictions; to narrow, search titles, add study types, drop
+  loose synonyms, require every concept. Excluded terms go in NOT clauses.
+- Never propose a strategy identical to a rejected one.
+- Leave out a source that cannot help (a trial registry for a question that is not
+  clinical); every other listed source gets a query.
+- concepts: one block per concept with its terms and MeSH headings.
+- rationale: one or two sentences, saying what changed from the previous strategy and why.
+"""
+
+# A MeSH-tagged term: quoted, or one bare word standing alone (after a bracket, an
+# operator or the start), so "Type 2[mh]" in an unquoted phrase is left as written.
+_MESH_TAG = re.compile(
+    r'(?:"(?P<quoted>[^"]+)"|(?:\A|(?<=\()|(?<=AND )|(?<=OR )|(?<=NOT ))'
+    r"(?P<bare>[A-Za-z][\w\-]*))\s*"
+    r"\[(?P<tag>mesh|mh|mesh terms|majr|mesh major topic|mesh:noexp|mh:noexp)\]",
+    re.I,
+)
+
+
+class _QueryOut(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    source: str
+    query: str
+    filters: dict[str, str] = Field(default_factory=dict)
+
+
+class _StrategyOut(BaseModel):
+    """SearchStrategy without its checks, so a flawed answer can be repaired."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    queries: list[_QueryOut] = Field(default_factory=list)
+    date_from: dt.date | None = None
+    date_to: dt.date | None = None
+    concepts: list[ConceptBlock] = Field(default_factory=list)
+    rationale: str = ""
+
+
+def balanced(query: str) -> bool:
+    """Parentheses close in order and double quotes pair up."""
+    depth = 0
+    for char in query:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth < 0:
+            return False
+    return depth == 0 and query.count('"') % 2 == 0
+
+
+class LLMQueryBuilder:
+    def __init__(
+        self,
+        llm: SkillLLM,
+        *,
+        sources: Sequence[str],
+        mesh: MeshVocabulary,
+        fallback: RuleQueryBuilder,
+        source_infos: Mapping[str, SourceInfo] | None = None,
+        results_per_source: int = 50,
+    ) -> None:
+        self._llm = llm
+        self.sources = list(dict.fromkeys(sources))
+        self.mesh = mesh
+        self.fallback = fallback
+        self.source_infos = dict(source_infos or {})
+        self.results_per_source = results_per_source
+        self._agent: Agent[None, _StrategyOut] = Agent(
+            output_type=_StrategyOut, instructions=INSTRUCTIONS, name="query_builder"
+        )
+
+    async def build(self, data: QueryBuilderInput) -> SearchStrategy:
+        prompt = self._prompt(data)
+        reason: str | None = None
+        for _attempt in range(2):
+            asked = prompt
+            if reason is not None:
+                asked += (
+                    f"\n\nYour previous answer could not be used: it {reason}. "
+                    "Answer again with a valid strategy that differs from every rejected one."
+                )
+            try:
+                output = await self._llm.structured(self._agent, asked, feature=FEATURE)
+            except LLMError as exc:
+                return await self._fall_back(data, f"the model failed ({exc.message})")
+            strategy, reason = self._checked(output, data)
+            if strategy is not None:
+                return strategy
+        return await self._fall_back(data, f"the model's strategy {reason}, twice")
+
+    async def _fall_back(self, data: QueryBuilderInput, why: str) -> SearchStrategy:
+        strategy = await self.fallback.build(data)
+        rationale = f"Written by the rule-based builder because {why}. {strategy.rationale}"
+        return strategy.model_copy(update={"rationale": rationale.strip()})
+
+    # --- the prompt --------------------------------------------------------------------
+
+    def _source_notes(self) -> str:
+        lines = []
+        for name in self.sources:
+            info = self.source_infos.get(name)
+            if info is None:
+                lines.append(f"- {name}: plain keywords. Filters: none.")
+                continue
+            filters = "; ".join(f"{k}: {v}" for k, v in info.filters.items()) or "none"
+            lines.append(f"- {name} ({info.label}): {info.query_syntax} Filters: {filters}")
+        return "\n".join(lines)
+
+    def _mesh_notes(self, data: QueryBuilderInput) -> str:
+        if not self.mesh:
+            return "(no MeSH vocabulary is available: use [tiab] terms only)"
+        lines = []
+        for concept in data.intent.concepts:
+            headings = self.mesh.headings(concept.all_terms, fuzzy=False) or self.mesh.headings(
+                [concept.term]
+            )
+            lines.append(f"- {concept.term}: {', '.join(headings) or 'none found'}")
+        return "\n".join(lines) or "(no concepts)"
+
+    @staticmethod
+    def _searches(strategies: Sequence[SearchStrategy]) -> str:
+        shown = [
+            {
+                "queries": [q.model_dump(exclude={"limit"}) for q in s.queries],
+                "date_from": str(s.date_from) if s.date_from else None,
+                "date_to": str(s.date_to) if s.date_to else None,
+                "rationale": s.rationale,
+            }
+            for s in strategies
+        ]
+        return json.dumps(shown, indent=1) if shown else "none"
+
+    def _prompt(self, data: QueryBuilderInput) -> str:
+        feedback = (
+            data.user_feedback.model_dump_json(exclude={"marked_relevant", "marked_irrelevant"})
+            if data.user_feedback is not None
+            else "none"
+        )
+        return "\n\n".join(
+            [
+                f"Request: {data.intent.question}",
+                f"Parsed intent: {data.intent.model_dump_json(exclude={'question'})}",
+                f"Sources:\n{self._source_notes()}",
+                f"MeSH headings for the concepts:\n{self._mesh_notes(data)}",
+                f"Previous strategies (oldest first): {self._searches(data.previous_strategies)}",
+                f"Rejected strategies (never again): {self._searches(data.rejected_strategies)}",
+                f"User feedback on the last strategy or results: {feedback}",
+            ]
+        )
+
+    # --- checking the answer -----------------------------------------------------------
+
+    def _known_mesh(self, query: str, notes: list[str]) -> str:
+        """MeSH-tagged terms the vocabulary does not know, as [tiab] words instead."""
+        if not self.mesh:
+            return query
+
+        def replace(match: re.Match[str]) -> str:
+            name = match.group("quoted") or match.group("bare")
+            if name in self.mesh:
+                return match.group(0)
+            notes.append(f"'{name}' is no MeSH heading, searched as a title/abstract word")
+            return f'"{name}"[tiab]'
+
+        return _MESH_TAG.sub(replace, query)
+
+    def _query(self, raw: _QueryOut, notes: list[str]) -> SourceQuery | None:
+        text = " ".join(raw.query.split())
+        if not text:
+            notes.append(f"dropped the empty query for {raw.source}")
+            return None
+        if not balanced(text):
+            notes.append(f"dropped the {raw.source} query: unbalanced parentheses or quotes")
+            return None
+        info = self.source_infos.get(raw.source)
+        allowed = info.filters if info is not None else {}
+        filters = {k: v for k, v in raw.filters.items() if k in allowed and v.strip()}
+        refused = sorted(set(raw.filters) - set(filters))
+        if refused:
+            notes.append(f"dropped {raw.source} filter(s) it does not accept: {', '.join(refused)}")
+        if raw.source == "pubmed":
+            text = self._known_mesh(text, notes)
+            if "mesh" in filters and filters["mesh"] not in self.mesh and self.mesh:
+                notes.append(f"dropped the unknown MeSH filter '{filters.pop('mesh')}'")
+        return SourceQuery(
+            source=raw.source, query=text, filters=filters, limit=self.results_per_source
+        )
+
+    def _blocks(self, blocks: Sequence[ConceptBlock]) -> list[ConceptBlock]:
+        if not self.mesh:
+            return list(blocks)
+        checked = []
+        for block in blocks:
+            known = [h for h in block.mesh_headings if h in self.mesh]
+            unknown = [h for h in block.mesh_headings if h not in self.mesh]
+            checked.append(
+                block.model_copy(update={"terms": [*block.terms, *unknown], "mesh_headings": known})
+            )
+        return checked
+
+    def _checked(
+        self, output: _StrategyOut, data: QueryBuilderInput
+    ) -> tuple[SearchStrategy | None, str | None]:
+        """The usable strategy, or ``None`` and the reason it cannot be used."""
+        notes: list[str] = []
+        queries: dict[str, SourceQuery] = {}
+        for raw in output.queries:
+            if raw.source not in self.sources:
+                notes.append(f"dropped a query for '{raw.source}', which is not a chosen source")
+                continue
+            if raw.source in queries:
+                notes.append(f"dropped a second query for {raw.source}")
+                continue
+            query = self._query(raw, notes)
+            if query is not None:
+                queries[raw.source] = query
+        if not queries:
+            detail = f" ({'; '.join(notes)})" if notes else ""
+            return None, f"had no usable query{detail}"
+        date_from, date_to = output.date_from, output.date_to
+        if date_from and date_to and date_from > date_to:
+            date_from, date_to = date_to, date_from
+            notes.append("swapped the reversed date range")
+        rationale = " ".join(output.rationale.split())
+        if notes:
+            rationale = f"{rationale} Checks: {'; '.join(notes)}.".strip()
+        try:
+            strategy = SearchStrategy(
+                queries=list(queries.values()),
+                date_from=date_from,
+                date_to=date_to,
+                concepts=self._blocks(output.concepts),
+                rationale=rationale,
+            )
+        except ValidationError as exc:
+            return None, f"was not a valid strategy ({exc.errors()[0]['msg']})"
+        if strategy.fingerprint() in {s.fingerprint() for s in data.rejected_strategies}:
+            return None, "repeats a strategy the user rejected"
+        return strategy, None

@@ -1,0 +1,201 @@
+"""Model relevance: batches of numbered papers, a 0-1 score and a one-sentence reason for
+each, cached between iterations; whatever the model fails to judge is scored offline."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pydantic import BaseModel, Field
+from pydantic_ai import Agent
+
+from scholarstream.errors import LLMError
+from scholarstream.papers import Paper, Record
+from scholarstream.papers.keys import paper_key
+from scholarstream.papers.ranking import record_text
+from scholarstream.search._llm import SkillLLM
+from scholarstream.search.core import LabelledPaper, ParsedIntent, ScoredPaper
+from scholarstream.search.scoring._cache import ScoreCache, cache_key
+from scholarstream.search.scoring._lexical import LexicalRelevanceScorer
+from scholarstream.search.scoring._ranking import Relevance, latest_labels, rank
+
+FEATURE = "search.score"
+_MAX_TEXT = 1500  # characters of a paper shown to the model; the abstract's core fits
+
+
+class _PaperScore(BaseModel):
+    paper: int = Field(description="The paper's number in the list.")
+    # No bounds here: an answer slightly out of range is clamped, not sent back.
+    score: float = Field(description="0 = unrelated to the question, 1 = exactly what it asks.")
+    reason: str = Field(description="One sentence: why this score.")
+
+
+class _Scores(BaseModel):
+    scores: list[_PaperScore] = Field(description="One entry per paper.")
+
+
+_AGENT: Agent[None, _Scores] = Agent(
+    output_type=_Scores,
+    instructions=(
+        "You screen search results for a researcher. For every numbered paper, judge how "
+        "relevant it is to the research question: a score from 0 (unrelated) to 1 (exactly "
+        "what the question asks for), and one short sentence saying why, naming what the "
+        "paper does or does not cover. Judge each paper on its own text. Use only the "
+        "numbers given and score every paper."
+    ),
+)
+
+
+def _intent_text(intent: ParsedIntent) -> str:
+    lines = [f"Research question: {intent.question}", f"Topic: {intent.topic}"]
+    for concept in intent.concepts:
+        also = f" (also: {', '.join(concept.synonyms)})" if concept.synonyms else ""
+        lines.append(f"Concept: {concept.term}{also}")
+    if intent.pico:
+        lines += [f"{name.capitalize()}: {value}" for name, value in intent.pico.present().items()]
+    if intent.study_types:
+        lines.append(f"Study types wanted: {', '.join(intent.study_types)}")
+    if intent.date_from or intent.date_to:
+        lines.append(f"Published: {intent.date_from or '...'} to {intent.date_to or '...'}")
+    if intent.exclude_terms:
+        lines.append(f"Not wanted: {', '.join(intent.exclude_terms)}")
+    return "\n".join(lines)
+
+
+def _paper_text(number: int, record: Record) -> str:
+    kind = ", ".join(record.publication_types[:2]) if isinstance(record, Paper) else "trial"
+    heading = f"[{number}] ({record.year or 'n.d.'}; {kind or 'paper'})"
+    text = " ".join(record_text(record).split())
+    if len(text) > _MAX_TEXT:
+        text = text[:_MAX_TEXT].rsplit(" ", 1)[0] + " ..."
+    return f"{heading} {text}"
+
+
+def _prompt(intent: ParsedIntent, records: Sequence[Record]) -> str:
+    papers = "\n\n".join(_paper_text(n, r) for n, r in enumerate(records, start=1))
+    return f"{_intent_text(intent)}\n\nPapers:\n\n{papers}"
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:]
+
+
+@dataclass(frozen=True)
+class _Failure:
+    index: int
+    cause: str
+
+
+class LLMRelevanceScorer:
+    """The model ``RelevanceScorer``. Papers the user judged are not sent to the model;
+    papers judged before for the same question come from ``cache``."""
+
+    def __init__(
+        self,
+        llm: SkillLLM,
+        *,
+        batch_size: int = 10,
+        cache: ScoreCache | None = None,
+        fallback: LexicalRelevanceScorer | None = None,
+        max_concurrency: int = 3,
+        role: str = "fast",
+        feature: str = FEATURE,
+    ) -> None:
+        self.llm = llm
+        self.batch_size = max(1, batch_size)
+        self.cache = cache if cache is not None else ScoreCache()
+        self.fallback = fallback if fallback is not None else LexicalRelevanceScorer()
+        self.max_concurrency = max(1, max_concurrency)
+        self.role = role
+        self.feature = feature  # the usage ledger's name for these calls
+
+    async def _ask(
+        self,
+        records: Sequence[Record],
+        indices: Sequence[int],
+        intent: ParsedIntent,
+        limit: asyncio.Semaphore,
+    ) -> dict[int, Relevance]:
+        """The model's judgements by record index; numbers it made up are ignored, and
+        a paper numbered twice keeps its first answer."""
+        prompt = _prompt(intent, [records[i] for i in indices])
+        async with limit:
+            answer = await self.llm.structured(_AGENT, prompt, feature=self.feature, role=self.role)
+        judged: dict[int, Relevance] = {}
+        for item in answer.scores:
+            if not 1 <= item.paper <= len(indices) or not math.isfinite(item.score):
+                continue
+            reason = " ".join(item.reason.split()) or "The model gave no reason."
+            judged.setdefault(
+                indices[item.paper - 1], Relevance(min(1.0, max(0.0, item.score)), reason)
+            )
+        return judged
+
+    async def _batch(
+        self,
+        records: Sequence[Record],
+        batch: Sequence[int],
+        intent: ParsedIntent,
+        limit: asyncio.Semaphore,
+    ) -> tuple[dict[int, Relevance], list[_Failure]]:
+        try:
+            judged = await self._ask(records, batch, intent, limit)
+        except LLMError:
+            return {}, [_Failure(i, "the model call failed") for i in batch]
+        missing = [i for i in batch if i not in judged]
+        if missing:  # asked once more, for those papers only
+            # Papers still missing after that are scored offline.
+            with contextlib.suppress(LLMError):
+                judged |= await self._ask(records, missing, intent, limit)
+        failures = [_Failure(i, "the model gave no score") for i in batch if i not in judged]
+        return judged, failures
+
+    async def relevance(
+        self, records: Sequence[Record], intent: ParsedIntent, *, skip: frozenset[str] = frozenset()
+    ) -> list[Relevance]:
+        """Each record's relevance to the intent; records whose id is in ``skip`` are not
+        judged (they get a neutral placeholder)."""
+        records = list(records)
+        ids = [paper_key(record) for record in records]
+        keys = [
+            cache_key(intent, paper_id, r.title) for paper_id, r in zip(ids, records, strict=True)
+        ]
+        found: dict[int, Relevance] = {}
+        wanted: list[int] = []
+        for i, key in enumerate(keys):
+            if ids[i] in skip:
+                found[i] = Relevance(0.5, "")
+            elif (cached := self.cache.get(key)) is not None:
+                found[i] = cached
+            else:
+                wanted.append(i)
+        limit = asyncio.Semaphore(self.max_concurrency)
+        batches = [wanted[s : s + self.batch_size] for s in range(0, len(wanted), self.batch_size)]
+        answers = await asyncio.gather(*(self._batch(records, b, intent, limit) for b in batches))
+        failures: list[_Failure] = []
+        for judged, failed in answers:
+            for i, relevance in judged.items():
+                self.cache.put(keys[i], relevance)
+            found |= judged
+            failures += failed
+        if failures:
+            offline = await self.fallback.relevance(records, intent)
+            for failure in failures:
+                lexical = offline[failure.index]
+                reason = f"Scored offline because {failure.cause}; {_lower_first(lexical.reason)}"
+                found[failure.index] = Relevance(lexical.score, reason)
+        return [found[i] for i in range(len(records))]
+
+    async def score(
+        self,
+        records: Sequence[Record],
+        intent: ParsedIntent,
+        *,
+        labelled: Sequence[LabelledPaper] = (),
+    ) -> list[ScoredPaper]:
+        judged = frozenset(latest_labels(labelled))
+        relevances = await self.relevance(records, intent, skip=judged)
+        return await rank(records, relevances, labelled)

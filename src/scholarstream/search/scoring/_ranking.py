@@ -1,0 +1,123 @@
+"""From per-paper relevance to the ranked list: the user's own judgements kept, the
+relevance-feedback model blended in once both kinds of judgement exist, best first."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from scholarstream.papers import Record
+from scholarstream.papers.keys import paper_key, record_sources
+from scholarstream.papers.ranking import FeedbackModel, record_text
+from scholarstream.search.core import LabelledPaper, ScoredPaper
+
+# Labels at which the feedback model and the intent weigh the same; with more labels the
+# feedback model dominates (it has learnt what the user means, the intent is a guess).
+FEEDBACK_HALF_WEIGHT = 4
+# Feedback probabilities beyond these say something worth putting in the reason.
+_LIKE_RELEVANT = 0.6
+_LIKE_IRRELEVANT = 0.4
+
+
+@dataclass(frozen=True)
+class Relevance:
+    """A paper's relevance to the intent alone, before any feedback."""
+
+    score: float
+    reason: str
+
+
+def feedback_weight(n_labelled: int) -> float:
+    return n_labelled / (n_labelled + FEEDBACK_HALF_WEIGHT)
+
+
+def latest_labels(labelled: Sequence[LabelledPaper]) -> dict[str, LabelledPaper]:
+    """One judgement per paper; a later one replaces an earlier."""
+    return {paper.id: paper for paper in labelled}
+
+
+def _feedback_probabilities(
+    texts: Sequence[str], labels: Mapping[int, bool], wanted: Sequence[int]
+) -> list[float]:
+    model = FeedbackModel(texts).fit(labels)
+    return [float(p) for p in model.probabilities(wanted)]
+
+
+async def feedback_probabilities(
+    records: Sequence[Record], labelled: Sequence[LabelledPaper]
+) -> list[float] | None:
+    """The feedback model's probability of relevance for each record, or ``None`` while
+    the user has not marked at least one paper relevant and one irrelevant. No records
+    (an iteration that found nothing) is an empty list: the labels are kept for later."""
+    judged = list(latest_labels(labelled).values())
+    if not FeedbackModel.can_learn([paper.relevant for paper in judged]):
+        return None
+    if not records:
+        return []
+    # The candidates and the judged papers share one vocabulary; a judged paper found
+    # again appears twice, which does no harm (it is never ranked by the model).
+    texts = [record_text(record) for record in records]
+    texts += [record_text(paper.record) for paper in judged]
+    labels = {len(records) + i: paper.relevant for i, paper in enumerate(judged)}
+    return await asyncio.to_thread(_feedback_probabilities, texts, labels, range(len(records)))
+
+
+def with_feedback_note(reason: str, probability: float) -> str:
+    """``reason`` with a note when the feedback model leans clearly one way."""
+    if probability >= _LIKE_RELEVANT:
+        note = "similar to papers you marked relevant"
+    elif probability <= _LIKE_IRRELEVANT:
+        note = "closer to papers you marked irrelevant"
+    else:
+        return reason
+    return f"{reason.rstrip('. ')}; {note}."
+
+
+def _user_judged(record: Record, paper_id: str, paper: LabelledPaper) -> ScoredPaper:
+    return ScoredPaper(
+        id=paper_id,
+        record=record,
+        score=1.0 if paper.relevant else 0.0,
+        reason=f"You marked this paper {'relevant' if paper.relevant else 'irrelevant'}.",
+        sources=record_sources(record),
+        label="relevant" if paper.relevant else "irrelevant",
+    )
+
+
+def _order(paper: ScoredPaper) -> tuple[int, float, str]:
+    # The user's judgements stay at the top and bottom whatever the model thinks.
+    group = {"relevant": 0, None: 1, "irrelevant": 2}[paper.label]
+    return (group, -paper.score, paper.id)
+
+
+async def rank(
+    records: Sequence[Record],
+    relevances: Sequence[Relevance],
+    labelled: Sequence[LabelledPaper] = (),
+) -> list[ScoredPaper]:
+    """Scored papers, best first: ``relevances`` blended with the feedback model learnt
+    from ``labelled``, and the papers the user judged carrying their judgement."""
+    judged = latest_labels(labelled)
+    probabilities = await feedback_probabilities(records, labelled)
+    weight = feedback_weight(len(judged))
+    scored: list[ScoredPaper] = []
+    for i, (record, relevance) in enumerate(zip(records, relevances, strict=True)):
+        paper_id = paper_key(record)
+        if paper_id in judged:
+            scored.append(_user_judged(record, paper_id, judged[paper_id]))
+            continue
+        score, reason = relevance.score, relevance.reason
+        if probabilities is not None:
+            score = weight * probabilities[i] + (1 - weight) * score
+            reason = with_feedback_note(reason, probabilities[i])
+        scored.append(
+            ScoredPaper(
+                id=paper_id,
+                record=record,
+                score=min(1.0, max(0.0, score)),
+                reason=reason,
+                sources=record_sources(record),
+            )
+        )
+    return sorted(scored, key=_order)

@@ -1,0 +1,213 @@
+"""The catalogue of the fields the guide collects, and the one way a value for a field is
+checked, whoever sends it (a clicked suggestion, an inline edit, the model).
+
+Each field has a kind: ``text`` (one string), ``list`` (several strings) or ``choice`` (one
+of a fixed set). Values are validated by ``PartialStreamConfig``'s own field types, so a
+value accepted here is exactly a value the configuration accepts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+
+from pydantic import ValidationError
+
+from scholarstream.errors import InvalidInputError
+from scholarstream.streams.core._config import (
+    COLLECTED_FIELDS,
+    OPTIONAL_FIELDS,
+    PartialStreamConfig,
+    ReportFrequency,
+    StreamType,
+)
+
+FieldValue = str | list[str]
+EDITABLE_FIELDS: tuple[str, ...] = (*COLLECTED_FIELDS, "chat_instructions")
+"""What the preview panel may edit inline: the collected fields and the chat instructions."""
+
+_LIST_SEPARATORS = re.compile(r"\s*[,;|\n]\s*")
+
+
+class FieldKind(StrEnum):
+    TEXT = "text"
+    LIST = "list"
+    CHOICE = "choice"
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    name: str
+    kind: FieldKind
+    label: str
+    question: str
+    choices: tuple[str, ...] = ()
+
+    @property
+    def optional(self) -> bool:
+        return self.name in OPTIONAL_FIELDS
+
+    def describe(self) -> str:
+        """As the system prompt lists it: ``stream_type (single-select: a, b)``."""
+        kind = {
+            FieldKind.TEXT: "text",
+            FieldKind.LIST: "list",
+            FieldKind.CHOICE: f"single-select: {', '.join(self.choices)}",
+        }[self.kind]
+        return f"{self.name} ({kind}{', optional' if self.optional else ''})"
+
+
+_SPECS: dict[str, FieldSpec] = {}
+
+
+def register_field(spec: FieldSpec) -> None:
+    if spec.name in _SPECS:
+        raise ValueError(f"field {spec.name!r} is registered twice")
+    if spec.name not in PartialStreamConfig.model_fields:
+        raise ValueError(f"field {spec.name!r} is not a stream configuration field")
+    _SPECS[spec.name] = spec
+
+
+def field_spec(name: str) -> FieldSpec:
+    """The spec of a collected field; ``InvalidInputError`` for a field that does not exist."""
+    spec = _SPECS.get(name)
+    if spec is None:
+        raise InvalidInputError(
+            f"There is no stream field {name!r}.",
+            hint=f"Fields: {', '.join(_SPECS)}.",
+        )
+    return spec
+
+
+def field_specs() -> list[FieldSpec]:
+    return list(_SPECS.values())
+
+
+def is_field(name: str) -> bool:
+    return name in _SPECS
+
+
+def parse_field_value(name: str, value: object, *, split_text: bool = False) -> FieldValue:
+    """``value`` checked and cleaned for field ``name`` (choices are matched ignoring case).
+    ``split_text``: a string given for a list field is split at commas, semicolons, pipes,
+    and new lines (what a model or a typed answer writes); otherwise a list field
+    takes a list. ``InvalidInputError`` says what is wrong."""
+    if name == "chat_instructions":
+        return _validated(name, value, "chat instructions")
+    spec = field_spec(name)
+    return _PREPARE[spec.kind](spec, value, split_text)
+
+
+def apply_values(config: PartialStreamConfig, values: Mapping[str, object]) -> PartialStreamConfig:
+    """``config`` with already parsed values set (``None`` clears a field)."""
+    return PartialStreamConfig.model_validate({**config.model_dump(), **values})
+
+
+def _prepare_text(spec: FieldSpec, value: object, split_text: bool) -> FieldValue:
+    return _validated(spec.name, value, spec.label)
+
+
+def _prepare_list(spec: FieldSpec, value: object, split_text: bool) -> FieldValue:
+    if isinstance(value, str) and split_text:
+        value = [part for part in _LIST_SEPARATORS.split(value) if part]
+    if not isinstance(value, list):
+        raise InvalidInputError(
+            f"The {spec.label} must be a list of values, not {_kind_of(value)}.",
+            hint=f"Send {spec.name} as a list of strings.",
+        )
+    return _validated(spec.name, value, spec.label)
+
+
+def _prepare_choice(spec: FieldSpec, value: object, split_text: bool) -> FieldValue:
+    if isinstance(value, str):
+        wanted = value.strip().lower()
+        value = next((c for c in spec.choices if c == wanted), value)
+        if value not in spec.choices:
+            raise InvalidInputError(
+                f"{value!r} is not a {spec.label}.",
+                hint=f"Choose one of: {', '.join(spec.choices)}.",
+            )
+    return _validated(spec.name, value, spec.label)
+
+
+_PREPARE = {
+    FieldKind.TEXT: _prepare_text,
+    FieldKind.LIST: _prepare_list,
+    FieldKind.CHOICE: _prepare_choice,
+}
+
+
+def _validated(name: str, value: object, label: str) -> FieldValue:
+    if value is None:
+        raise InvalidInputError(f"The {label} needs a value.")
+    try:
+        parsed = getattr(PartialStreamConfig.model_validate({name: value}), name)
+    except ValidationError as exc:
+        problems = "; ".join(_message(error) for error in exc.errors())
+        raise InvalidInputError(
+            f"Invalid {label}: {problems}.",
+            hint=f"Check the value given for {name}.",
+        ) from exc
+    if isinstance(parsed, StrEnum):
+        return parsed.value
+    assert isinstance(parsed, str | list)
+    return parsed
+
+
+def _message(error: object) -> str:
+    assert isinstance(error, dict)
+    message = str(error.get("msg", "invalid"))
+    return message.removeprefix("Value error, ")
+
+
+def _kind_of(value: object) -> str:
+    names = {str: "text", int: "a number", float: "a number", bool: "true/false", dict: "an object"}
+    return names.get(type(value), type(value).__name__)
+
+
+for _spec in (
+    FieldSpec("purpose", FieldKind.TEXT, "purpose", "What's the purpose of this research stream?"),
+    FieldSpec(
+        "business_goals",
+        FieldKind.LIST,
+        "business goals",
+        "Which strategic objectives should this stream support?",
+    ),
+    FieldSpec(
+        "expected_outcomes",
+        FieldKind.TEXT,
+        "expected outcomes",
+        "What outcomes or decisions will this stream drive?",
+    ),
+    FieldSpec("stream_name", FieldKind.TEXT, "stream name", "What should the stream be called?"),
+    FieldSpec(
+        "stream_type",
+        FieldKind.CHOICE,
+        "stream type",
+        "What type of stream is it?",
+        choices=tuple(t.value for t in StreamType),
+    ),
+    FieldSpec(
+        "focus_areas",
+        FieldKind.LIST,
+        "focus areas",
+        "Which therapeutic areas or research domains should it focus on?",
+    ),
+    FieldSpec("keywords", FieldKind.LIST, "keywords", "Which search terms should it look for?"),
+    FieldSpec(
+        "competitors",
+        FieldKind.LIST,
+        "competitors",
+        "Which companies or organizations should it monitor? (optional: you can skip this)",
+    ),
+    FieldSpec(
+        "report_frequency",
+        FieldKind.CHOICE,
+        "report frequency",
+        "How often should it report?",
+        choices=tuple(f.value for f in ReportFrequency),
+    ),
+):
+    register_field(_spec)

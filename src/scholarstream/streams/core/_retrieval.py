@@ -1,0 +1,111 @@
+"""A stream's retrieval configuration: one query per literature source, derived
+deterministically from the stream's keywords, competitors and focus areas, then the
+user's to edit. Monitoring runs it as a paper-search ``SearchStrategy``.
+
+The derivation builds one query plan and lets each source's registered syntax write it
+(``scholarstream.search.query.render``): the keywords and competitors OR-ed as the topic,
+AND-ed with the focus areas OR-ed (a trial registry gets those as its condition field).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from scholarstream.errors import InvalidInputError
+from scholarstream.search.core import ConceptBlock, SearchStrategy, SourceQuery
+from scholarstream.search.query import QueryPlan, render, syntax_sources
+
+DEFAULT_LIMIT = 50
+
+
+class StreamQuery(BaseModel):
+    """One source's query, in that source's own syntax."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    query: str = Field(min_length=1, description="The query in the source's syntax.")
+    filters: dict[str, str] = Field(default_factory=dict)
+    limit: int = Field(default=DEFAULT_LIMIT, ge=1, le=500)
+    enabled: bool = True
+
+    @field_validator("query", mode="after")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        value = value.strip()
+        if not value:
+            raise ValueError("a query cannot be blank")
+        return value
+
+
+class RetrievalConfig(BaseModel):
+    """Source name -> that source's query."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    queries: dict[str, StreamQuery] = Field(min_length=1)
+
+    @field_validator("queries", mode="after")
+    @classmethod
+    def _known_sources(cls, value: dict[str, StreamQuery]) -> dict[str, StreamQuery]:
+        unknown = sorted(set(value) - set(syntax_sources()))
+        if unknown:
+            raise ValueError(
+                f"unknown source {', '.join(map(repr, unknown))}; "
+                f"sources: {', '.join(syntax_sources())}"
+            )
+        return value
+
+    def strategy(
+        self, *, date_from: dt.date | None = None, date_to: dt.date | None = None
+    ) -> SearchStrategy:
+        """The enabled queries as a paper-search strategy (what a monitoring run searches)."""
+        queries = [
+            SourceQuery(source=name, query=q.query, filters=q.filters, limit=q.limit)
+            for name, q in self.queries.items()
+            if q.enabled
+        ]
+        if not queries:
+            raise InvalidInputError(
+                "Every source of this stream is disabled.",
+                hint="Enable at least one source in the stream's retrieval settings.",
+            )
+        return SearchStrategy(
+            queries=queries,
+            date_from=date_from,
+            date_to=date_to,
+            rationale="The research stream's retrieval configuration.",
+        )
+
+
+def build_retrieval_config(
+    *,
+    keywords: Sequence[str],
+    focus_areas: Sequence[str] = (),
+    competitors: Sequence[str] = (),
+    sources: Sequence[str] | None = None,
+    limit: int = DEFAULT_LIMIT,
+) -> RetrievalConfig:
+    """The derived configuration; the same fields always give the same queries."""
+    topic = list(dict.fromkeys([*keywords, *competitors]))
+    if not topic:
+        raise InvalidInputError(
+            "A stream needs at least one keyword to search with.",
+            hint="Add keywords to the stream.",
+        )
+    blocks = [ConceptBlock(concept=topic[0], terms=topic)]
+    areas = list(dict.fromkeys(focus_areas))
+    if areas:
+        blocks.append(ConceptBlock(concept=areas[0], terms=areas))
+    plan = QueryPlan(
+        blocks=tuple(blocks), condition_block=1 if areas else None, limit=min(limit, 500)
+    )
+    queries: dict[str, StreamQuery] = {}
+    for name in sources if sources is not None else syntax_sources():
+        rendered = render(name, plan)
+        queries[name] = StreamQuery(
+            query=rendered.query, filters=rendered.filters, limit=rendered.limit
+        )
+    return RetrievalConfig(queries=queries)

@@ -1,0 +1,107 @@
+"""A stream's run on demand, for the API and the schedule: claim the stream, run it with
+the runtime's sources, the owner's library and the judge the settings call for, store the
+report. ``finish_run`` is the part after the claim, which the schedule's durable workflow
+runs as a step of its own: ``resume_run`` finishes a claimed run after a crash."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import uuid
+
+from scholarstream.errors import ScholarStreamError
+from scholarstream.notify import NotificationTargetStore
+from scholarstream.runtime import Runtime
+from scholarstream.search import GatewaySkillLLM
+from scholarstream.search.scoring import LexicalRelevanceScorer, LLMRelevanceScorer
+from scholarstream.sources.library import LibrarySource
+from scholarstream.streams.monitoring._announce import announce
+from scholarstream.streams.monitoring._engine import run_stream
+from scholarstream.streams.monitoring._relevance import OFFLINE_JUDGE, StreamJudge
+from scholarstream.streams.monitoring._report import StoredReport
+from scholarstream.streams.monitoring._store import ReportStore, RunStart
+
+log = logging.getLogger(__name__)
+
+LIBRARY = "library"
+FEATURE = "streams.relevance"
+
+
+def stream_judge(runtime: Runtime, owner_id: uuid.UUID) -> StreamJudge:
+    """The owner's ``fast`` model when one is configured and ``streams.model_relevance``
+    allows it (what it cannot judge is scored offline); the offline scorer otherwise."""
+    settings = runtime.settings.streams
+    if runtime.llm.offline or not settings.model_relevance:
+        return OFFLINE_JUDGE
+    scorer = LLMRelevanceScorer(
+        GatewaySkillLLM(runtime.llm, runtime.database, owner_id),
+        batch_size=settings.relevance_batch_size,
+        fallback=LexicalRelevanceScorer(),
+        feature=FEATURE,
+    )
+    return StreamJudge(scorer, name="model", explains=True)
+
+
+async def run_stream_now(
+    runtime: Runtime,
+    owner_id: uuid.UUID,
+    stream_id: uuid.UUID,
+    *,
+    now: dt.datetime | None = None,
+    if_due: bool = False,
+) -> StoredReport:
+    """Runs the stream, stores its report, announces it to the notification targets, and
+    returns it (``failed`` when every source failed; the run is then searched again from
+    the same date next time). ``ConflictError`` when the stream is already running (or,
+    ``if_due``, not due at ``now``), ``NotFoundError`` for another user's stream."""
+    start = await ReportStore(runtime.database).begin(owner_id, stream_id, now=now, if_due=if_due)
+    return await finish_run(runtime, owner_id, start)
+
+
+async def resume_run(
+    runtime: Runtime, owner_id: uuid.UUID, report_id: uuid.UUID
+) -> StoredReport | None:
+    """Finishes the run of ``report_id`` if it is still ``running`` (its process died: the
+    run starts over under the same report); ``None`` when it is not running any more."""
+    start = await ReportStore(runtime.database).resume(owner_id, report_id)
+    if start is None:
+        return None
+    return await finish_run(runtime, owner_id, start)
+
+
+async def finish_run(runtime: Runtime, owner_id: uuid.UUID, start: RunStart) -> StoredReport:
+    """Runs the claimed run ``start``, stores and announces its report (see
+    ``run_stream_now``)."""
+    store = ReportStore(runtime.database)
+    stream_id = start.stream.id
+    try:
+        result = await run_stream(
+            start.stream,
+            runtime.sources,
+            since=start.since.date(),
+            windows=start.windows,
+            reported=start.reported,
+            local={LIBRARY: LibrarySource(runtime.library, owner_id)},
+            by=stream_judge(runtime, owner_id),
+            labelled=start.labelled,
+        )
+    except BaseException as exc:
+        # Frees the stream for the next run; the error itself goes on to the caller.
+        await store.abort(owner_id, start.report_id, str(exc) or type(exc).__name__)
+        raise
+    stored = await store.finish(owner_id, start, result)
+    try:
+        deliveries = await announce(
+            runtime.settings,
+            NotificationTargetStore.for_server(runtime.settings, runtime.database),
+            runtime.notifier,
+            owner_id,
+            stored,
+            start.stream.stream_name,
+        )
+        return await store.record_notifications(owner_id, stored, deliveries)
+    except ScholarStreamError as exc:
+        # The report is stored; a notification that could not even be attempted (the
+        # stream was deleted meanwhile) must not turn the run into an error.
+        log.warning("stream %s: the report was not announced: %s", stream_id, exc)
+        return stored

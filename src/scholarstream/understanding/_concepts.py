@@ -1,0 +1,395 @@
+"""The rule-based reading of a search question. No model: patterns and a small
+vocabulary read the question's dates, languages, study types and exclusions, split
+the rest into concepts at connecting words ("in", "for", "with", "versus", verbs such
+as "reduce"), add known synonyms, and find PICO elements in clinical questions."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from scholarstream.understanding._dates import DateRange, find_dates
+from scholarstream.understanding._restrictions import (
+    find_exclusions,
+    find_languages,
+    find_study_types,
+)
+from scholarstream.understanding._stop_words import stop_words
+from scholarstream.understanding._synonyms import (
+    Abbreviations,
+    find_abbreviations,
+    group_of,
+    is_abbreviation,
+    known_phrases,
+)
+
+MAX_CONCEPTS = 6
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# Words that join two ideas: a concept ends where one of them stands.
+_CONNECTORS = _words(
+    """and or in for with versus vs v of on among amongst to by from at after during using
+    via between about regarding within than as into through against under over across who
+    that which whose when where while whether if compared comparing comparison relative
+    rather only like such including"""
+)
+# Verbs of clinical and methods questions: they separate the ideas they relate.
+_VERBS = _words(
+    """reduce reduces reducing reduced improve improves improving improved increase
+    increases increasing increased decrease decreases decreasing decreased lower lowers
+    lowering lowered raise raises affect affects affecting affected prevent prevents
+    preventing predict predicts predicting cause causes causing treat treats treating
+    associated linked related correlated correlate correlates influence influences help
+    helps lead leads work works detect detects detecting diagnose diagnosing identify
+    identifying classify classifying estimate estimating compare delay delays slow slows
+    protect protects worsen worsens modify modifies change changes alter alters"""
+)
+# Words that carry no concept of their own (the search row of the one stop-word list).
+_STOP = stop_words("search")
+_PUNCTUATION = frozenset(",;:?!().")
+
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\u2019\-+/]*|[,;:?!().]")
+_GROUP_WORDS = (
+    r"patients?|adults?|children|child|adolescents?|teenagers?|infants?|neonates?|newborns?|"
+    r"women|men|girls|boys|people|persons|individuals|subjects|participants|elderly|"
+    r"veterans|students|workers|smokers|survivors|athletes|residents|mothers|nurses"
+)
+_GROUP_ADJECTIVES = (
+    r"older|elderly|young|pregnant|postmenopausal|obese|overweight|critically\s+ill|"
+    r"hospitali[sz]ed|male|female|healthy|adult|school-?aged|preterm|diabetic|ICU|"
+    r"outpatient|inpatient"
+)
+_POPULATION = re.compile(
+    rf"\b(?:in|among|amongst|for)\s+(?P<pop>(?:(?:{_GROUP_ADJECTIVES})\s+)*(?:{_GROUP_WORDS})"
+    r"(?:\s+(?:with|who\s+have|having|undergoing|receiving|on|at\s+risk\s+(?:of|for)|after|"
+    r"diagnosed\s+with|living\s+with)\s+[^,.;?!]+?)?)"
+    r"(?=\s+(?:versus|vs\.?|compared|who|on|in|for|reduce|improve|lower|increase|and|or)\b"
+    r"|\s*[,.;?!]|\s*$)",
+    re.I,
+)
+_BARE_POPULATION = re.compile(
+    rf"\b(?P<pop>(?:{_GROUP_WORDS})\s+(?:with|undergoing|receiving|diagnosed\s+with)"
+    r"\s+[^,.;?!]+?)(?=\s+(?:versus|vs\.?|compared|on|in|for|and|or)\b|\s*[,.;?!]|\s*$)",
+    re.I,
+)
+_COMPARISON = re.compile(
+    r"(?P<left>[^,.;?!]+?)\s+(?:versus|vs\.?|v\.|compared\s+(?:with|to)|in\s+comparison\s+"
+    r"(?:with|to)|relative\s+to|rather\s+than)\s+(?P<right>[^,.;?!]+)",
+    re.I,
+)
+_OUTCOME_CUE = re.compile(
+    r"\b(?:effects?|impact|influence)\s+on\s+(?P<a>[^,.;?!]+)|\b(?:reduce|reduces|lower|lowers|"
+    r"improve|improves|increase|increases|decrease|decreases|prevent|prevents|affect|affects|"
+    r"delay|delays|worsen|worsens)\s+(?P<b>[^,.;?!]+)",
+    re.I,
+)
+OUTCOMES = (
+    "all-cause mortality",
+    "mortality",
+    "survival",
+    "death",
+    "HbA1c",
+    "glycated hemoglobin",
+    "glycemic control",
+    "glycaemic control",
+    "blood pressure",
+    "weight loss",
+    "body weight",
+    "quality of life",
+    "hospitalization",
+    "hospitalisation",
+    "readmission",
+    "length of stay",
+    "pain",
+    "adverse events",
+    "side effects",
+    "relapse",
+    "remission",
+    "recurrence",
+    "incidence",
+    "morbidity",
+    "complications",
+    "cardiovascular events",
+    "cognitive decline",
+    "cognitive function",
+    "symptoms",
+    "response rate",
+    "disease progression",
+    "fractures",
+    "falls",
+    "adherence",
+)
+_CLINICAL_STUDY_TYPES = frozenset(
+    {"randomized controlled trial", "clinical trial", "cohort study", "case-control study"}
+)
+_QUESTION_OPENING = re.compile(
+    r"^(?:(?:what|which|how|why|does|do|did|is|are|can|could|should|will|would|has|have|"
+    r"find|show|search|get|give|list|tell)\b\s*(?:me\s+)?)+"
+    r"(?:(?:is|are|was|were|the|there|any|evidence|known|about|effects?|impact|role|of|"
+    r"that|for|on|papers|studies|articles|research|literature|regarding)\b\s*)*",
+    re.I,
+)
+_STRAY_PUNCTUATION = re.compile(r"\s*([,;])(?:\s*[,;])*\s*(?=[,;?.!]|$)|\s+(?=[,;?.!])")
+_PROTECTED = tuple(
+    {p.lower(): None for p in (*known_phrases(), *(o for o in OUTCOMES if " " in o))}
+)
+
+
+@dataclass(frozen=True)
+class _Token:
+    text: str
+    protected: bool = False
+
+    @property
+    def lower(self) -> str:
+        return self.text.lower()
+
+
+def _tokens(text: str, phrases: Sequence[str]) -> list[_Token]:
+    """Words and punctuation, with known multi-word phrases kept as one token."""
+    raw = _TOKEN.findall(text.replace("\u2019", "'"))
+    lowered = [t.lower() for t in raw]
+    split_phrases = [_TOKEN.findall(p) for p in phrases]
+    tokens: list[_Token] = []
+    i = 0
+    while i < len(raw):
+        for words in split_phrases:
+            n = len(words)
+            if n > 1 and lowered[i : i + n] == words:
+                tokens.append(_Token(" ".join(raw[i : i + n]), protected=True))
+                i += n
+                break
+        else:
+            tokens.append(_Token(raw[i]))
+            i += 1
+    return tokens
+
+
+def _is_separator(token: _Token) -> bool:
+    return not token.protected and (
+        token.text in _PUNCTUATION or token.lower in _CONNECTORS or token.lower in _VERBS
+    )
+
+
+def _chunks(tokens: Sequence[_Token]) -> list[list[str]]:
+    """Concept phrases; phrases joined by "or" are alternatives of one concept."""
+    groups: list[list[str]] = []
+    words: list[str] = []
+    joined_by_or = False
+
+    def close() -> None:
+        nonlocal joined_by_or
+        phrase = " ".join(words)
+        words.clear()
+        if not phrase:
+            return
+        if joined_by_or and groups:
+            groups[-1].append(phrase)
+        else:
+            groups.append([phrase])
+        joined_by_or = False
+
+    for index, token in enumerate(tokens):
+        if _is_separator(token):
+            had_words = bool(words)
+            close()
+            if token.lower == "or" and (had_words or (groups and index > 0)):
+                joined_by_or = True
+            continue
+        if token.protected or token.lower not in _STOP:
+            words.append(_word_case(token, first=index == 0))
+    close()
+    return groups
+
+
+def _word_case(token: _Token, *, first: bool) -> str:
+    """Lower case, except abbreviations and names the user capitalised mid-sentence."""
+    text = token.text
+    if token.protected:
+        return text if any(c.isupper() for c in text[1:]) else text[0].lower() + text[1:]
+    if any(c.isupper() for c in text[1:]) or any(c.isdigit() for c in text):
+        return text
+    if first or text[:1].islower():
+        return text.lower()
+    return text
+
+
+def concept_phrases(text: str, phrases: Sequence[str] = ()) -> list[list[str]]:
+    """The concept phrases of a piece of text (alternatives grouped)."""
+    return _chunks(_tokens(text, [*(p.lower() for p in phrases), *_PROTECTED]))
+
+
+def _clean_terms(values: Iterable[str]) -> tuple[str, ...]:
+    """Strip, drop empties and case-insensitive repeats, keep order."""
+    seen: set[str] = set()
+    cleaned = []
+    for value in values:
+        value = " ".join(value.split())
+        if value and value.lower() not in seen:
+            seen.add(value.lower())
+            cleaned.append(value)
+    return tuple(cleaned)
+
+
+@dataclass(frozen=True)
+class ConceptReading:
+    """One idea of the question, with the other words authors use for it (cleaned: no
+    empty or repeated synonym)."""
+
+    term: str
+    synonyms: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, term: str, synonyms: Iterable[str]) -> ConceptReading:
+        return cls(term=term, synonyms=_clean_terms(synonyms))
+
+
+@dataclass(frozen=True)
+class PicoReading:
+    """Population, Intervention, Comparison, Outcome of a clinical question."""
+
+    population: str | None = None
+    intervention: str | None = None
+    comparison: str | None = None
+    outcome: str | None = None
+
+    def present(self) -> dict[str, str]:
+        values = {
+            "population": self.population,
+            "intervention": self.intervention,
+            "comparison": self.comparison,
+            "outcome": self.outcome,
+        }
+        return {name: value for name, value in values.items() if value}
+
+
+@dataclass(frozen=True)
+class QuestionReading:
+    """What the rules read in a question. ``concepts`` is empty when nothing is left to
+    search for once dates, languages, study types and exclusions are taken out."""
+
+    topic: str
+    concepts: tuple[ConceptReading, ...]
+    pico: PicoReading | None
+    dates: DateRange
+    study_types: tuple[str, ...]
+    languages: tuple[str, ...]
+    exclusions: tuple[str, ...]
+
+
+def _concept(alternatives: Sequence[str], abbreviations: Abbreviations) -> ConceptReading:
+    term = alternatives[0]
+    defined = abbreviations.long_for(term)
+    if defined is not None:
+        term = defined
+    group = group_of(term)
+    if group is not None and is_abbreviation(term):
+        term = group.preferred
+    synonyms = [*alternatives[1:]]
+    short = abbreviations.short_for(term)
+    if short is not None:
+        synonyms.append(short)
+    else:  # "glycated haemoglobin monitoring" -> also "HbA1c monitoring"
+        for long_form, abbreviation in abbreviations.long_to_short.items():
+            shortened = re.sub(rf"\b{re.escape(long_form)}\b", abbreviation, term, flags=re.I)
+            if shortened != term:
+                synonyms.append(shortened)
+    if group is not None:
+        synonyms.extend(m for m in group.members if m.lower() != term.lower())
+    return ConceptReading.of(term, [s for s in synonyms if s.lower() != term.lower()])
+
+
+def _merge(concepts: Iterable[ConceptReading]) -> list[ConceptReading]:
+    merged: dict[str, ConceptReading] = {}
+    for concept in concepts:
+        key = concept.term.lower()
+        if key in merged:
+            old = merged[key]
+            merged[key] = ConceptReading.of(old.term, [*old.synonyms, *concept.synonyms])
+        elif not any(key in (s.lower() for s in c.synonyms) for c in merged.values()):
+            merged[key] = concept
+    return list(merged.values())[:MAX_CONCEPTS]
+
+
+def _last_phrase(text: str) -> str | None:
+    groups = concept_phrases(text)
+    return " or ".join(groups[-1]) if groups else None
+
+
+def _first_phrase(text: str) -> str | None:
+    groups = concept_phrases(text)
+    return " or ".join(groups[0]) if groups else None
+
+
+def find_pico(
+    text: str, concepts: Sequence[ConceptReading], study_types: Sequence[str]
+) -> PicoReading | None:
+    """PICO elements when the question reads as a clinical one, else ``None``."""
+    population = None
+    if (match := _POPULATION.search(text) or _BARE_POPULATION.search(text)) is not None:
+        population = " ".join(match.group("pop").split())
+    intervention = comparison = None
+    if (match := _COMPARISON.search(text)) is not None:
+        intervention = _last_phrase(match.group("left"))
+        comparison = _first_phrase(match.group("right"))
+    lowered = text.lower()
+    outcome = next(
+        (o for o in OUTCOMES if re.search(rf"\b{re.escape(o.lower())}\b", lowered)), None
+    )
+    if outcome is None and (match := _OUTCOME_CUE.search(text)) is not None:
+        outcome = _first_phrase(match.group("a") or match.group("b"))
+    clinical = bool(
+        population
+        or outcome
+        or (comparison and intervention)
+        or set(study_types) & _CLINICAL_STUDY_TYPES
+    )
+    if not clinical:
+        return None
+    if intervention is None:
+        taken = " ".join(x for x in (population, outcome) if x).lower()
+        intervention = next((c.term for c in concepts if c.term.lower() not in taken), None)
+    pico = PicoReading(
+        population=population, intervention=intervention, comparison=comparison, outcome=outcome
+    )
+    return pico if pico.present() else None
+
+
+def topic_of(question: str) -> str:
+    """The question as a short topic line: no question opening, no question mark."""
+    question = _STRAY_PUNCTUATION.sub(r"\1", question)
+    topic = _QUESTION_OPENING.sub("", question).strip(" ?.!,;")
+    topic = topic or question.strip(" ?.!,;") or question
+    if len(topic) > 150:
+        topic = topic[:150].rsplit(" ", 1)[0] + "…"
+    return topic[0].upper() + topic[1:]
+
+
+def read_question(question: str, today: dt.date) -> QuestionReading:
+    """The rule-based reading of a search question; ``today`` anchors "last 5 years"."""
+    question = " ".join(question.split())
+    text, abbreviations = find_abbreviations(question)
+    text, dates = find_dates(text, today)
+    text, languages = find_languages(text)
+    topic = topic_of(text)
+    text, study_types = find_study_types(text)
+    text, excluded = find_exclusions(text)
+    long_forms = list(abbreviations.long_to_short)
+    concepts = _merge(
+        _concept(alternatives, abbreviations) for alternatives in concept_phrases(text, long_forms)
+    )
+    return QuestionReading(
+        topic=topic,
+        concepts=tuple(concepts),
+        pico=find_pico(text, concepts, study_types) if concepts else None,
+        dates=dates,
+        study_types=tuple(study_types),
+        languages=tuple(languages),
+        exclusions=tuple(excluded),
+    )

@@ -1,0 +1,224 @@
+"""The one date parser: publication-date phrases of a question or a message ("since 2015",
+"2010-2020", "between 2010 and 2015", "before 2000", "in 2021", "last 5 years") and the
+range each gives (relative to an injected today).
+
+A ``DateGrammar`` is the ordered list of phrase forms a caller reads; every form has one
+reader that turns its match into a ``DateRange``. Two grammars exist, so that merging the
+parsers (issue 21) changed no caller's results:
+
+- ``QUERY_DATES`` (search): wide wording ("in the past five years", "prior to 2015",
+  "2015-2019", "through 2020"), read by ``find_dates``, which cuts the phrases out of the
+  question and combines a start and an end ("since 2010 ... until 2020").
+- ``MENTION_DATES`` (chat continuity): the phrases a follow-up names as a scope slot
+  ("since 2020", "from 2010 to 2015", "last 5 years": digits only), found by
+  ``date_phrases`` in order of appearance.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+YEAR = r"((?:19|20)\d{2})"
+_NUMBER_WORDS = {
+    "a": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "fifteen": 15,
+    "twenty": 20,
+}
+_COUNT = r"(\d{1,3}|" + "|".join(_NUMBER_WORDS) + r")"
+
+
+@dataclass(frozen=True)
+class DateRange:
+    date_from: dt.date | None = None
+    date_to: dt.date | None = None
+
+
+def years_before(day: dt.date, years: int) -> dt.date:
+    """The same calendar day ``years`` earlier (28 February for a 29th)."""
+    try:
+        return day.replace(year=day.year - years)
+    except ValueError:
+        return day.replace(year=day.year - years, day=28)
+
+
+def _first(year: str) -> dt.date:
+    return dt.date(int(year), 1, 1)
+
+
+def _last(year: str) -> dt.date:
+    return dt.date(int(year), 12, 31)
+
+
+def _count(word: str) -> int:
+    return int(word) if word.isdigit() else _NUMBER_WORDS[word.lower()]
+
+
+Reader = Callable[[re.Match[str], dt.date], DateRange]
+
+
+# The readers: one per kind of phrase, shared by every grammar.
+def _between(m: re.Match[str], _: dt.date) -> DateRange:
+    return DateRange(_first(m.group(1)), _last(m.group(2)))
+
+
+def _last_years(m: re.Match[str], today: dt.date) -> DateRange:
+    return DateRange(years_before(today, _count(m.group(1))), today)
+
+
+def _last_decade(_: re.Match[str], today: dt.date) -> DateRange:
+    return DateRange(years_before(today, 10), today)
+
+
+def _last_year(_: re.Match[str], today: dt.date) -> DateRange:
+    return DateRange(years_before(today, 1), today)
+
+
+def _since(m: re.Match[str], _: dt.date) -> DateRange:
+    return DateRange(_first(m.group(1)), None)
+
+
+def _after(m: re.Match[str], _: dt.date) -> DateRange:
+    return DateRange(dt.date(int(m.group(1)) + 1, 1, 1), None)
+
+
+def _before(m: re.Match[str], _: dt.date) -> DateRange:
+    return DateRange(None, dt.date(int(m.group(1)) - 1, 12, 31))
+
+
+def _until(m: re.Match[str], _: dt.date) -> DateRange:
+    return DateRange(None, _last(m.group(1)))
+
+
+def _in_year(m: re.Match[str], _: dt.date) -> DateRange:
+    return DateRange(_first(m.group(1)), _last(m.group(1)))
+
+
+@dataclass(frozen=True)
+class DateForm:
+    """One way of writing a date phrase, and how it reads."""
+
+    pattern: re.Pattern[str]
+    read: Reader
+
+
+@dataclass(frozen=True)
+class DateGrammar:
+    """The date phrases a caller reads, in order: the first form that matches wins."""
+
+    name: str
+    forms: tuple[DateForm, ...]
+
+    @functools.cached_property
+    def alternation(self) -> re.Pattern[str]:
+        """Any of the forms, tried in order at each position."""
+        alternatives = (f"(?P<f{i}>{f.pattern.pattern})" for i, f in enumerate(self.forms))
+        return re.compile("|".join(alternatives), re.I)
+
+
+def _form(pattern: str, read: Reader) -> DateForm:
+    return DateForm(re.compile(pattern, re.I), read)
+
+
+# First match wins; ranges come before their single-year parts.
+QUERY_DATES = DateGrammar(
+    "query",
+    (
+        _form(rf"\b(?:between|from)\s+{YEAR}\s+(?:and|to|until|through)\s+{YEAR}\b", _between),
+        _form(
+            rf"\b(?:published\s+)?(?:in\s+)?{YEAR}\s*(?:-|\u2013|\u2014|to|until)\s*{YEAR}\b",
+            _between,
+        ),
+        _form(
+            rf"\b(?:in|over|during|within|from)?\s*(?:the\s+)?(?:last|past|previous)\s+{_COUNT}"
+            r"\s+years?\b",
+            _last_years,
+        ),
+        _form(
+            r"\b(?:in|over|during)?\s*(?:the\s+)?(?:last|past|previous)\s+decade\b", _last_decade
+        ),
+        _form(r"\b(?:in|over|during)?\s*(?:the\s+)?(?:last|past|previous)\s+year\b", _last_year),
+        _form(rf"\b(?:since|from|in\s+or\s+after|starting(?:\s+in)?)\s+{YEAR}\b", _since),
+        _form(rf"\b(?:after)\s+{YEAR}\b", _after),
+        _form(rf"\b(?:before|prior\s+to)\s+{YEAR}\b", _before),
+        _form(rf"\b(?:until|through|up\s+to|by)\s+{YEAR}\b", _until),
+        _form(rf"\b(?:published\s+)?in\s+{YEAR}\b", _in_year),
+    ),
+)
+
+MENTION_DATES = DateGrammar(
+    "mention",
+    (
+        _form(rf"\bbetween\s+{YEAR}\s+and\s+{YEAR}\b", _between),
+        _form(rf"\bfrom\s+{YEAR}\s+(?:to|until)\s+{YEAR}\b", _between),
+        _form(rf"\b(?:since|from)\s+{YEAR}\b", _since),
+        _form(rf"\bafter\s+{YEAR}\b", _after),
+        _form(rf"\bbefore\s+{YEAR}\b", _before),
+        _form(rf"\bin\s+{YEAR}\b", _in_year),
+        _form(rf"\buntil\s+{YEAR}\b", _until),
+        _form(r"\b(?:last|past)\s+(\d+)\s+years?\b", _last_years),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class DatePhrase:
+    """A date phrase as written ("since 2020"), where it stands, and its form."""
+
+    text: str
+    start: int
+    end: int
+    form: DateForm
+
+    def range(self, today: dt.date) -> DateRange:
+        """The publication dates the phrase stands for."""
+        match = self.form.pattern.fullmatch(self.text)
+        if match is None:  # pragma: no cover - the phrase is a match of its own form
+            return DateRange()
+        return self.form.read(match, today)
+
+
+def date_phrases(text: str, grammar: DateGrammar = MENTION_DATES) -> list[DatePhrase]:
+    """Every date phrase of ``text`` in order of appearance (no two overlap)."""
+    phrases = []
+    for match in grammar.alternation.finditer(text):
+        form = grammar.forms[int(str(match.lastgroup)[1:])]
+        phrases.append(DatePhrase(match.group(0), match.start(), match.end(), form))
+    return phrases
+
+
+def find_dates(
+    text: str, today: dt.date, grammar: DateGrammar = QUERY_DATES
+) -> tuple[str, DateRange]:
+    """The text without its date phrases, and the range they give. Forms are tried in
+    order, each once; two phrases (e.g. "since 2010" and "until 2020") combine; a range
+    whose ends are reversed is dropped."""
+    found = DateRange()
+    for form in grammar.forms:
+        match = form.pattern.search(text)
+        if match is None:
+            continue
+        span = form.read(match, today)
+        found = DateRange(
+            found.date_from or span.date_from,
+            found.date_to or span.date_to,
+        )
+        text = text[: match.start()] + " " + text[match.end() :]
+        if found.date_from and found.date_to:
+            break
+    if found.date_from and found.date_to and found.date_from > found.date_to:
+        found = DateRange()
+    return " ".join(text.split()), found

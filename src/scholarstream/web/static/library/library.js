@@ -1,0 +1,435 @@
+// The Library page: import a file, search the library, read and delete a record, export.
+// The search (words, years, type, page, open record) lives in the URL, so reload and the
+// browser's back button keep it.
+
+import { addAIColumn, attachAIColumns, recordColumnItem } from "/static/app/ai-columns/ai-columns.js";
+import { registerAcceptHandler, registerChatContext } from "/static/app/chat/page-context.js";
+import { api } from "/static/app/shared/api.js";
+import { codeLabel, el, hasAny, renderProblem, renderStatus } from "/static/app/shared/dom.js";
+import { authorNames, phaseLabels, renderRecordDetail, venueLine } from "/static/app/shared/records.js";
+
+const root = document.querySelector('[data-page="library"]');
+const importForm = root.querySelector('[data-form="import"]');
+const importStatus = root.querySelector('[data-testid="import-status"]');
+const searchForm = root.querySelector('[data-form="search"]');
+const resultsSection = root.querySelector('[data-testid="results-section"]');
+const notice = root.querySelector('[data-testid="notice"]');
+const count = root.querySelector('[data-testid="result-count"]');
+const list = root.querySelector('[data-testid="results"]');
+const pager = root.querySelector('[data-testid="pager"]');
+const detail = root.querySelector('[data-testid="detail"]');
+const detailRecord = detail.querySelector('[data-role="record"]');
+const deleteProblem = detail.querySelector('[data-role="delete-problem"]');
+const confirmDialog = root.querySelector('[data-testid="confirm-delete"]');
+
+const FILTERS = ["q", "year_from", "year_to", "publication_type"];
+const DEFAULT_LIMIT = 20;
+const TABLE_KEY = "library";
+let generation = 0; // answers to an older request are dropped
+let current = null; // the open record: {id, title}
+let flash = ""; // a message for the next results shown (e.g. what was deleted)
+let shown = null; // the results on screen: {state, page}
+
+const aiColumns = attachAIColumns({ tableKey: TABLE_KEY });
+list.before(aiColumns.element);
+
+// --- the URL as state ----------------------------------------------------------------
+
+function readState() {
+  const params = new URLSearchParams(window.location.search);
+  const number = (name, fallback) => {
+    const value = Number.parseInt(params.get(name) ?? "", 10);
+    return Number.isFinite(value) && value >= 0 ? value : fallback;
+  };
+  return {
+    q: params.get("q") ?? "",
+    year_from: params.get("year_from") ?? "",
+    year_to: params.get("year_to") ?? "",
+    publication_type: params.get("publication_type") ?? "",
+    offset: number("offset", 0),
+    limit: Math.min(Math.max(number("limit", DEFAULT_LIMIT), 1), 500),
+    record: params.get("record") ?? "",
+  };
+}
+
+function toParams(state, { withRecord = true } = {}) {
+  const params = new URLSearchParams();
+  for (const name of FILTERS) {
+    const value = String(state[name] ?? "").trim();
+    if (value) params.set(name, value);
+  }
+  if (state.offset) params.set("offset", String(state.offset));
+  if (state.limit && state.limit !== DEFAULT_LIMIT) params.set("limit", String(state.limit));
+  if (withRecord && state.record) params.set("record", state.record);
+  return params;
+}
+
+function pageUrl(state) {
+  const query = toParams(state).toString();
+  return query ? `${window.location.pathname}?${query}` : window.location.pathname;
+}
+
+function go(state, { replace = false, historyState = null } = {}) {
+  const url = pageUrl(state);
+  if (replace) window.history.replaceState(historyState, "", url);
+  else window.history.pushState(historyState, "", url);
+  return show(state);
+}
+
+function fillForm(state) {
+  for (const name of FILTERS) searchForm.elements[name].value = state[name];
+  const limit = searchForm.elements.limit;
+  const value = String(state.limit);
+  if (![...limit.options].some((option) => option.value === value)) {
+    limit.append(el("option", {}, value));
+  }
+  limit.value = value;
+}
+
+function formState() {
+  const data = new FormData(searchForm);
+  const state = { offset: 0, record: "" };
+  for (const name of FILTERS) state[name] = String(data.get(name) ?? "").trim();
+  state.limit = Number.parseInt(String(data.get("limit")), 10) || DEFAULT_LIMIT;
+  return state;
+}
+
+function updateExportLinks(state) {
+  for (const link of root.querySelectorAll("[data-export]")) {
+    const params = new URLSearchParams({ format: link.dataset.export });
+    for (const name of ["year_from", "year_to", "publication_type"]) {
+      if (state[name]) params.set(name, state[name]);
+    }
+    link.href = `/api/v1/library/export?${params}`;
+  }
+}
+
+// --- results -------------------------------------------------------------------------
+
+function resultItem(item, state) {
+  const record = item.record;
+  const meta = [
+    authorNames(record.authors ?? [], 3),
+    record.kind === "trial" ? record.sponsor : venueLine(record),
+    record.year,
+  ].filter(Boolean);
+  const types = record.kind === "trial" ? record.phases : record.publication_types;
+  const link = el("a", { href: pageUrl({ ...state, record: item.id }), dataset: { recordId: item.id } },
+    record.title);
+  link.addEventListener("click", (event) => {
+    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    event.preventDefault();
+    go({ ...state, record: item.id }, { historyState: { fromList: true } });
+  });
+  return el("li", { class: "record-item", dataset: { recordId: item.id } },
+    el("h3", {}, link),
+    meta.length ? el("p", { class: "meta" }, meta.join(" · ")) : null,
+    types?.length || record.ids?.doi
+      ? el("p", { class: "meta muted" },
+          [types?.join(", "), record.ids?.doi ? `doi:${record.ids.doi}` : null].filter(Boolean).join(" · "))
+      : null);
+}
+
+function renderPager(state, page) {
+  const hasPrevious = page.offset > 0;
+  const hasNext = page.offset + page.items.length < page.total;
+  pager.hidden = !hasPrevious && !hasNext;
+  const previous = pager.querySelector('[data-action="previous"]');
+  const next = pager.querySelector('[data-action="next"]');
+  previous.disabled = !hasPrevious;
+  next.disabled = !hasNext;
+  const pages = Math.max(1, Math.ceil(page.total / page.limit));
+  pager.querySelector('[data-role="position"]').textContent =
+    `Page ${Math.floor(page.offset / page.limit) + 1} of ${pages}`;
+  previous.onclick = () => go({ ...state, offset: Math.max(0, page.offset - page.limit) });
+  next.onclick = () => go({ ...state, offset: page.offset + page.limit });
+}
+
+async function showResults(state) {
+  const mine = ++generation;
+  detail.hidden = true;
+  resultsSection.hidden = false;
+  resultsSection.setAttribute("aria-busy", "true");
+  count.textContent = "Searching…";
+  const params = toParams(state, { withRecord: false });
+  params.set("offset", String(state.offset));
+  params.set("limit", String(state.limit));
+  let page;
+  try {
+    page = await api(`/api/v1/library/records?${params}`);
+  } catch (error) {
+    if (mine !== generation) return;
+    resultsSection.removeAttribute("aria-busy");
+    renderProblem(notice, error, "The search failed.");
+    count.textContent = "";
+    list.replaceChildren();
+    pager.hidden = true;
+    shown = { state, page: null };
+    aiColumns.setItems([]);
+    return;
+  }
+  if (mine !== generation) return;
+  resultsSection.removeAttribute("aria-busy");
+  if (page.items.length === 0 && page.total > 0 && state.offset > 0) {
+    // Past the end (e.g. the last record of the last page was deleted): show the last page.
+    const last = Math.max(0, Math.floor((page.total - 1) / state.limit) * state.limit);
+    go({ ...state, offset: last }, { replace: true });
+    return;
+  }
+  if (flash) renderStatus(notice, flash, "done");
+  else notice.replaceChildren();
+  flash = "";
+  const rows = page.items.map((item) => ({
+    key: item.id,
+    node: resultItem(item, state),
+    item: recordColumnItem(item.id, item.record),
+  }));
+  list.replaceChildren(...rows.map((row) => row.node));
+  shown = { state, page };
+  aiColumns.setItems(rows);
+  if (page.total === 0) {
+    count.textContent = "";
+    const empty = hasAny(toParams(state), FILTERS)
+      ? "No records match this search. Try fewer words or wider filters."
+      : "Your library is empty. Import a file above to start.";
+    notice.append(el("p", { class: "status empty" }, empty));
+  } else {
+    const first = page.offset + 1;
+    const last = page.offset + page.items.length;
+    const noun = page.total === 1 ? "record" : "records";
+    count.textContent = first === 1 && last === page.total
+      ? `${page.total} ${noun}`
+      : `Showing ${first}–${last} of ${page.total} ${noun}`;
+  }
+  renderPager(state, page);
+}
+
+// --- one record ----------------------------------------------------------------------
+
+async function showDetail(state) {
+  const mine = ++generation;
+  resultsSection.hidden = true;
+  detail.hidden = false;
+  current = null;
+  deleteProblem.replaceChildren();
+  detail.querySelector('[data-action="delete"]').disabled = true;
+  renderStatus(detailRecord, "Loading the record…", "loading");
+  let item;
+  try {
+    item = await api(`/api/v1/library/records/${encodeURIComponent(state.record)}`);
+  } catch (error) {
+    if (mine !== generation) return;
+    renderProblem(detailRecord, error, "The record could not be loaded.");
+    return;
+  }
+  if (mine !== generation) return;
+  const added = new Date(item.added_at);
+  const extra = [
+    item.source_file ? `Imported from ${item.source_file}` : null,
+    Number.isNaN(added.getTime()) ? null : `Added to the library ${added.toLocaleString()}`,
+  ].filter(Boolean);
+  const title = renderRecordDetail(detailRecord, item.record, extra);
+  current = { id: item.id, title: item.record.title };
+  detail.querySelector('[data-action="delete"]').disabled = false;
+  title.focus();
+}
+
+function show(state) {
+  fillForm(state);
+  updateExportLinks(state);
+  return state.record ? showDetail(state) : showResults(state);
+}
+
+function backToResults() {
+  if (window.history.state?.fromList) window.history.back();
+  else go({ ...readState(), record: "" }, { replace: true });
+}
+
+async function deleteCurrent() {
+  if (!current) return;
+  const record = current;
+  try {
+    await api(`/api/v1/library/records/${encodeURIComponent(record.id)}`, { method: "DELETE" });
+  } catch (error) {
+    renderProblem(deleteProblem, error, "The record was not deleted.");
+    return;
+  }
+  flash = `Deleted “${record.title}” from your library.`;
+  go({ ...readState(), record: "" }, { replace: true });
+}
+
+// --- import --------------------------------------------------------------------------
+
+function importSummary(report) {
+  const problems = report.problems ?? [];
+  const more = report.skipped - problems.length;
+  const kind = report.skipped > 0 ? "import-summary has-problems" : "import-summary";
+  return el("div", { class: kind, dataset: { testid: "import-summary" } },
+    el("p", {}, el("strong", {}, report.file), ` (read as ${report.format})`),
+    el("dl", { class: "tally" },
+      el("dt", {}, "Imported"), el("dd", { dataset: { field: "imported" } }, String(report.imported)),
+      el("dt", {}, "Already in library"),
+      el("dd", { dataset: { field: "duplicates" } }, String(report.duplicates)),
+      el("dt", {}, "Skipped"), el("dd", { dataset: { field: "skipped" } }, String(report.skipped))),
+    problems.length
+      ? el("div", { class: "problems" },
+          el("h3", {}, "Skipped records"),
+          el("ul", { dataset: { testid: "import-problems" } }, problems.map((p) =>
+            el("li", {}, el("strong", {}, `Record ${p.record_number}`),
+              p.line ? ` (line ${p.line})` : "", `: ${p.message}`))),
+          more > 0 ? el("p", { class: "muted" }, `… and ${more} more.`) : null)
+      : null);
+}
+
+importForm.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const data = new FormData(importForm);
+  const file = data.get("file");
+  if (!(file instanceof File) || !file.name) return;
+  if (!data.get("format")) data.delete("format");
+  const button = importForm.querySelector('button[type="submit"]');
+  button.disabled = true;
+  importStatus.setAttribute("aria-busy", "true");
+  renderStatus(importStatus, `Importing ${file.name}…`, "loading");
+  try {
+    const report = await api("/api/v1/library/imports", { method: "POST", body: data });
+    importStatus.replaceChildren(importSummary(report));
+    importForm.reset();
+    show(readState());
+  } catch (error) {
+    renderProblem(importStatus, error, `${file.name} was not imported.`);
+  } finally {
+    button.disabled = false;
+    importStatus.removeAttribute("aria-busy");
+  }
+});
+
+// --- the chat: what the page shows, and what Accept does here ---------------------------
+
+function recordFields(record) {
+  if (record.kind === "trial") {
+    return {
+      nct_id: record.ids?.nct_id ?? null,
+      phase: phaseLabels(record.phases ?? []) || null,
+      status: codeLabel(record.status) || null,
+      conditions: record.conditions ?? [],
+      enrollment: record.enrollment ?? null,
+      sponsor: record.sponsor ?? null,
+      start_date: record.start_date ?? null,
+    };
+  }
+  return {
+    authors: (record.authors ?? []).slice(0, 3).map((author) => author.name),
+    year: record.year ?? null,
+    venue: venueLine(record) || null,
+    publication_types: record.publication_types ?? [],
+    doi: record.ids?.doi ?? null,
+  };
+}
+
+function chatContext() {
+  const state = readState();
+  const page = shown?.page ?? null;
+  const ai = aiColumns.state();
+  const listShown = !resultsSection.hidden && page !== null;
+  const byId = new Map((page?.items ?? []).map((item) => [item.id, item]));
+  const visible = listShown ? aiColumns.visibleKeys().map((key) => byId.get(key)).filter(Boolean) : [];
+  const form = new FormData(searchForm);
+  const filters = {
+    year_from: state.year_from || null,
+    year_to: state.year_to || null,
+    publication_type: state.publication_type || null,
+  };
+  if (Object.keys(ai.filters).length) filters.ai_columns = ai.filters;
+  return {
+    search_form: Object.fromEntries([...FILTERS, "limit"].map((name) => [name, String(form.get(name) ?? "")])),
+    filters,
+    pagination: { page: Math.floor(state.offset / state.limit) + 1, page_size: state.limit },
+    sort: ai.sort ?? { column: state.q ? "relevance" : "date_added", direction: "desc" },
+    selection: [],
+    viewer: state.record
+      ? { kind: "library_record", id: state.record, title: current?.id === state.record ? current.title : null }
+      : null,
+    results: page
+      ? { total: page.total, loaded: page.items.length, filtered: ai.visible, visible: listShown ? ai.visible : 0 }
+      : null,
+    ai_columns: ai.columns,
+    item_summaries: visible.map((item) => ({
+      id: item.id,
+      kind: "library_record",
+      title: item.record.title,
+      fields: { ...recordFields(item.record), ...aiColumns.fieldsFor(item.id) },
+    })),
+  };
+}
+
+/** [from, to] of a suggested year filter: 2024, "2020-2024", {from, to}, [2020, 2024]. */
+function yearRange(value) {
+  if (Array.isArray(value)) return [value[0], value.at(-1)];
+  if (value && typeof value === "object") return [value.from ?? value.min ?? "", value.to ?? value.max ?? ""];
+  const years = String(value ?? "").match(/\d{4}/g) ?? [];
+  return [years[0] ?? "", years.at(-1) ?? ""];
+}
+
+function applyFilterSuggestion(data) {
+  const next = { ...readState(), record: "", offset: 0 };
+  const applied = [];
+  const others = {};
+  for (const [name, value] of Object.entries(data?.filters ?? {})) {
+    if (name === "year") {
+      [next.year_from, next.year_to] = yearRange(value).map((year) => String(year ?? ""));
+      applied.push("year");
+    } else if (name === "year_from" || name === "year_to") {
+      next[name] = String(value ?? "");
+      applied.push(name.replace("_", " "));
+    } else if (name === "publication_type" || name === "publication_types") {
+      next.publication_type = String((Array.isArray(value) ? value[0] : value) ?? "");
+      applied.push("publication type");
+    } else {
+      others[name] = value;
+    }
+  }
+  applied.push(...aiColumns.applyFilters(others));
+  const skipped = Object.keys(others).filter((name) => !applied.some((a) => a.toLowerCase() === name.toLowerCase()));
+  go(next);
+  const done = applied.length ? `Applied the ${applied.join(", ")} filter${applied.length === 1 ? "" : "s"}.` : "No filter applied.";
+  return skipped.length ? `${done} The library has no ${skipped.join(", ")} filter.` : done;
+}
+
+registerChatContext(chatContext);
+registerAcceptHandler("query_suggestion", (data) => {
+  const field = searchForm.elements.q;
+  field.value = String(data?.query ?? "");
+  field.focus();
+  return "The suggested query is in the search box: press Search to run it.";
+});
+registerAcceptHandler("filter_suggestion", applyFilterSuggestion);
+registerAcceptHandler("ai_column_suggestion", async (data) => {
+  const column = await addAIColumn(TABLE_KEY, data ?? {});
+  return `Added the AI column “${column.name}” to the library's results.`;
+});
+
+// --- wiring --------------------------------------------------------------------------
+
+searchForm.addEventListener("submit", (event) => {
+  event.preventDefault();
+  go(formState());
+});
+searchForm.addEventListener("reset", () => {
+  // After the browser has reset the fields.
+  setTimeout(() => go({ ...formState(), limit: DEFAULT_LIMIT }), 0);
+});
+detail.querySelector('[data-action="back"]').addEventListener("click", backToResults);
+detail.querySelector('[data-action="delete"]').addEventListener("click", () => {
+  if (!current) return;
+  confirmDialog.querySelector('[data-role="title"]').textContent = current.title;
+  confirmDialog.returnValue = "";
+  confirmDialog.showModal();
+});
+confirmDialog.addEventListener("close", () => {
+  if (confirmDialog.returnValue === "delete") deleteCurrent();
+  else detail.querySelector('[data-action="delete"]').focus();
+});
+window.addEventListener("popstate", () => show(readState()));
+
+show(readState());
