@@ -43,6 +43,7 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls
 from scholarstream.accounts import ensure_local_user
 from scholarstream.chat.assistant import Assistant, ChatMessageIn
 from scholarstream.chat.core import ChatContext, CompleteEvent, ErrorEvent
+from scholarstream.chat.tools import ToolServices
 from scholarstream.chat.turns import TurnHub
 from scholarstream.db.migrate import upgrade_async
 from scholarstream.runtime import Runtime, build_runtime
@@ -196,7 +197,19 @@ async def run_mode(mode: str, cases: list[dict[str, Any]]) -> tuple[list[Outcome
             settings, model_overrides=models, source_transport=recorded_sources()
         )
         try:
-            assistant = Assistant(runtime, TurnHub(grace_seconds=30, retain_seconds=5))
+            assistant = Assistant(
+                settings=runtime.settings,
+                database=runtime.database,
+                models=runtime.models,
+                tools=ToolServices(
+                    database=runtime.database,
+                    sources=runtime.sources,
+                    library=runtime.library,
+                    search=runtime.settings.search,
+                    chat=runtime.settings.chat,
+                ),
+                hub=TurnHub(grace_seconds=30, retain_seconds=5),
+            )
             async with runtime.database.session() as session:
                 owner = (await ensure_local_user(session)).id
             began = time.perf_counter()

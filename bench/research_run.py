@@ -45,7 +45,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import dataclasses
 import json
 import logging
 import os
@@ -541,10 +540,20 @@ async def bench(
         tune_for_serving()
         async with runtime.database.session() as session:
             user = await create_user(session, f"bench-{uuid.uuid4().hex[:8]}", "bench password 1")
-        service = ResearchService(runtime)
+
+        def service_on(database: Database) -> ResearchService:
+            return ResearchService(
+                database,
+                models=runtime.models,
+                credentials=runtime.credentials,
+                llm=runtime.llm,
+                settings=runtime.settings.research,
+            )
+
+        service = service_on(runtime.database)
         # The bench's polls on a database handle of their own: not counted as the
         # engine's statements, not taking the engine's pooled connections.
-        watcher = ResearchService(dataclasses.replace(runtime, database=watch_database))
+        watcher = service_on(watch_database)
         results = []
         for scenario in args.scenarios:
             warm: list[Run] = []

@@ -64,9 +64,12 @@ async def create(runtime: Runtime, user: User, spec: AIColumnSpec) -> AIColumn:
 async def values(
     runtime: Runtime, user: User, column: AIColumn, items: list[ColumnItem]
 ) -> ColumnValues:
-    return await column_values(
-        runtime.database, ColumnEvaluator.from_runtime(runtime), user.id, column.id, items
+    evaluator = ColumnEvaluator(
+        runtime.llm,
+        runtime.database,
+        concurrency=runtime.settings.chat.ai_column_concurrency,
     )
+    return await column_values(runtime.database, evaluator, user.id, column.id, items)
 
 
 def by_key(answer: ColumnValues) -> dict[str, tuple[Any, bool]]:

@@ -65,6 +65,7 @@ from scholarstream.streams.core import PartialStreamConfig, finish_config
 from scholarstream.streams.monitoring import run_stream_now
 from scholarstream.streams.store import StreamStore
 from tests.helpers import PASSWORD, make_runtime
+from tests.streams.runner import runner
 
 BASE_URL = "http://127.0.0.1"
 MAX_EXAMPLES = 3  # per operation and generation mode: about 400 requests per app
@@ -342,7 +343,7 @@ async def prepare(settings: Any, *, multi_user: bool) -> tuple[str | None, str, 
             owner: uuid.UUID = user.id
         config = finish_config(PartialStreamConfig.model_validate(STREAM))
         stream = await StreamStore(runtime.database).create(owner, config)
-        report = await run_stream_now(runtime, owner, stream.id)
+        report = await run_stream_now(runner(runtime), owner, stream.id)
         return token, str(stream.id), str(report.id)
     finally:
         await runtime.close()

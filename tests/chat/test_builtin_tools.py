@@ -37,6 +37,7 @@ from scholarstream.search import SearchRequest, SearchRunStore
 from scholarstream.search.core import PaperCollection, ScoredPaper, WorkflowState
 from scholarstream.settings import Settings
 from scholarstream.sources.library import LibraryQuery
+from tests.chat.services import tool_services
 from tests.conftest import SHARED_DATA
 from tests.helpers import make_runtime, new_user
 
@@ -170,7 +171,7 @@ async def call(
 ) -> Call:
     progress: list[ToolProgress] = []
     context = ToolContext(
-        runtime=runtime,
+        services=tool_services(runtime),
         owner_id=owner.id,
         chat=ChatContext.model_validate({"current_page": "home", **chat}),
     )
@@ -607,7 +608,7 @@ def seed_trials() -> list[dict[str, Any]]:
 
 async def analyze(runtime: Runtime, arguments: dict[str, Any], **chat: Any) -> Call:
     context = ToolContext(
-        runtime=runtime,
+        services=tool_services(runtime),
         owner_id=uuid.uuid4(),
         chat=ChatContext.model_validate(
             {"current_page": "trials", "item_summaries": seed_trials(), **chat}

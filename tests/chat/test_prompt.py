@@ -14,7 +14,7 @@ from scholarstream.chat.stream_instructions import (
     set_stream_instructions_loader,
     stream_instructions,
 )
-from scholarstream.runtime import Runtime
+from scholarstream.db.session import Database
 from tests.chat.world import MARKER, PAGE
 
 
@@ -22,7 +22,7 @@ from tests.chat.world import MARKER, PAGE
 def oncology_loader() -> Iterator[list[str]]:
     asked: list[str] = []
 
-    async def load(runtime: Runtime, owner_id: uuid.UUID, stream_id: str) -> str | None:
+    async def load(database: Database, owner_id: uuid.UUID, stream_id: str) -> str | None:
         asked.append(stream_id)
         return "Focus on trial methodology." if stream_id == "42" else None
 
@@ -56,9 +56,9 @@ def test_a_page_without_a_builder_describes_the_raw_context() -> None:
 async def test_stream_instructions_are_loaded_only_for_a_stream(
     oncology_loader: list[str],
 ) -> None:
-    runtime = object.__new__(Runtime)
+    database = object.__new__(Database)
     owner = uuid.uuid4()
-    assert await stream_instructions(runtime, owner, None) is None
-    assert await stream_instructions(runtime, owner, "42") == "Focus on trial methodology."
-    assert await stream_instructions(runtime, owner, "7") is None
+    assert await stream_instructions(database, owner, None) is None
+    assert await stream_instructions(database, owner, "42") == "Focus on trial methodology."
+    assert await stream_instructions(database, owner, "7") is None
     assert oncology_loader == ["42", "7"]

@@ -22,6 +22,7 @@ from scholarstream.errors import InvalidInputError, NotFoundError
 from scholarstream.research import ResearchStore
 from scholarstream.runtime import Runtime
 from scholarstream.settings import Settings
+from tests.chat.services import tool_services
 from tests.helpers import make_runtime, new_user
 from tests.research.builders import ANTHROPIC, GOOGLE, OPENAI, research, result
 
@@ -238,7 +239,7 @@ async def runtime(db_settings: Settings) -> AsyncIterator[Runtime]:
 
 async def _read(runtime: Runtime, owner: User, arguments: dict[str, Any], **chat: Any) -> str:
     context = ToolContext(
-        runtime=runtime,
+        services=tool_services(runtime),
         owner_id=owner.id,
         chat=ChatContext.model_validate({"current_page": "research", **chat}),
     )

@@ -38,6 +38,7 @@ from scholarstream.errors import (
 from scholarstream.public_addresses import is_public, system_resolver
 from scholarstream.runtime import Runtime
 from scholarstream.settings import load_settings
+from tests.chat.services import tool_services
 from tests.chat.world import read_events
 from tests.helpers import make_runtime
 from tests.web.live import clean_settings, serve
@@ -135,7 +136,7 @@ class World:
     async def read(self, url: str) -> ToolResult:
         tool = dataclasses.replace(get_tool("read_web_page"), executor=WebPageReader(self.resolver))
         context = ToolContext(
-            runtime=self.runtime,
+            services=tool_services(self.runtime),
             owner_id=uuid.uuid4(),
             chat=ChatContext.model_validate({"current_page": "home"}),
         )
@@ -576,7 +577,7 @@ async def test_an_administrator_may_allow_intranet_hosts(world: World) -> None:
 async def test_bad_arguments_are_refused_before_anything_is_fetched(world: World) -> None:
     tool = get_tool("read_web_page")
     context = ToolContext(
-        runtime=world.runtime,
+        services=tool_services(world.runtime),
         owner_id=uuid.uuid4(),
         chat=ChatContext.model_validate({"current_page": "home"}),
     )

@@ -393,7 +393,15 @@ async def test_a_refused_google_key_makes_research_ask_for_the_key_not_a_retry(
     runtime = make_runtime(recorded_settings)
     try:
         user = await new_user(runtime)
-        outcome = await ask_model(runtime, user.id, MODELS["google"], "What is EGFR?")
+        outcome = await ask_model(
+            user.id,
+            MODELS["google"],
+            "What is EGFR?",
+            database=runtime.database,
+            models=runtime.models,
+            llm=runtime.llm,
+            timeout_seconds=runtime.settings.llm.timeout_seconds,
+        )
     finally:
         await runtime.close()
     assert outcome.error_code == "api_key_invalid"

@@ -24,6 +24,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from scholarstream.bootstrap import build_engine
 from scholarstream.research import Research, ResearchService, ResearchStatus
 from scholarstream.runtime import Runtime
+from tests.research.runtime_parts import research_service
 
 SYNTHESIZER = "google-gla:gemini-2.5-pro"
 """The synthesis model of the tests: not one of ``builders.MODELS``, so its calls count apart."""
@@ -147,7 +148,7 @@ class World:
 
     @property
     def service(self) -> ResearchService:
-        return ResearchService(self.runtime)
+        return research_service(self.runtime)
 
     async def settled(self, research_id: uuid.UUID, status: ResearchStatus) -> Research:
         """The research once it is ``status``; fails if it settles otherwise."""

@@ -399,12 +399,12 @@ async def test_the_sweep_enqueues_work_a_stopped_process_never_enqueued(world: W
     await world.quiet()
     assert world.models.calls == {}
 
-    dispatched = await redispatch_active(world.runtime)
+    dispatched = await redispatch_active(ResearchStore(world.runtime.database))
     assert [len(d.calls) for d in dispatched if d.research_id == draft.id] == [2]
     # Sweeping again while the calls run enqueues nothing new.
-    await redispatch_active(world.runtime)
+    await redispatch_active(ResearchStore(world.runtime.database))
     done = await world.settled(draft.id, ResearchStatus.COMPLETED)
-    await redispatch_active(world.runtime)
+    await redispatch_active(ResearchStore(world.runtime.database))
     await world.quiet()
 
     assert done.synthesized_result is not None

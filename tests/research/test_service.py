@@ -11,11 +11,12 @@ import pytest
 
 from scholarstream.db.scope import OwnerScope
 from scholarstream.errors import EngineError, NotFoundError
-from scholarstream.research import DraftEdit, DraftRequest, ResearchService, ResearchStatus
+from scholarstream.research import DraftEdit, DraftRequest, ResearchStatus
 from scholarstream.runtime import Runtime
 from scholarstream.settings import Settings, load_settings
 from tests.helpers import make_runtime, new_user
 from tests.research.builders import ANTHROPIC, GOOGLE, OPENAI
+from tests.research.runtime_parts import research_service
 
 
 @pytest.fixture
@@ -44,7 +45,7 @@ async def runtime(data_dir: Path, db_settings: Settings) -> AsyncIterator[Runtim
 async def test_a_draft_defaults_to_the_configured_models_the_user_can_call(
     runtime: Runtime,
 ) -> None:
-    service = ResearchService(runtime)
+    service = research_service(runtime)
     user = await new_user(runtime)
     # No key for Google, and no provider 'mystery': neither model is offered.
     assert await service.available_models(user.id) == [OPENAI, ANTHROPIC]
@@ -61,7 +62,7 @@ async def test_a_draft_defaults_to_the_configured_models_the_user_can_call(
 
 
 async def test_drafts_are_edited_and_read_by_their_owner_only(runtime: Runtime) -> None:
-    service = ResearchService(runtime)
+    service = research_service(runtime)
     alice, bob = await new_user(runtime), await new_user(runtime)
     draft = await service.draft(
         alice.id, DraftRequest(prompt="Semaglutide and NASH", selected_llms=[OPENAI])
@@ -78,7 +79,7 @@ async def test_drafts_are_edited_and_read_by_their_owner_only(runtime: Runtime) 
 
 
 async def test_nothing_starts_without_the_durable_engine(runtime: Runtime) -> None:
-    service = ResearchService(runtime)
+    service = research_service(runtime)
     user = await new_user(runtime)
     draft = await service.draft(
         user.id, DraftRequest(prompt="Semaglutide and NASH", selected_llms=[OPENAI])

@@ -283,10 +283,14 @@ async def test_the_sweep_shares_a_completed_research_nobody_shared(world: World)
     )
     assert (await world.service.get(world.owner_id, draft.id)).status == ResearchStatus.COMPLETED
     await world.quiet()
-    assert (world.owner_id, draft.id) in await unshared_research(world.runtime)
+    assert (world.owner_id, draft.id) in await unshared_research(
+        ResearchStore(world.runtime.database), world.runtime.settings.research
+    )
 
     sweep = await DBOS.start_workflow_async(research_sweep_workflow, datetime.now(UTC), None)
     await sweep.get_result()
     done = await shared(world, draft.id)
     assert done.share_info is not None and done.share_error is None
-    assert (world.owner_id, draft.id) not in await unshared_research(world.runtime)
+    assert (world.owner_id, draft.id) not in await unshared_research(
+        ResearchStore(world.runtime.database), world.runtime.settings.research
+    )

@@ -25,7 +25,6 @@ from scholarstream.research import (
     TITLE_FEATURE,
     DraftEdit,
     DraftRequest,
-    ResearchService,
     clean_title,
     fallback_title,
 )
@@ -33,6 +32,7 @@ from scholarstream.runtime import Runtime
 from scholarstream.settings import load_settings
 from tests.helpers import make_runtime, new_user
 from tests.research.builders import GOOGLE, OPENAI
+from tests.research.runtime_parts import research_service
 
 PROMPT = (
     "## Question\n\nWhat is the evidence on **tirzepatide** for weight loss in adolescents "
@@ -96,7 +96,7 @@ async def runtime_for(
 
 async def draft(runtime: Runtime, **fields: Any) -> Any:
     user = await new_user(runtime)
-    research = await ResearchService(runtime).draft(
+    research = await research_service(runtime).draft(
         user.id, DraftRequest(prompt=PROMPT, selected_llms=[OPENAI], **fields)
     )
     return user, research
@@ -120,7 +120,7 @@ async def test_the_fast_model_names_a_draft_without_a_title(
         "Tirzepatide for adolescent obesity",
         True,
     )
-    assert await ResearchService(runtime).get(user.id, research.id) == research
+    assert await research_service(runtime).get(user.id, research.id) == research
     # The prompt is handed over fenced, as material, with instructions saying so.
     (asked,) = model.prompts
     assert asked.startswith("Research question:\n\n```text\n") and PROMPT in asked
@@ -144,7 +144,7 @@ async def test_a_model_title_follows_prompt_edits_like_a_cut_one(
 ) -> None:
     runtime, model = titled
     user, research = await draft(runtime)
-    service = ResearchService(runtime)
+    service = research_service(runtime)
     edited = await service.edit(user.id, research.id, DraftEdit(prompt="Statins in the elderly"))
     assert (edited.title, edited.title_generated) == ("Statins in the elderly", False)
     assert len(model.prompts) == 1  # an edit makes no model call

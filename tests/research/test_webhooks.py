@@ -58,6 +58,7 @@ from tests.notify.hooks import HookServer, Posted, hook_server
 from tests.research.builders import ANTHROPIC, LATER, OPENAI
 from tests.research.conftest import research_settings
 from tests.research.engine_world import SYNTHESIZER, World, eventually
+from tests.research.runtime_parts import webhooks_of
 
 SECRET = "whsec-test-0123456789"
 EVENTS = [
@@ -157,7 +158,7 @@ async def test_events_are_posted_once_in_order_as_signed_json(
         hooks.client() as http,
     ):
         owner, research_id = await completed_research(runtime)
-        assert await deliver_research(runtime, research_id, client=http) is None
+        assert await deliver_research(*webhooks_of(runtime), research_id, client=http) is None
 
         outbox = await ResearchStore(runtime.database).events(owner, research_id)
         for url in (A, B):
@@ -177,13 +178,13 @@ async def test_events_are_posted_once_in_order_as_signed_json(
                 assert SIGNATURE_HEADER not in request.headers
 
         # Nothing new: nothing sent. A new event: only it.
-        assert await deliver_research(runtime, research_id, client=http) is None
+        assert await deliver_research(*webhooks_of(runtime), research_id, client=http) is None
         assert len(hooks.sent) == 8
         info = ShareInfo(share_url="https://x/s/t", storage_url="memory://t", created_at=LATER)
         await ResearchStore(runtime.database).apply(
             owner, research_id, lambda r: attach_share_info(r, info)
         )
-        assert await deliver_research(runtime, research_id, client=http) is None
+        assert await deliver_research(*webhooks_of(runtime), research_id, client=http) is None
         assert hooks.seqs(A) == [1, 2, 3, 4, 5] and hooks.seqs(B) == [1, 2, 3, 4, 5]
         assert hooks.to(A)[-1]["event"]["shareUrl"] == "https://x/s/t"
 
@@ -196,7 +197,7 @@ async def test_a_filter_sends_only_the_chosen_events(data_dir: Path, database_ur
         hooks.client() as http,
     ):
         _, research_id = await completed_research(runtime)
-        assert await deliver_research(runtime, research_id, client=http) is None
+        assert await deliver_research(*webhooks_of(runtime), research_id, client=http) is None
         assert [(b["seq"], b["event"]["type"]) for b in hooks.to(A)] == [(4, "research.completed")]
         cursor = await WebhookCursors(runtime.database).cursor(research_id, "done")
         assert cursor is not None and cursor.delivered_seq == 4
@@ -219,7 +220,7 @@ async def test_a_failing_webhook_is_retried_in_order_without_holding_up_the_othe
     ):
         _, research_id = await completed_research(runtime)
 
-        wait = await deliver_research(runtime, research_id, client=http)
+        wait = await deliver_research(*webhooks_of(runtime), research_id, client=http)
         assert wait == pytest.approx(BACKOFF)  # webhook_backoff_seconds
         assert hooks.seqs(B) == [1, 2, 3, 4]  # the good one is not held up
         assert hooks.seqs(A) == [1]  # and nothing after the failed event went
@@ -230,15 +231,15 @@ async def test_a_failing_webhook_is_retried_in_order_without_holding_up_the_othe
         assert flaky.next_attempt_at is not None and flaky.lease_token is None
 
         # Before the retry is due nothing is sent; the wait left is the answer.
-        early = await deliver_research(runtime, research_id, client=http)
+        early = await deliver_research(*webhooks_of(runtime), research_id, client=http)
         assert early is not None and 0 < early <= BACKOFF
         assert hooks.seqs(A) == [1]
 
         await asyncio.sleep(BACKOFF + 0.02)
-        retried = await deliver_research(runtime, research_id, client=http)
+        retried = await deliver_research(*webhooks_of(runtime), research_id, client=http)
         assert retried == pytest.approx(3 * BACKOFF)
         await asyncio.sleep(3 * BACKOFF + 0.02)
-        assert await deliver_research(runtime, research_id, client=http) is None
+        assert await deliver_research(*webhooks_of(runtime), research_id, client=http) is None
         assert hooks.seqs(A) == [1, 1, 1, 2, 3, 4]  # the same event until it went, then on
         assert len({b["deliveryId"] for b in hooks.to(A)[:3]}) == 1
         flaky = await cursors.cursor(research_id, "flaky")
@@ -260,14 +261,15 @@ async def test_an_event_that_keeps_failing_is_given_up_and_the_next_goes(
         _, research_id = await completed_research(runtime)
         cursors = WebhookCursors(runtime.database)
 
-        assert await deliver_research(runtime, research_id, client=http) == pytest.approx(0.1)
+        wait = await deliver_research(*webhooks_of(runtime), research_id, client=http)
+        assert wait == pytest.approx(0.1)
         down = await cursors.cursor(research_id, "down")
         assert down is not None and down.last_error is not None
         # What went wrong is kept, without the webhook's URL (it may hold a secret).
         assert down.last_error == "ConnectError: cannot reach <webhook url>: connection refused"
 
         await asyncio.sleep(0.12)
-        assert await deliver_research(runtime, research_id, client=http) is None
+        assert await deliver_research(*webhooks_of(runtime), research_id, client=http) is None
         assert hooks.seqs(A) == [1, 1, 2, 3, 4]
         down = await cursors.cursor(research_id, "down")
         assert down is not None
@@ -284,13 +286,13 @@ async def test_two_deliverers_at_once_send_each_event_once(
     ):
         _, research_id = await completed_research(runtime)
         first, second = await asyncio.gather(
-            deliver_research(runtime, research_id, client=http),
-            deliver_research(runtime, research_id, client=http),
+            deliver_research(*webhooks_of(runtime), research_id, client=http),
+            deliver_research(*webhooks_of(runtime), research_id, client=http),
         )
         # One held the cursor; the other was told to look again shortly.
         assert sorted([first, second], key=lambda w: w or 0) == [None, BUSY_RETRY_SECONDS]
         assert hooks.seqs(A) == [1, 2, 3, 4]
-        assert await deliver_research(runtime, research_id, client=http) is None
+        assert await deliver_research(*webhooks_of(runtime), research_id, client=http) is None
         assert Counter(hooks.seqs(A)) == {1: 1, 2: 1, 3: 1, 4: 1}
 
 
@@ -303,16 +305,16 @@ async def test_the_backlog_names_the_research_owed_events(
         hooks.client() as http,
     ):
         _, research_id = await completed_research(runtime)
-        assert await webhook_backlog(runtime) == [research_id]
-        await deliver_research(runtime, research_id, client=http)
-        assert await webhook_backlog(runtime) == []
+        assert await webhook_backlog(*webhooks_of(runtime)) == [research_id]
+        await deliver_research(*webhooks_of(runtime), research_id, client=http)
+        assert await webhook_backlog(*webhooks_of(runtime)) == []
     # A webhook added later is owed the events of the research active lately.
     webhooks = [{"url": A}, {"url": B}]
     async with delivery_runtime(data_dir, database_url, webhooks) as runtime:
-        assert await webhook_backlog(runtime) == [research_id]
+        assert await webhook_backlog(*webhooks_of(runtime)) == [research_id]
     async with delivery_runtime(data_dir, database_url, []) as runtime:
-        assert await webhook_backlog(runtime) == []
-        assert await deliver_research(runtime, research_id) is None
+        assert await webhook_backlog(*webhooks_of(runtime)) == []
+        assert await deliver_research(*webhooks_of(runtime), research_id) is None
 
 
 # --- through the engine, with a receiver on loopback -----------------------------------------
@@ -417,7 +419,7 @@ async def test_the_sweep_delivers_events_whose_delivery_never_started(
     )
     await world.quiet()
     assert received_by(receiver, draft.id, "/good") == []
-    assert draft.id in await webhook_backlog(world.runtime)
+    assert draft.id in await webhook_backlog(*webhooks_of(world.runtime))
 
     sweep = await DBOS.start_workflow_async(research_sweep_workflow, datetime.now(UTC), None)
     await sweep.get_result()

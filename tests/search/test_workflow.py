@@ -22,6 +22,7 @@ from scholarstream.search import (
     ModelSkillLLM,
     ResultPayload,
     SearchOptions,
+    SearchServices,
     SearchStrategy,
     SearchWorkflow,
     StrategyPayload,
@@ -81,7 +82,13 @@ class Harness:
         sources: list[str] | None = None,
     ) -> SearchWorkflow:
         return SearchWorkflow.from_config(
-            self.runtime,
+            SearchServices(
+                settings=self.runtime.settings.search,
+                sources=self.runtime.sources,
+                library=self.runtime.library,
+                llm=self.runtime.llm,
+                database=self.runtime.database,
+            ),
             uuid.uuid4(),
             user,
             max_iterations,

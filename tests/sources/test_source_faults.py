@@ -41,6 +41,7 @@ from scholarstream.sources import (
     SourceInfo,
     build_source,
 )
+from tests.chat.services import tool_services
 from tests.helpers import make_runtime, new_user
 from tests.sources.conftest import FakeClock, MakeContext, Recorder
 from tests.sources.damaged_answers import (
@@ -383,7 +384,7 @@ async def test_the_chat_search_names_the_damaged_source_and_brings_the_others(
     try:
         owner = await new_user(runtime)
         context = ToolContext(
-            runtime=runtime,
+            services=tool_services(runtime),
             owner_id=owner.id,
             chat=ChatContext.model_validate({"current_page": "home"}),
         )

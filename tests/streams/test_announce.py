@@ -22,6 +22,7 @@ from scholarstream.streams.monitoring import (
 from tests.notify.hooks import hook_server
 from tests.search.world import LiteratureWorld
 from tests.streams.conftest import Make
+from tests.streams.runner import runner
 from tests.streams.test_monitoring import NOW, new_stream
 
 LINK = "http://scholarstream.example/streams/s/reports/r"
@@ -77,7 +78,7 @@ async def test_a_run_is_announced_to_the_streams_and_the_owners_targets(make: Ma
         await targets.add(owner.id, hooks.url("/me"), label="Me")
         await targets.add(owner.id, hooks.url("/broken"), label="Broken")
 
-        report = await run_stream_now(runtime, owner.id, stream.id, now=NOW)
+        report = await run_stream_now(runner(runtime), owner.id, stream.id, now=NOW)
 
         posted = {p.path: p.body for p in hooks.received()}
     assert report.status == "partial" and report.report is not None
@@ -101,12 +102,14 @@ async def test_a_run_is_announced_to_the_streams_and_the_owners_targets(make: Ma
 async def test_nothing_new_is_not_announced_and_no_targets_is_fine(make: Make) -> None:
     runtime = make(LiteratureWorld())
     owner, stream = await new_stream(runtime)
-    first = await run_stream_now(runtime, owner.id, stream.id, now=NOW)
+    first = await run_stream_now(runner(runtime), owner.id, stream.id, now=NOW)
     assert first.notifications == []  # no targets: nothing sent, nothing recorded
     targets = NotificationTargetStore.for_server(runtime.settings, runtime.database)
     with hook_server() as hooks:
         await targets.add(owner.id, hooks.url("/me"), label="Me")
-        second = await run_stream_now(runtime, owner.id, stream.id, now=NOW + dt.timedelta(days=7))
+        second = await run_stream_now(
+            runner(runtime), owner.id, stream.id, now=NOW + dt.timedelta(days=7)
+        )
         assert hooks.received() == []
     assert second.status == "complete" and second.report is not None
     assert second.report.counts.new == 0 and second.notifications == []

@@ -20,15 +20,17 @@ from scholarstream.errors import InvalidInputError, NotFoundError
 from scholarstream.runtime import Runtime
 from scholarstream.streams import StreamStore
 from scholarstream.streams.monitoring import StoredReport, run_stream_now
+from tests.chat.services import tool_services
 from tests.helpers import new_user
 from tests.search.world import LiteratureWorld
 from tests.streams.conftest import Make
+from tests.streams.runner import runner
 from tests.streams.test_monitoring import NOW, new_stream, nlp_stream
 
 
 async def compare(runtime: Runtime, owner: User, stored: StoredReport, **arguments: Any) -> str:
     context = ToolContext(
-        runtime=runtime,
+        services=tool_services(runtime),
         owner_id=owner.id,
         chat=ChatContext(
             current_page="stream_report",
@@ -44,9 +46,11 @@ async def compare(runtime: Runtime, owner: User, stored: StoredReport, **argumen
 async def two_runs(make: Make) -> tuple[Runtime, User, StoredReport, StoredReport]:
     runtime = make(LiteratureWorld(failing=("openalex",)))
     owner, stream = await new_stream(runtime)
-    first = await run_stream_now(runtime, owner.id, stream.id, now=NOW)
+    first = await run_stream_now(runner(runtime), owner.id, stream.id, now=NOW)
     healthy = make(LiteratureWorld())
-    second = await run_stream_now(healthy, owner.id, stream.id, now=NOW + dt.timedelta(days=1))
+    second = await run_stream_now(
+        runner(healthy), owner.id, stream.id, now=NOW + dt.timedelta(days=1)
+    )
     assert first.status == "partial" and second.status == "complete"
     return healthy, owner, first, second
 
@@ -102,7 +106,7 @@ async def test_errors_are_clear(make: Make) -> None:
 
     # A report of another stream of the same owner.
     other_stream = await StreamStore(runtime.database).create(owner.id, nlp_stream())
-    elsewhere = await run_stream_now(runtime, owner.id, other_stream.id, now=NOW)
+    elsewhere = await run_stream_now(runner(runtime), owner.id, other_stream.id, now=NOW)
     with pytest.raises(NotFoundError, match=f"reports of stream {second.stream_id}"):
         await compare(runtime, owner, second, other_report_id=str(elsewhere.id))
 

@@ -29,6 +29,7 @@ from scholarstream.streams.monitoring import (
 from tests.helpers import make_runtime, new_user
 from tests.search.world import LiteratureWorld
 from tests.streams.conftest import Make
+from tests.streams.runner import runner
 from tests.streams.test_monitoring import NOW, new_stream
 
 LATER = NOW + dt.timedelta(days=7)
@@ -43,7 +44,7 @@ async def test_marked_items_train_the_next_runs_ranking(make: Make) -> None:
     # The first run misses two sources, so the second has new items to rank.
     runtime = make(LiteratureWorld(failing=DOWN))
     owner, stream = await new_stream(runtime)
-    first = await run_stream_now(runtime, owner.id, stream.id, now=NOW)
+    first = await run_stream_now(runner(runtime), owner.id, stream.id, now=NOW)
     assert first.report is not None and first.report.feedback_used == 0
     feedback = FeedbackStore(runtime.database)
     items = first.report.items
@@ -62,7 +63,7 @@ async def test_marked_items_train_the_next_runs_ranking(make: Make) -> None:
     assert marked.judgements == {i.key: i in relevant for i in relevant + irrelevant}
 
     healthy = make(LiteratureWorld())
-    second = await run_stream_now(healthy, owner.id, stream.id, now=LATER)
+    second = await run_stream_now(runner(healthy), owner.id, stream.id, now=LATER)
 
     report = second.report
     assert report is not None and report.items
@@ -83,7 +84,7 @@ async def test_marked_items_train_the_next_runs_ranking(make: Make) -> None:
 async def test_a_judgement_can_be_changed_and_taken_back(make: Make) -> None:
     runtime = make(LiteratureWorld())
     owner, stream = await new_stream(runtime)
-    stored = await run_stream_now(runtime, owner.id, stream.id, now=NOW)
+    stored = await run_stream_now(runner(runtime), owner.id, stream.id, now=NOW)
     assert stored.report is not None
     key = stored.report.items[0].key
     feedback = FeedbackStore(runtime.database)
@@ -109,7 +110,7 @@ async def test_a_judgement_can_be_changed_and_taken_back(make: Make) -> None:
 async def test_only_the_reports_own_items_and_only_by_their_owner(make: Make) -> None:
     runtime = make(LiteratureWorld())
     owner, stream = await new_stream(runtime)
-    stored = await run_stream_now(runtime, owner.id, stream.id, now=NOW)
+    stored = await run_stream_now(runner(runtime), owner.id, stream.id, now=NOW)
     assert stored.report is not None
     key = stored.report.items[0].key
     feedback = FeedbackStore(runtime.database)
@@ -166,7 +167,7 @@ async def run_with_judge(settings: Settings, judge: Judge) -> StoredReport:
     )
     try:
         owner, stream = await new_stream(runtime)
-        return await run_stream_now(runtime, owner.id, stream.id, now=NOW)
+        return await run_stream_now(runner(runtime), owner.id, stream.id, now=NOW)
     finally:
         await runtime.close()
 

@@ -43,6 +43,7 @@ from scholarstream.streams.monitoring import (
 from tests.helpers import new_user
 from tests.search.world import LiteratureWorld
 from tests.streams.conftest import Make
+from tests.streams.runner import runner
 
 SOURCES = ["arxiv", "library", "openalex", "pubmed", "semantic_scholar"]
 NOW = dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.UTC)
@@ -83,7 +84,7 @@ async def test_a_first_run_reports_ranked_grouped_items_with_counts_and_a_timeli
     runtime = make(world)
     owner, stream = await new_stream(runtime)
 
-    stored = await run_stream_now(runtime, owner.id, stream.id, now=NOW)
+    stored = await run_stream_now(runner(runtime), owner.id, stream.id, now=NOW)
 
     assert stored.status == "complete"
     assert stored.started_at == NOW
@@ -160,10 +161,10 @@ async def test_a_first_run_reports_ranked_grouped_items_with_counts_and_a_timeli
 async def test_a_second_run_reports_nothing_already_reported(make: Make) -> None:
     runtime = make(LiteratureWorld())
     owner, stream = await new_stream(runtime)
-    first = await run_stream_now(runtime, owner.id, stream.id, now=NOW)
+    first = await run_stream_now(runner(runtime), owner.id, stream.id, now=NOW)
     later = NOW + dt.timedelta(days=7)
 
-    second = await run_stream_now(runtime, owner.id, stream.id, now=later)
+    second = await run_stream_now(runner(runtime), owner.id, stream.id, now=later)
 
     assert first.report is not None and second.report is not None
     assert second.status == "complete"
@@ -182,7 +183,7 @@ async def test_a_failing_source_gives_a_partial_report_of_what_the_others_found(
     runtime = make(LiteratureWorld(failing=("openalex",), empty=("arxiv",)))
     owner, stream = await new_stream(runtime)
 
-    stored = await run_stream_now(runtime, owner.id, stream.id, now=NOW)
+    stored = await run_stream_now(runner(runtime), owner.id, stream.id, now=NOW)
 
     assert stored.status == "partial"
     outcomes = {o.source: o for o in stored.sources}
@@ -199,7 +200,9 @@ async def test_a_failing_source_gives_a_partial_report_of_what_the_others_found(
 
     # What openalex (and arxiv, empty before) would have found is reported once it is back.
     healthy = make(LiteratureWorld())
-    again = await run_stream_now(healthy, owner.id, stream.id, now=NOW + dt.timedelta(days=1))
+    again = await run_stream_now(
+        runner(healthy), owner.id, stream.id, now=NOW + dt.timedelta(days=1)
+    )
     assert again.report is not None
     assert again.report.items
     assert all({"openalex", "arxiv"} & set(i.sources) for i in again.report.items)
@@ -213,16 +216,18 @@ async def test_a_run_where_every_source_fails_keeps_the_window(make: Make) -> No
         retrieval=RetrievalUpdate(queries={"library": StreamQueryUpdate(enabled=False)})
     )
     await StreamStore(runtime.database).update(owner.id, stream.id, no_library)
-    first = await run_stream_now(runtime, owner.id, stream.id, now=NOW)
+    first = await run_stream_now(runner(runtime), owner.id, stream.id, now=NOW)
     down = make(LiteratureWorld(failing=("pubmed", "openalex", "semantic_scholar", "arxiv")))
 
-    stored = await run_stream_now(down, owner.id, stream.id, now=NOW + dt.timedelta(days=7))
+    stored = await run_stream_now(runner(down), owner.id, stream.id, now=NOW + dt.timedelta(days=7))
 
     assert (first.status, stored.status) == ("complete", "failed")
     assert stored.report is not None and stored.report.items == []
     assert [o.source for o in stored.sources if not o.ok] == sorted(SOURCES[:1] + SOURCES[2:])
     assert (await StreamStore(runtime.database).get(owner.id, stream.id)).last_run_at == NOW
-    retry = await run_stream_now(runtime, owner.id, stream.id, now=NOW + dt.timedelta(days=8))
+    retry = await run_stream_now(
+        runner(runtime), owner.id, stream.id, now=NOW + dt.timedelta(days=8)
+    )
     assert (retry.status, retry.since) == ("complete", NOW)
 
 
@@ -233,17 +238,21 @@ async def test_one_run_of_a_stream_at_a_time(make: Make) -> None:
     start = await store.begin(owner.id, stream.id, now=NOW)
 
     with pytest.raises(ConflictError, match="already running"):
-        await run_stream_now(runtime, owner.id, stream.id, now=NOW)
+        await run_stream_now(runner(runtime), owner.id, stream.id, now=NOW)
     (running,) = await store.list(owner.id, stream.id)
     assert running.status == "running" and running.counts is None
 
     await store.abort(owner.id, start.report_id, "stopped by the test")
-    done = await run_stream_now(runtime, owner.id, stream.id, now=NOW + dt.timedelta(minutes=1))
+    done = await run_stream_now(
+        runner(runtime), owner.id, stream.id, now=NOW + dt.timedelta(minutes=1)
+    )
     assert done.status == "complete"
 
     # A run left "running" by a process that died frees the stream after a while.
     await store.begin(owner.id, stream.id, now=NOW + dt.timedelta(days=1))
-    later = await run_stream_now(runtime, owner.id, stream.id, now=NOW + dt.timedelta(days=2))
+    later = await run_stream_now(
+        runner(runtime), owner.id, stream.id, now=NOW + dt.timedelta(days=2)
+    )
     assert later.status == "complete"
     statuses = [r.status for r in await store.list(owner.id, stream.id)]
     assert statuses == ["complete", "failed", "complete", "failed"]
@@ -252,7 +261,7 @@ async def test_one_run_of_a_stream_at_a_time(make: Make) -> None:
 async def test_exports_of_a_report_parse(make: Make) -> None:
     runtime = make(LiteratureWorld())
     owner, stream = await new_stream(runtime)
-    stored = await run_stream_now(runtime, owner.id, stream.id, now=NOW)
+    stored = await run_stream_now(runner(runtime), owner.id, stream.id, now=NOW)
     report = stored.report
     assert report is not None
     titles = [item.record.title for item in report.items]
@@ -276,12 +285,12 @@ async def test_exports_of_a_report_parse(make: Make) -> None:
 async def test_another_users_stream_is_not_found(make: Make) -> None:
     runtime = make(LiteratureWorld())
     owner, stream = await new_stream(runtime)
-    stored = await run_stream_now(runtime, owner.id, stream.id, now=NOW)
+    stored = await run_stream_now(runner(runtime), owner.id, stream.id, now=NOW)
     other = await new_user(runtime)
     store = ReportStore(runtime.database)
 
     with pytest.raises(NotFoundError):
-        await run_stream_now(runtime, other.id, stream.id)
+        await run_stream_now(runner(runtime), other.id, stream.id)
     with pytest.raises(NotFoundError):
         await store.list(other.id, stream.id)
     with pytest.raises(NotFoundError):

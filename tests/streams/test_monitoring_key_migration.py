@@ -20,6 +20,7 @@ from scholarstream.settings import Settings
 from scholarstream.streams.monitoring import ReportStore, already_reported, run_stream_now
 from tests.search.world import LiteratureWorld
 from tests.streams.conftest import Make
+from tests.streams.runner import runner
 from tests.streams.test_monitoring import NOW, new_stream
 
 
@@ -49,7 +50,7 @@ async def test_the_upgrade_rewrites_title_keys_of_items_with_identifiers(
 ) -> None:
     runtime = make(LiteratureWorld())
     owner, stream = await new_stream(runtime)
-    stored = await run_stream_now(runtime, owner.id, stream.id, now=NOW)
+    stored = await run_stream_now(runner(runtime), owner.id, stream.id, now=NOW)
     assert stored.report is not None
     current = await stored_keys(runtime, stream.id)
     named = {key for key in current if key.startswith("title:") and "|" in key}

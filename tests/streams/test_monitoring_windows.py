@@ -18,6 +18,7 @@ from scholarstream.streams.monitoring import (
 )
 from tests.search.world import LiteratureWorld
 from tests.streams.conftest import Make
+from tests.streams.runner import runner
 from tests.streams.test_monitoring import NOW, new_stream
 
 FIRST_RUN = NOW - DEFAULT_WINDOW
@@ -58,7 +59,7 @@ async def test_a_failed_source_keeps_its_window_while_the_others_move_on(make: M
     )
     await StreamStore(runtime.database).update(owner.id, stream.id, no_library)
 
-    first = await run_stream_now(runtime, owner.id, stream.id, now=NOW)
+    first = await run_stream_now(runner(runtime), owner.id, stream.id, now=NOW)
 
     assert first.status == "partial"
     back = FIRST - PUBLICATION_LOOKBACK
@@ -71,7 +72,7 @@ async def test_a_failed_source_keeps_its_window_while_the_others_move_on(make: M
     assert sent(down, "pubmed") == f"edat:{day(FIRST, '/')}"
 
     healthy = LiteratureWorld()
-    second = await run_stream_now(make(healthy), owner.id, stream.id, now=NOW + WEEK)
+    second = await run_stream_now(runner(make(healthy)), owner.id, stream.id, now=NOW + WEEK)
 
     assert second.status == "complete"
     today = NOW.date()
@@ -91,7 +92,8 @@ async def test_a_failed_source_keeps_its_window_while_the_others_move_on(make: M
     assert sent(healthy, "arxiv").startswith(f"submittedDate:[{day(today, '')}")
 
     # Once OpenAlex succeeded, its window moves too.
-    third = await run_stream_now(make(LiteratureWorld()), owner.id, stream.id, now=NOW + 2 * WEEK)
+    recovered = runner(make(LiteratureWorld()))
+    third = await run_stream_now(recovered, owner.id, stream.id, now=NOW + 2 * WEEK)
     assert {s: w[0] for s, w in windows(third).items()} == dict.fromkeys(
         ["arxiv", "openalex", "pubmed", "semantic_scholar"], NOW + WEEK
     )
@@ -100,7 +102,7 @@ async def test_a_failed_source_keeps_its_window_while_the_others_move_on(make: M
 async def test_a_run_resumed_after_a_crash_searches_the_same_windows(make: Make) -> None:
     runtime = make(LiteratureWorld(failing=("pubmed",)))
     owner, stream = await new_stream(runtime)
-    await run_stream_now(runtime, owner.id, stream.id, now=NOW)
+    await run_stream_now(runner(runtime), owner.id, stream.id, now=NOW)
     store = ReportStore(runtime.database)
 
     start = await store.begin(owner.id, stream.id, now=NOW + WEEK)

@@ -44,6 +44,7 @@ from scholarstream.streams.monitoring import (
 from tests.helpers import make_runtime, new_user
 from tests.search.world import LiteratureWorld
 from tests.streams.conftest import Make
+from tests.streams.runner import runner
 from tests.streams.test_monitoring import SOURCES, nlp_stream
 
 NOW = dt.datetime(2026, 11, 30, 9, 0, tzinfo=dt.UTC)
@@ -115,13 +116,13 @@ async def test_a_missed_week_runs_once_then_waits_for_the_next_period(make: Make
     runtime = make(world)
     store = ReportStore(runtime.database)
     due = await new_stream(runtime, frequency=ReportFrequency.WEEKLY)
-    first = await run_due_streams(runtime, now=NOW)
+    first = await run_due_streams(runner(runtime), now=NOW)
     assert first.ran == [str(due.stream_id)]
 
     # The server was down for five weeks: one run when it is back, not five.
     back = NOW + dt.timedelta(weeks=5, hours=3)
     assert await store.due_streams(back) == [due]
-    caught_up = await run_due_streams(runtime, now=back)
+    caught_up = await run_due_streams(runner(runtime), now=back)
     assert caught_up.ran == [str(due.stream_id)]
     reports = await store.list(due.owner_id, due.stream_id)
     assert [r.started_at for r in reports] == [back, NOW]
@@ -131,7 +132,7 @@ async def test_a_missed_week_runs_once_then_waits_for_the_next_period(make: Make
     # Not due again until a week after the catch-up run.
     for later in (back + dt.timedelta(minutes=5), back + dt.timedelta(days=6, hours=23)):
         assert await store.due_streams(later) == []
-        assert (await run_due_streams(runtime, now=later)).ran == []
+        assert (await run_due_streams(runner(runtime), now=later)).ran == []
     assert await store.due_streams(back + dt.timedelta(weeks=1)) == [due]
     assert len(await store.list(due.owner_id, due.stream_id)) == 2
 
@@ -144,7 +145,7 @@ async def test_disabled_streams_are_not_due(make: Make) -> None:
         due.owner_id, due.stream_id, StreamUpdate(enabled=False)
     )
     assert await store.due_streams(NOW + dt.timedelta(days=365)) == []
-    outcome = await run_due_streams(runtime, now=NOW)
+    outcome = await run_due_streams(runner(runtime), now=NOW)
     assert (outcome.ran, outcome.skipped, outcome.failed) == ([], [], [])
     assert await store.list(due.owner_id, due.stream_id) == []
 
@@ -163,7 +164,7 @@ async def test_a_pass_runs_due_streams_skips_a_running_one_and_survives_a_failed
     await set_last_run(runtime, not_yet.stream_id, NOW - dt.timedelta(days=1))
     await store.begin(running.owner_id, running.stream_id, now=NOW)
 
-    outcome = await run_due_streams(runtime, now=NOW)
+    outcome = await run_due_streams(runner(runtime), now=NOW)
 
     assert sorted(outcome.ran) == sorted([str(healthy.stream_id), str(other_user.stream_id)])
     assert outcome.skipped == [str(running.stream_id)]
@@ -183,17 +184,17 @@ async def test_a_stream_whose_every_source_failed_waits_before_it_is_tried_again
     runtime = make(LiteratureWorld(failing=("arxiv",)))
     store = ReportStore(runtime.database)
     broken = await new_stream(runtime, sources=["arxiv"])
-    assert (await run_due_streams(runtime, now=NOW)).failed == [str(broken.stream_id)]
+    assert (await run_due_streams(runner(runtime), now=NOW)).failed == [str(broken.stream_id)]
     wait = dt.timedelta(minutes=runtime.settings.streams.retry_failed_after_minutes)
     assert wait == dt.timedelta(hours=1)
 
     # Not at every 5-minute check while the source is down...
     for later in (NOW + dt.timedelta(minutes=5), NOW + wait - dt.timedelta(minutes=5)):
         assert await store.due_streams(later) == []
-        assert (await run_due_streams(runtime, now=later)).failed == []
+        assert (await run_due_streams(runner(runtime), now=later)).failed == []
     # ...but once the wait is over.
     healthy = make(LiteratureWorld())
-    back = await run_due_streams(healthy, now=NOW + wait)
+    back = await run_due_streams(runner(healthy), now=NOW + wait)
     assert back.ran == [str(broken.stream_id)]
     statuses = [r.status for r in await store.list(broken.owner_id, broken.stream_id)]
     assert statuses == ["complete", "failed"]
@@ -253,14 +254,14 @@ async def test_a_run_on_demand_is_the_same_durable_workflow_enqueued_once(make: 
     engine = build_engine(runtime)
     await engine.launch()
     try:
-        started = await start_stream_run(runtime, due.owner_id, due.stream_id)
+        started = await start_stream_run(runtime.database, due.owner_id, due.stream_id)
         assert (started.status, started.report) == ("running", None)
         # One run at a time: a second request is refused while the first runs.
         with pytest.raises(ConflictError):
-            await start_stream_run(runtime, due.owner_id, due.stream_id)
+            await start_stream_run(runtime.database, due.owner_id, due.stream_id)
         # Enqueued again (a pass resumed after a crash): the same workflow, run once.
         assert await enqueue_run(due.owner_id, started.id) == run_workflow_id(started.id)
-        done = await wait_for_run(runtime, due.owner_id, started)
+        done = await wait_for_run(runtime.database, due.owner_id, started)
         assert (done.id, done.status, done.started_at) == (
             started.id,
             "complete",

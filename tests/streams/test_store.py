@@ -240,12 +240,15 @@ async def test_the_chat_reads_a_streams_instructions_from_its_owners_streams(
     stream = await store.create(alice.id, config())
     default = stream.chat_instructions
     assert default.startswith("This research stream is 'Palatin Pipeline Tracker'.")
-    assert await stream_instructions(runtime, alice.id, str(stream.id)) == default
-    assert await stream_instructions(runtime, bob.id, str(stream.id)) is None
-    assert await stream_instructions(runtime, alice.id, str(uuid.uuid4())) is None
-    assert await stream_instructions(runtime, alice.id, "not-a-stream-id") is None
-    assert await stream_instructions(runtime, alice.id, None) is None
+    assert await stream_instructions(runtime.database, alice.id, str(stream.id)) == default
+    assert await stream_instructions(runtime.database, bob.id, str(stream.id)) is None
+    assert await stream_instructions(runtime.database, alice.id, str(uuid.uuid4())) is None
+    assert await stream_instructions(runtime.database, alice.id, "not-a-stream-id") is None
+    assert await stream_instructions(runtime.database, alice.id, None) is None
     await store.update(alice.id, stream.id, StreamUpdate(chat_instructions="Cite trial phases."))
-    assert await stream_instructions(runtime, alice.id, str(stream.id)) == "Cite trial phases."
+    assert (
+        await stream_instructions(runtime.database, alice.id, str(stream.id))
+        == "Cite trial phases."
+    )
     await store.update(alice.id, stream.id, StreamUpdate(chat_instructions=""))
-    assert await stream_instructions(runtime, alice.id, str(stream.id)) is None
+    assert await stream_instructions(runtime.database, alice.id, str(stream.id)) is None

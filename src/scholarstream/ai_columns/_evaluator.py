@@ -13,7 +13,7 @@ import logging
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 from pydantic_ai import Agent
@@ -31,9 +31,6 @@ from scholarstream.db.scope import OwnerScope
 from scholarstream.db.session import Database
 from scholarstream.errors import LLMError, OfflineModeError
 from scholarstream.llm import LLMGateway
-
-if TYPE_CHECKING:
-    from scholarstream.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
@@ -178,14 +175,6 @@ class ColumnEvaluator:
         self.database = database
         self.concurrency = max(1, concurrency)
         self.role = role
-
-    @classmethod
-    def from_runtime(cls, runtime: Runtime) -> ColumnEvaluator:
-        return cls(
-            runtime.llm,
-            runtime.database,
-            concurrency=runtime.settings.chat.ai_column_concurrency,
-        )
 
     def check_online(self) -> None:
         if self.gateway.offline:

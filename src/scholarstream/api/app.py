@@ -42,6 +42,7 @@ from scholarstream.api.routes import (
     tokens,
 )
 from scholarstream.chat.assistant import Assistant
+from scholarstream.chat.tools import ToolServices
 from scholarstream.chat.turns import TurnHub
 from scholarstream.research import SHARED_PATH
 from scholarstream.runtime import Runtime
@@ -132,8 +133,17 @@ def create_app(runtime: Runtime, *, engine: Launchable | None = None) -> FastAPI
     app.state.engine = engine
     chat = runtime.settings.chat
     app.state.assistant = Assistant(
-        runtime,
-        TurnHub(
+        settings=runtime.settings,
+        database=runtime.database,
+        models=runtime.models,
+        tools=ToolServices(
+            database=runtime.database,
+            sources=runtime.sources,
+            library=runtime.library,
+            search=runtime.settings.search,
+            chat=chat,
+        ),
+        hub=TurnHub(
             grace_seconds=chat.reconnect_grace_seconds,
             retain_seconds=chat.retain_finished_seconds,
         ),

@@ -28,6 +28,7 @@ from scholarstream.chat.tools import (
     ToolContext,
     ToolProgress,
     ToolResult,
+    ToolServices,
     register_tool,
 )
 
@@ -48,6 +49,7 @@ __all__ = [
     "ToolContext",
     "ToolProgress",
     "ToolResult",
+    "ToolServices",
     "make_json_parser",
     "register_page",
     "register_payload_type",

@@ -46,12 +46,13 @@ from scholarstream.chat.offline_retrieval import offline_retrieval
 from scholarstream.chat.pages.registry import Resolution, resolve
 from scholarstream.chat.prompt import build_system_prompt
 from scholarstream.chat.stream_instructions import stream_instructions
-from scholarstream.chat.tools.registry import ToolContext
+from scholarstream.chat.tools.registry import ToolContext, ToolServices
 from scholarstream.chat.turns import Turn, TurnHub
 from scholarstream.db.scope import OwnerScope
+from scholarstream.db.session import Database
 from scholarstream.errors import InvalidInputError, ScholarStreamError
-from scholarstream.llm import DEFAULT_ROLE, record_usage
-from scholarstream.runtime import Runtime
+from scholarstream.llm import DEFAULT_ROLE, ModelRegistry, record_usage
+from scholarstream.settings import Settings
 
 log = logging.getLogger(__name__)
 MAX_CHIPS = 6
@@ -73,12 +74,25 @@ class ChatMessageIn(BaseModel):
 
 
 class Assistant:
-    def __init__(self, runtime: Runtime, hub: TurnHub) -> None:
-        self.runtime = runtime
+    """``settings``: the chat section (limits), the llm section (the model's timeout and
+    prices, for the usage it records); ``tools``: what the tools a turn calls work with."""
+
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        database: Database,
+        models: ModelRegistry,
+        tools: ToolServices,
+        hub: TurnHub,
+    ) -> None:
+        self.app_settings = settings
+        self.database = database
+        self.models = models
+        self.tools = tools
         self.hub = hub
-        settings = runtime.settings.chat
-        self.settings = settings
-        self.store = ConversationStore(runtime.database, history_messages=settings.history_messages)
+        self.settings = settings.chat
+        self.store = ConversationStore(database, history_messages=self.settings.history_messages)
 
     def check(self, request: ChatMessageIn) -> Resolution:
         """Refuses what cannot be answered, before anything is stored."""
@@ -129,13 +143,13 @@ class Assistant:
         # Every way out of the turn waits for the message to be stored before storing the answer.
         recorded = asyncio.create_task(self._record_start(turn, started))
         transcript = TurnTranscript()
-        context = ToolContext(self.runtime, turn.owner_id, request.context, turn.conversation_id)
+        context = ToolContext(self.tools, turn.owner_id, request.context, turn.conversation_id)
         try:
             if is_command(request.message):
                 await self._run_command(
                     turn, request.message, resolution, context, transcript, continuity
                 )
-            elif self.runtime.models.offline:
+            elif self.models.offline:
                 await self._run_offline(turn, resolution, context, transcript, continuity)
             else:
                 await self._run_model(
@@ -190,7 +204,7 @@ class Assistant:
     ) -> None:
         call = parse_command(message, resolution)
         name = message.split()[0]
-        offline = self.runtime.models.offline
+        offline = self.models.offline
         if call is None:
             unknown = None if name[1:].lower() == HELP else name
             transcript.text = help_text(resolution, offline=offline, unknown=unknown)
@@ -231,12 +245,10 @@ class Assistant:
         transcript: TurnTranscript,
         continuity: TurnContinuity | None,
     ) -> None:
-        async with self.runtime.database.session() as session:
-            resolved = await self.runtime.models.resolve(
-                DEFAULT_ROLE, OwnerScope(session, turn.owner_id)
-            )
+        async with self.database.session() as session:
+            resolved = await self.models.resolve(DEFAULT_ROLE, OwnerScope(session, turn.owner_id))
         instructions = await stream_instructions(
-            self.runtime, turn.owner_id, request.context.stream_id
+            self.database, turn.owner_id, request.context.stream_id
         )
         system_prompt = build_system_prompt(
             resolution,
@@ -257,7 +269,7 @@ class Assistant:
             emit=turn.publish,
             transcript=transcript,
             max_tool_calls=self.settings.max_tool_rounds,
-            timeout_seconds=self.runtime.settings.llm.timeout_seconds,
+            timeout_seconds=self.app_settings.llm.timeout_seconds,
             rewrite=continuity.rewrite if continuity is not None else None,
         )
         transcript.model = resolved
@@ -272,7 +284,7 @@ class Assistant:
 
         async def write(scope: OwnerScope) -> None:
             await record_usage(
-                scope, self.runtime.settings, feature="chat", resolved=resolved, usage=usage
+                scope, self.app_settings, feature="chat", resolved=resolved, usage=usage
             )
 
         return write
@@ -294,7 +306,7 @@ class Assistant:
             log.warning("chat turn %s: %s", turn.id, warning)
         payloads = [*transcript.tool_payloads, *parsed.payloads]
         custom = parsed.payloads[0] if parsed.payloads else (payloads[-1] if payloads else None)
-        offline_chips = self.runtime.models.offline and not parsed.suggested_values
+        offline_chips = self.models.offline and not parsed.suggested_values
         return ChatResponsePayload(
             message=parsed.text,
             custom_payload=custom,

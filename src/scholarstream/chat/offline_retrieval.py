@@ -47,7 +47,7 @@ async def offline_retrieval(
             s.tool == "search_library" for s in continuity.steps
         ):
             # The library has its own step: the sources' search need not repeat it.
-            sources = runner.context.runtime.settings.search.default_sources
+            sources = runner.context.services.search.default_sources
             arguments["sources"] = [s for s in sources if s != LIBRARY] or None
         try:
             parts.append(await runner.run(tool, arguments))

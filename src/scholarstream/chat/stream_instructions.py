@@ -10,19 +10,19 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from scholarstream.runtime import Runtime
+    from scholarstream.db.session import Database
 
-StreamInstructionsLoader = Callable[["Runtime", uuid.UUID, str], Awaitable[str | None]]
-"""(runtime, owner id, stream id) -> the stream's chat instructions, or None."""
+StreamInstructionsLoader = Callable[["Database", uuid.UUID, str], Awaitable[str | None]]
+"""(database, owner id, stream id) -> the stream's chat instructions, or None."""
 
 
 async def stored_stream_instructions(
-    runtime: Runtime, owner_id: uuid.UUID, stream_id: str
+    database: Database, owner_id: uuid.UUID, stream_id: str
 ) -> str | None:
     # Imported here: the chat must not need the streams package to load.
     from scholarstream.streams.store import StreamStore
 
-    return await StreamStore(runtime.database).chat_instructions(owner_id, stream_id)
+    return await StreamStore(database).chat_instructions(owner_id, stream_id)
 
 
 _loader: list[StreamInstructionsLoader] = [stored_stream_instructions]
@@ -34,8 +34,8 @@ def set_stream_instructions_loader(loader: StreamInstructionsLoader | None) -> N
 
 
 async def stream_instructions(
-    runtime: Runtime, owner_id: uuid.UUID, stream_id: str | None
+    database: Database, owner_id: uuid.UUID, stream_id: str | None
 ) -> str | None:
     if stream_id is None or not _loader:
         return None
-    return await _loader[0](runtime, owner_id, stream_id)
+    return await _loader[0](database, owner_id, stream_id)

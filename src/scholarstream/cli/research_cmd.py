@@ -192,8 +192,9 @@ def research_run(
         finish,
         model_strings,
         owner_of,
+        research_service,
     )
-    from scholarstream.research import DraftRequest, ResearchService
+    from scholarstream.research import DraftRequest
 
     session = _Session()
     with _handled(session):
@@ -214,7 +215,7 @@ def research_run(
         answer = answerer(on_partial_failure)
 
         async def work(runtime: "Runtime") -> "Research":
-            service = ResearchService(runtime)
+            service = research_service(runtime)
             owner = await owner_of(runtime, user)
             await check_startable(runtime, service, owner, request)
             async with durable_engine(runtime):
@@ -243,13 +244,15 @@ def research_list(
     from rich.console import Console
     from rich.table import Table
 
-    from scholarstream.cli._research_run import ResearchList, owner_of
-    from scholarstream.research import ResearchService, ResearchStatus
+    from scholarstream.cli._research_run import ResearchList, owner_of, research_service
+    from scholarstream.research import ResearchStatus
 
     statuses = None if status is None else [ResearchStatus(choice.value) for choice in status]
 
     async def work(runtime: "Runtime") -> "list[Research]":
-        return await ResearchService(runtime).list(await owner_of(runtime, user), statuses=statuses)
+        return await research_service(runtime).list(
+            await owner_of(runtime, user), statuses=statuses
+        )
 
     with _handled():
         found = run_with_runtime(ctx, work)
@@ -286,12 +289,12 @@ def research_show(
     """One research: its report once finished, else where it stands."""
     from rich.console import Console
 
-    from scholarstream.cli._research_run import owner_of
+    from scholarstream.cli._research_run import owner_of, research_service
     from scholarstream.cli.research_views import print_outcome, results_table
-    from scholarstream.research import STATUS_HINTS, ResearchService, ResearchStatus
+    from scholarstream.research import STATUS_HINTS, ResearchStatus
 
     async def work(runtime: "Runtime") -> "Research":
-        return await ResearchService(runtime).get(await owner_of(runtime, user), research_id)
+        return await research_service(runtime).get(await owner_of(runtime, user), research_id)
 
     with _handled():
         research = run_with_runtime(ctx, work)
@@ -324,8 +327,9 @@ def research_retry(
         finish,
         last_seq,
         owner_of,
+        research_service,
     )
-    from scholarstream.research import ResearchService, retry_research
+    from scholarstream.research import retry_research
 
     session = _Session(research_id=research_id)
     with _handled(session):
@@ -333,7 +337,7 @@ def research_retry(
         answer = answerer(on_partial_failure)
 
         async def work(runtime: "Runtime") -> "Research":
-            service = ResearchService(runtime)
+            service = research_service(runtime)
             owner = await owner_of(runtime, user)
             # What the service would refuse (a research not failed), before the engine starts.
             retry_research(await service.get(owner, research_id))
@@ -363,14 +367,15 @@ def research_resume(
         finish,
         last_seq,
         owner_of,
+        research_service,
     )
-    from scholarstream.research import ResearchService, ResearchStatus
+    from scholarstream.research import ResearchStatus
 
     session = _Session(research_id=research_id)
     with _handled(session):
 
         async def work(runtime: "Runtime") -> "Research":
-            service = ResearchService(runtime)
+            service = research_service(runtime)
             owner = await owner_of(runtime, user)
             research = await service.get(owner, research_id)
             if research.status in (ResearchStatus.COMPLETED, ResearchStatus.FAILED):

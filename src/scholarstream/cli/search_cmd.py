@@ -58,7 +58,7 @@ def search(
 
     from scholarstream.cli._search_terminal import PausingHandler, TerminalProgress
     from scholarstream.papers.formats import get_format
-    from scholarstream.search import SearchOptions, SearchWorkflow
+    from scholarstream.search import SearchOptions, SearchServices, SearchWorkflow
     from scholarstream.search.core import export_collection
 
     if not question.strip():
@@ -84,8 +84,15 @@ def search(
             owner = (await resolve_user(session, user)).id
         progress = TerminalProgress(console)
         handler = None if yes else PausingHandler(console, progress)
+        services = SearchServices(
+            settings=runtime.settings.search,
+            sources=runtime.sources,
+            library=runtime.library,
+            llm=runtime.llm,
+            database=runtime.database,
+        )
         workflow = SearchWorkflow.from_config(
-            runtime,
+            services,
             owner,
             checkpoint_handler=handler,
             max_iterations=max_iterations,

@@ -124,8 +124,8 @@ def streams_run(
         engine = build_engine(runtime, role=CLI, queues=(STREAM_RUN_QUEUE,))
         await engine.launch()
         try:
-            started = await start_stream_run(runtime, owner, stream_id)
-            return await wait_for_run(runtime, owner, started)
+            started = await start_stream_run(runtime.database, owner, stream_id)
+            return await wait_for_run(runtime.database, owner, started)
         finally:
             await engine.shutdown()
 

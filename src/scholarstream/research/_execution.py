@@ -26,9 +26,11 @@ webhooks (``webhook_delivery``). The sweep covers both as well: it shares resear
 completed recently but not shared, and restarts the deliveries webhooks are owed.
 
 Workflow functions are module-level and reach the process's ``Runtime`` through
-``scholarstream.durable.current_runtime()``. This module is research's registration
-module (``bootstrap.REGISTRATIONS``): importing it declares the workflows (those of
-``share_workflow`` and ``webhook_delivery`` with them) and registers the sweep's schedule.
+``scholarstream.durable.current_runtime()``; their steps unpack it, handing what they call
+only the parts it uses (a store, the model registry and gateway, the ``research``
+settings). This module is research's registration module (``bootstrap.REGISTRATIONS``):
+importing it declares the workflows (those of ``share_workflow`` and ``webhook_delivery``
+with them) and registers the sweep's schedule.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ from scholarstream.research._engine import RECORD_STEP as _RECORD_STEP
 from scholarstream.research._model_calls import CallOutcome, ask_model, ask_synthesis_model
 from scholarstream.research._share_workflow import start_share, unshared_research
 from scholarstream.research._store import AppliedChange, ResearchStore, StoredResearch
+from scholarstream.research._webhook_cursors import WebhookCursors
 from scholarstream.research._webhook_delivery import start_webhooks, webhook_backlog
 from scholarstream.research.core import (
     LLMCallEvent,
@@ -71,7 +74,6 @@ from scholarstream.research.core import (
     record_synthesis_succeeded,
 )
 from scholarstream.research.core._base import CamelModel
-from scholarstream.runtime import Runtime
 
 __all__ = [
     "CALL_QUEUE",
@@ -197,10 +199,10 @@ async def _enqueue(work: Dispatch) -> None:
             await queue.enqueue_async(research_synthesis_workflow, owner, research, work.revision)
 
 
-async def redispatch_active(runtime: Runtime) -> list[Dispatch]:
+async def redispatch_active(store: ResearchStore) -> list[Dispatch]:
     """Dispatch again the work of every research in flight (outside a workflow: tests,
     the CLI). Returns what it dispatched."""
-    work = [_resumed(stored) for stored in await ResearchStore(runtime.database).active()]
+    work = [_resumed(stored) for stored in await store.active()]
     for item in work:
         await dispatch(item)
     return work
@@ -238,7 +240,16 @@ async def _record_started(owner_id: str, research_id: str, model: str, attempt: 
 
 
 async def _ask_model(owner_id: str, model: str, prompt: str) -> CallOutcome:
-    return await ask_model(current_runtime(), uuid.UUID(owner_id), model, prompt)
+    runtime = current_runtime()
+    return await ask_model(
+        uuid.UUID(owner_id),
+        model,
+        prompt,
+        database=runtime.database,
+        models=runtime.models,
+        llm=runtime.llm,
+        timeout_seconds=runtime.settings.llm.timeout_seconds,
+    )
 
 
 def _recorded_call(
@@ -290,7 +301,16 @@ async def _ask_synthesis_model(owner_id: str, job: SynthesisJob) -> CallOutcome:
         return CallOutcome(
             error="No synthesis model was chosen.", error_code=InvalidInputError.code
         )
-    return await ask_synthesis_model(current_runtime(), uuid.UUID(owner_id), job.model, job.prompt)
+    runtime = current_runtime()
+    return await ask_synthesis_model(
+        uuid.UUID(owner_id),
+        job.model,
+        job.prompt,
+        database=runtime.database,
+        models=runtime.models,
+        llm=runtime.llm,
+        timeout_seconds=runtime.settings.llm.timeout_seconds,
+    )
 
 
 def _recorded_synthesis(outcome: CallOutcome) -> Callable[[Research], ResearchChange]:
@@ -320,11 +340,13 @@ async def _active_work() -> list[Dispatch]:
 
 
 async def _unshared() -> list[tuple[uuid.UUID, uuid.UUID]]:
-    return await unshared_research(current_runtime())
+    runtime = current_runtime()
+    return await unshared_research(ResearchStore(runtime.database), runtime.settings.research)
 
 
 async def _webhook_backlog() -> list[uuid.UUID]:
-    return await webhook_backlog(current_runtime())
+    runtime = current_runtime()
+    return await webhook_backlog(WebhookCursors(runtime.database), runtime.settings.research)
 
 
 # -- workflows ------------------------------------------------------------------------

@@ -1,7 +1,9 @@
 """One model call of a research: a selected model answering the prompt, or the synthesis
 model writing the synthesis. It runs through the gateway (usage recorded for the user),
 with the user's own key for the provider or else the server's, and ends within
-``settings.llm.timeout_seconds`` however the provider behaves.
+``timeout_seconds`` (``settings.llm.timeout_seconds``) however the provider behaves. It
+receives what it uses: the database (the user's scope, the usage ledger), the model
+registry and the gateway.
 
 The outcome is a value, never an exception: a provider that failed is a result the
 research records (and the user may retry), not an error of the workflow running it.
@@ -27,11 +29,11 @@ from pydantic_ai import Agent
 from pydantic_ai.exceptions import ModelHTTPError
 
 from scholarstream.db.scope import OwnerScope
+from scholarstream.db.session import Database
 from scholarstream.errors import LLMError, ScholarStreamError
-from scholarstream.llm import DEFAULT_ROLE
+from scholarstream.llm import DEFAULT_ROLE, LLMGateway, ModelRegistry
 from scholarstream.research.core import SynthesisPrompt
 from scholarstream.research.core._base import CamelModel
-from scholarstream.runtime import Runtime
 
 __all__ = [
     "CALL_FEATURE",
@@ -104,27 +106,30 @@ def _failure(exc: Exception, model: str, timeout: float) -> CallOutcome:
 
 
 async def _ask(
-    runtime: Runtime,
     owner_id: uuid.UUID,
     model: str,
     prompt: str,
     *,
+    database: Database,
+    models: ModelRegistry,
+    llm: LLMGateway,
+    timeout_seconds: float,
     instructions: str,
     feature: str,
     role: str,
 ) -> CallOutcome:
-    timeout = runtime.settings.llm.timeout_seconds
+    timeout = timeout_seconds
     agent: Agent[None, str] = Agent(output_type=str, instructions=instructions)
     try:
         async with asyncio.timeout(timeout):
-            async with runtime.database.session() as session:
-                resolved = await runtime.models.resolve_model_string(
+            async with database.session() as session:
+                resolved = await models.resolve_model_string(
                     model, OwnerScope(session, owner_id), role=role
                 )
             # A session of its own, used only once the model has answered (to record the
             # usage): no transaction stays open while the provider thinks.
-            async with runtime.database.session() as session:
-                result = await runtime.llm.run_with(
+            async with database.session() as session:
+                result = await llm.run_with(
                     agent, prompt, resolved, scope=OwnerScope(session, owner_id), feature=feature
                 )
     except Exception as exc:
@@ -132,13 +137,25 @@ async def _ask(
     return CallOutcome(content=result.output)
 
 
-async def ask_model(runtime: Runtime, owner_id: uuid.UUID, model: str, prompt: str) -> CallOutcome:
+async def ask_model(
+    owner_id: uuid.UUID,
+    model: str,
+    prompt: str,
+    *,
+    database: Database,
+    models: ModelRegistry,
+    llm: LLMGateway,
+    timeout_seconds: float,
+) -> CallOutcome:
     """``model``'s answer to the research prompt."""
     return await _ask(
-        runtime,
         owner_id,
         model,
         prompt,
+        database=database,
+        models=models,
+        llm=llm,
+        timeout_seconds=timeout_seconds,
         instructions=RESEARCH_INSTRUCTIONS,
         feature=CALL_FEATURE,
         role=DEFAULT_ROLE,
@@ -146,14 +163,24 @@ async def ask_model(runtime: Runtime, owner_id: uuid.UUID, model: str, prompt: s
 
 
 async def ask_synthesis_model(
-    runtime: Runtime, owner_id: uuid.UUID, model: str, prompt: SynthesisPrompt
+    owner_id: uuid.UUID,
+    model: str,
+    prompt: SynthesisPrompt,
+    *,
+    database: Database,
+    models: ModelRegistry,
+    llm: LLMGateway,
+    timeout_seconds: float,
 ) -> CallOutcome:
     """The synthesis ``model`` writes of the sources in ``prompt``."""
     return await _ask(
-        runtime,
         owner_id,
         model,
         prompt.user_prompt,
+        database=database,
+        models=models,
+        llm=llm,
+        timeout_seconds=timeout_seconds,
         instructions=prompt.instructions,
         feature=SYNTHESIS_FEATURE,
         role=SYNTHESIS_ROLE,

@@ -6,6 +6,10 @@ for (``advance``), then hands the engine the calls and the synthesis the change 
 (``execution.dispatch``). Every method is scoped to its owner: another user's research is
 ``NotFoundError`` (404), as is an unknown id.
 
+The service receives what it uses: the database, the model registry and the credential
+store (the models a user may select), the gateway and the ``research`` settings (a
+draft's title); the interfaces unpack the ``Runtime`` into these.
+
 ======================================  ===================================================
 method                                  seed
 ======================================  ===================================================
@@ -24,8 +28,9 @@ import uuid
 from collections.abc import Callable, Sequence
 
 from scholarstream.db.scope import OwnerScope
+from scholarstream.db.session import Database
 from scholarstream.errors import UnknownProviderError
-from scholarstream.llm import split_model_string
+from scholarstream.llm import CredentialStore, LLMGateway, ModelRegistry, split_model_string
 from scholarstream.research._execution import dispatch, dispatch_for, require_engine
 from scholarstream.research._model_calls import SYNTHESIS_ROLE
 from scholarstream.research._store import ResearchStore, StoredEvent
@@ -45,23 +50,35 @@ from scholarstream.research.core import (
     retry_research,
     start_research,
 )
-from scholarstream.runtime import Runtime
+from scholarstream.settings import ResearchSettings
 
 __all__ = ["ResearchService"]
 
 
 class ResearchService:
-    def __init__(self, runtime: Runtime) -> None:
-        self.runtime = runtime
-        self.store = ResearchStore(runtime.database)
+    def __init__(
+        self,
+        database: Database,
+        *,
+        models: ModelRegistry,
+        credentials: CredentialStore,
+        llm: LLMGateway,
+        settings: ResearchSettings,
+    ) -> None:
+        self.database = database
+        self.models = models
+        self.credentials = credentials
+        self.llm = llm
+        self.settings = settings
+        self.store = ResearchStore(database)
 
     async def available_models(self, owner_id: uuid.UUID) -> list[str]:
         """The configured models (those of the model roles) this user has a key for: a
         draft's default selection."""
         configured = dict.fromkeys(
             model
-            for role in self.runtime.models.roles()
-            if (model := self.runtime.models.model_string(role)) is not None
+            for role in self.models.roles()
+            if (model := self.models.model_string(role)) is not None
         )
         usable = await self._models_with_credentials(
             owner_id, list(configured), unknown_providers_allowed=True
@@ -74,11 +91,22 @@ class ResearchService:
         needs_defaults = request.selected_llms is None or request.synthesis_llm is None
         available = await self.available_models(owner_id) if needs_defaults else []
         untitled = not (request.title or "").strip()
-        generated = await model_title(self.runtime, owner_id, request.prompt) if untitled else None
+        generated = (
+            await model_title(
+                owner_id,
+                request.prompt,
+                settings=self.settings,
+                database=self.database,
+                models=self.models,
+                llm=self.llm,
+            )
+            if untitled
+            else None
+        )
         research = create_draft(
             request,
             available_models=available,
-            synthesis_model=self.runtime.models.model_string(SYNTHESIS_ROLE),
+            synthesis_model=self.models.model_string(SYNTHESIS_ROLE),
             generated_title=generated,
         )
         return await self.store.create(owner_id, research)
@@ -142,12 +170,12 @@ class ResearchService:
         is ``UnknownProviderError``, or left out when ``unknown_providers_allowed`` (a
         misconfigured role must not stop drafts; 'scholarstream models' shows it)."""
         usable: set[str] = set()
-        async with self.runtime.database.session() as session:
+        async with self.database.session() as session:
             scope = OwnerScope(session, owner_id)
             for model in models:
                 try:
                     provider = split_model_string(model)[0]
-                    if await self.runtime.credentials.has_credential(scope, provider):
+                    if await self.credentials.has_credential(scope, provider):
                         usable.add(model)
                 except UnknownProviderError:
                     if not unknown_providers_allowed:

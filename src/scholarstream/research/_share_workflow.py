@@ -58,7 +58,7 @@ from scholarstream.research.core import (
     record_share_failed,
 )
 from scholarstream.research.core._base import CamelModel, utc_now
-from scholarstream.runtime import Runtime
+from scholarstream.settings import ResearchSettings
 
 __all__ = [
     "RECENTLY_COMPLETED",
@@ -98,14 +98,14 @@ async def start_share(owner_id: uuid.UUID, research_id: uuid.UUID) -> None:
 
 
 async def unshared_research(
-    runtime: Runtime, *, now: datetime | None = None
+    store: ResearchStore, settings: ResearchSettings, *, now: datetime | None = None
 ) -> list[tuple[uuid.UUID, uuid.UUID]]:
     """(owner, research) of the research completed recently with neither a shareable
     report nor a recorded failure to make one; none when sharing is off."""
-    if not runtime.settings.research.share_reports:
+    if not settings.share_reports:
         return []
     since = utc_now(now) - RECENTLY_COMPLETED
-    completed = await ResearchStore(runtime.database).completed_since(since)
+    completed = await store.completed_since(since)
     return [
         (stored.owner_id, stored.research.id)
         for stored in completed

@@ -35,9 +35,11 @@ import uuid
 from pydantic_ai import Agent
 
 from scholarstream.db.scope import OwnerScope
+from scholarstream.db.session import Database
+from scholarstream.llm import LLMGateway, ModelRegistry
 from scholarstream.prompt_fences import fence_for
 from scholarstream.research.core import TITLE_MAX_LENGTH
-from scholarstream.runtime import Runtime
+from scholarstream.settings import ResearchSettings
 
 __all__ = [
     "TITLE_FEATURE",
@@ -81,11 +83,11 @@ def clean_title(answer: str) -> str | None:
     return text
 
 
-def title_role(runtime: Runtime) -> str | None:
+def title_role(settings: ResearchSettings, llm: LLMGateway) -> str | None:
     """The role that writes titles (resolved like every role: ``fast`` falls back to the
     ``default`` model), or None when titles are cut from the prompt."""
-    role = runtime.settings.research.title_role
-    if role is None or runtime.llm.offline:
+    role = settings.title_role
+    if role is None or llm.offline:
         return None
     return role
 
@@ -95,22 +97,30 @@ def _question(prompt: str) -> str:
     return f"Research question:\n\n{fence}text\n{prompt}\n{fence}"
 
 
-async def model_title(runtime: Runtime, owner_id: uuid.UUID, prompt: str) -> str | None:
+async def model_title(
+    owner_id: uuid.UUID,
+    prompt: str,
+    *,
+    settings: ResearchSettings,
+    database: Database,
+    models: ModelRegistry,
+    llm: LLMGateway,
+) -> str | None:
     """The title the title model writes for ``prompt``, or ``None`` when there is no usable
     one (see the module): the caller then cuts the title from the prompt. Never raises for
     the model's sake and never waits longer than ``research.title_timeout_seconds``."""
-    role = title_role(runtime)
+    role = title_role(settings, llm)
     if role is None:
         return None
-    timeout = runtime.settings.research.title_timeout_seconds
+    timeout = settings.title_timeout_seconds
     agent: Agent[None, str] = Agent(output_type=str, instructions=TITLE_INSTRUCTIONS)
     try:
         async with asyncio.timeout(timeout):
-            async with runtime.database.session() as session:
-                resolved = await runtime.models.resolve(role, OwnerScope(session, owner_id))
+            async with database.session() as session:
+                resolved = await models.resolve(role, OwnerScope(session, owner_id))
             # A session of its own, used only once the model has answered (for the usage).
-            async with runtime.database.session() as session:
-                result = await runtime.llm.run_with(
+            async with database.session() as session:
+                result = await llm.run_with(
                     agent,
                     _question(prompt),
                     resolved,

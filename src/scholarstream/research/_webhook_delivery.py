@@ -50,7 +50,6 @@ from scholarstream.research._webhooks import (
     webhook_key,
 )
 from scholarstream.research.core._base import utc_now
-from scholarstream.runtime import Runtime
 from scholarstream.settings import ResearchSettings, WebhookSettings
 
 __all__ = [
@@ -177,16 +176,18 @@ class _Delivery:
 
 
 async def deliver_research(
-    runtime: Runtime, research_id: uuid.UUID, *, client: httpx.AsyncClient | None = None
+    cursors: WebhookCursors,
+    settings: ResearchSettings,
+    research_id: uuid.UUID,
+    *,
+    client: httpx.AsyncClient | None = None,
 ) -> float | None:
     """Sends every configured webhook the events of ``research_id`` it has not had yet.
     Returns the seconds until the soonest retry is due, or ``None`` when every webhook
     has every event. ``client``: the HTTP client to POST with (tests); by default one of
     its own. A database error at one webhook is raised once the others are done."""
-    settings = runtime.settings.research
     if not settings.webhooks:
         return None
-    cursors = WebhookCursors(runtime.database)
     async with (
         httpx.AsyncClient(timeout=settings.webhook_timeout_seconds, follow_redirects=False)
         if client is None
@@ -208,13 +209,15 @@ async def deliver_research(
     return min(waits, default=None)
 
 
-async def webhook_backlog(runtime: Runtime, *, now: datetime | None = None) -> list[uuid.UUID]:
+async def webhook_backlog(
+    cursors: WebhookCursors, settings: ResearchSettings, *, now: datetime | None = None
+) -> list[uuid.UUID]:
     """The research whose events some configured webhook may still be owed."""
-    hooks = runtime.settings.research.webhooks
+    hooks = settings.webhooks
     if not hooks:
         return []
     moment = utc_now(now)
-    return await WebhookCursors(runtime.database).backlog(
+    return await cursors.backlog(
         [webhook_key(hook) for hook in hooks], since=moment - RECENT_EVENTS, now=moment
     )
 
@@ -232,7 +235,10 @@ async def start_webhooks(research_id: uuid.UUID, tag: str) -> None:
 
 
 async def _deliver(research_id: str) -> float | None:
-    return await deliver_research(current_runtime(), uuid.UUID(research_id))
+    runtime = current_runtime()
+    return await deliver_research(
+        WebhookCursors(runtime.database), runtime.settings.research, uuid.UUID(research_id)
+    )
 
 
 @DBOS.workflow()

@@ -10,7 +10,7 @@ API; the CLI runs it in process with a terminal checkpoint handler.
 from scholarstream.papers.dedup import RecordDeduplicator
 from scholarstream.papers.keys import paper_key
 from scholarstream.search._adjudicate import LLMPairAdjudicator
-from scholarstream.search._assembly import SearchOptions, build_skills
+from scholarstream.search._assembly import SearchOptions, SearchServices, build_skills
 from scholarstream.search._durable import cancel_search_run, deliver_decision, start_search_run
 from scholarstream.search._llm import GatewaySkillLLM, ModelSkillLLM, SkillLLM
 from scholarstream.search._mesh import MeshVocabulary
@@ -100,6 +100,7 @@ __all__ = [
     "SearchRun",
     "SearchRunStore",
     "SearchRunSummary",
+    "SearchServices",
     "SearchStrategy",
     "SearchWorkflow",
     "Searcher",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -27,12 +28,14 @@ from scholarstream.search.intent import LLMIntentParser, RuleIntentParser
 from scholarstream.search.organize import LLMResultOrganizer, RuleResultOrganizer
 from scholarstream.search.query import LLMQueryBuilder, RuleQueryBuilder
 from scholarstream.search.scoring import LexicalRelevanceScorer, LLMRelevanceScorer
-from scholarstream.sources import SourceInfo, SourceStatus
-from scholarstream.sources.library import LibrarySource
+from scholarstream.sources import SourceHub, SourceInfo, SourceStatus
+from scholarstream.sources.library import Library, LibrarySource
 from scholarstream.sources.library.source import INFO as LIBRARY_INFO
 
 if TYPE_CHECKING:
-    from scholarstream.runtime import Runtime
+    from scholarstream.db.session import Database
+    from scholarstream.llm import LLMGateway
+    from scholarstream.settings import SearchSettings
 
 LIBRARY = "library"
 
@@ -52,21 +55,33 @@ class SearchOptions(BaseModel):
     )
 
 
+@dataclass(frozen=True)
+class SearchServices:
+    """What a search run works with: the search settings, the literature sources and the
+    library, and the model gateway with the database its skills record usage in."""
+
+    settings: SearchSettings
+    sources: SourceHub
+    library: Library
+    llm: LLMGateway
+    database: Database
+
+
 Skills = tuple[IntentParser, QueryBuilder, Searcher, Deduplicator, RelevanceScorer, ResultOrganizer]
 
 
-def source_infos(runtime: Runtime) -> dict[str, SourceInfo]:
-    return {LIBRARY: LIBRARY_INFO, **{info.name: info for info in runtime.sources.infos()}}
+def source_infos(sources: SourceHub) -> dict[str, SourceInfo]:
+    return {LIBRARY: LIBRARY_INFO, **{info.name: info for info in sources.infos()}}
 
 
-def check_sources(runtime: Runtime, names: Sequence[str] | None) -> None:
+def check_sources(sources: SourceHub, names: Sequence[str] | None) -> None:
     if names is None:
         return
     if not names:
         raise InvalidInputError(
             "No source was chosen.", hint="Name at least one source, or leave sources out."
         )
-    known = source_infos(runtime)
+    known = source_infos(sources)
     unknown = [name for name in names if name not in known]
     if unknown:
         raise InvalidInputError(
@@ -75,42 +90,40 @@ def check_sources(runtime: Runtime, names: Sequence[str] | None) -> None:
         )
 
 
-def chosen_sources(runtime: Runtime, options: SearchOptions) -> list[str]:
+def chosen_sources(
+    sources: SourceHub, settings: SearchSettings, options: SearchOptions
+) -> list[str]:
     """The sources asked for; by default the configured defaults that can run here."""
-    check_sources(runtime, options.sources)
+    check_sources(sources, options.sources)
     if options.sources is not None:
         return list(dict.fromkeys(options.sources))
-    infos = source_infos(runtime)
-    usable = [
-        name
-        for name in runtime.settings.search.default_sources
-        if name in infos and infos[name].configured
-    ]
+    infos = source_infos(sources)
+    usable = [name for name in settings.default_sources if name in infos and infos[name].configured]
     return usable or [LIBRARY]
 
 
 def build_skills(
-    runtime: Runtime,
+    services: SearchServices,
     owner_id: uuid.UUID,
     options: SearchOptions,
     *,
     on_source_done: Callable[[SourceStatus], None] | None = None,
 ) -> Skills:
-    settings = runtime.settings.search
-    sources = chosen_sources(runtime, options)
-    infos = {name: info for name, info in source_infos(runtime).items() if name in sources}
+    settings = services.settings
+    sources = chosen_sources(services.sources, settings, options)
+    infos = {name: info for name, info in source_infos(services.sources).items() if name in sources}
     per_source = options.results_per_source or settings.results_per_source
     mesh = MeshVocabulary.load(settings.mesh_file)
     rule_builder = RuleQueryBuilder(
         sources=sources, source_infos=infos, mesh=mesh, results_per_source=per_source
     )
     searcher = SourceSearcher(
-        runtime.sources,
-        local={LIBRARY: LibrarySource(runtime.library, owner_id)},
+        services.sources,
+        local={LIBRARY: LibrarySource(services.library, owner_id)},
         on_source_done=on_source_done,
     )
     lexical = LexicalRelevanceScorer()
-    if options.offline or runtime.llm.offline:
+    if options.offline or services.llm.offline:
         return (
             RuleIntentParser(),
             rule_builder,
@@ -119,7 +132,7 @@ def build_skills(
             lexical,
             RuleResultOrganizer(),
         )
-    llm = GatewaySkillLLM(runtime.llm, runtime.database, owner_id)
+    llm = GatewaySkillLLM(services.llm, services.database, owner_id)
     adjudicator = LLMPairAdjudicator(llm) if settings.llm_adjudication else None
     return (
         LLMIntentParser(llm),

@@ -14,18 +14,22 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dbos import DBOS, SetWorkflowID
 
 from scholarstream.durable import current_runtime
 from scholarstream.errors import ConflictError, ScholarStreamError
 from scholarstream.papers import Record
-from scholarstream.runtime import Runtime
-from scholarstream.search._assembly import check_sources
+from scholarstream.search._assembly import SearchServices, check_sources
 from scholarstream.search._run_store import SearchRunStore, workflow_id_for
 from scholarstream.search._runs import SearchRequest, SearchRun
 from scholarstream.search._workflow import SearchWorkflow, Stage
+
+if TYPE_CHECKING:
+    from scholarstream.db.session import Database
+    from scholarstream.sources import SourceHub
+
 from scholarstream.search.core import (
     Checkpoint,
     Decision,
@@ -174,8 +178,15 @@ async def search_run_workflow(run_id: str, owner_id: str) -> None:
     run: SearchRun = await DBOS.run_step_async(
         {"name": "search.load"}, store.get, owner_uuid, run_uuid
     )
+    services = SearchServices(
+        settings=runtime.settings.search,
+        sources=runtime.sources,
+        library=runtime.library,
+        llm=runtime.llm,
+        database=runtime.database,
+    )
     workflow = SearchWorkflow.from_config(
-        runtime,
+        services,
         owner_uuid,
         max_iterations=run.options.max_iterations,
         options=run.options,
@@ -205,10 +216,10 @@ async def search_run_workflow(run_id: str, owner_id: str) -> None:
 
 
 async def start_search_run(
-    runtime: Runtime, owner_id: uuid.UUID, request: SearchRequest
+    database: Database, sources: SourceHub, owner_id: uuid.UUID, request: SearchRequest
 ) -> SearchRun:
-    check_sources(runtime, request.sources)
-    store = SearchRunStore(runtime.database)
+    check_sources(sources, request.sources)
+    store = SearchRunStore(database)
     run = await store.create(owner_id, request)
     with SetWorkflowID(workflow_id_for(run.id)):
         await DBOS.start_workflow_async(search_run_workflow, str(run.id), str(owner_id))
@@ -216,13 +227,13 @@ async def start_search_run(
 
 
 async def deliver_decision(
-    runtime: Runtime,
+    database: Database,
     owner_id: uuid.UUID,
     run_id: uuid.UUID,
     pending_id: str,
     decision: Decision,
 ) -> SearchRun:
-    store = SearchRunStore(runtime.database)
+    store = SearchRunStore(database)
     workflow_id, pending = await store.accept_decision(owner_id, run_id, pending_id, decision)
     try:
         await DBOS.send_async(workflow_id, decision.model_dump(mode="json"), topic=pending.id)
@@ -232,8 +243,10 @@ async def deliver_decision(
     return await store.get(owner_id, run_id)
 
 
-async def cancel_search_run(runtime: Runtime, owner_id: uuid.UUID, run_id: uuid.UUID) -> SearchRun:
-    store = SearchRunStore(runtime.database)
+async def cancel_search_run(
+    database: Database, owner_id: uuid.UUID, run_id: uuid.UUID
+) -> SearchRun:
+    store = SearchRunStore(database)
     workflow_id, pending_id = await store.cancel(owner_id, run_id)
     if pending_id is not None:
         # A waiting run ends now rather than holding its wait until shutdown.

@@ -50,8 +50,7 @@ from scholarstream.search.core import (
 from scholarstream.sources import SourceStatus
 
 if TYPE_CHECKING:
-    from scholarstream.runtime import Runtime
-    from scholarstream.search._assembly import SearchOptions
+    from scholarstream.search._assembly import SearchOptions, SearchServices
 
 Stage = Literal["parsing", "building", "searching", "deduplicating", "scoring", "organizing"]
 
@@ -100,7 +99,7 @@ class SearchWorkflow:
     @classmethod
     def from_config(
         cls,
-        runtime: Runtime,
+        services: SearchServices,
         owner_id: uuid.UUID,
         checkpoint_handler: CheckpointHandler | None = None,
         max_iterations: int | None = None,
@@ -114,12 +113,12 @@ class SearchWorkflow:
 
         options = options or SearchOptions()
         skills = build_skills(
-            runtime, owner_id, options, on_source_done=observer.source_done if observer else None
+            services, owner_id, options, on_source_done=observer.source_done if observer else None
         )
         return cls(
             *skills,
             checkpoint_handler=checkpoint_handler,
-            max_iterations=max_iterations or runtime.settings.search.max_iterations,
+            max_iterations=max_iterations or services.settings.max_iterations,
             enable_strategy_checkpoint=options.strategy_checkpoint,
             observer=observer,
         )

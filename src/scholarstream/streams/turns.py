@@ -30,9 +30,10 @@ from pydantic_ai.usage import RunUsage
 from pydantic_core import PydanticCustomError
 
 from scholarstream.db.scope import OwnerScope
+from scholarstream.db.session import Database
 from scholarstream.errors import InvalidInputError, ScholarStreamError
-from scholarstream.llm import ResolvedModel, record_usage
-from scholarstream.runtime import Runtime
+from scholarstream.llm import ModelRegistry, ResolvedModel, record_usage
+from scholarstream.settings import Settings
 from scholarstream.sse import Identified
 from scholarstream.streams.core import (
     MAX_MESSAGE_CHARS,
@@ -171,26 +172,31 @@ def _refused_field(session: CreationSession, turn: CreationTurnIn) -> str | None
     return None
 
 
-async def creation_guide(runtime: Runtime, owner_id: uuid.UUID) -> Guide:
+async def creation_guide(
+    database: Database, models: ModelRegistry, settings: Settings, owner_id: uuid.UUID
+) -> Guide:
     """The owner's guide (``guide_for``): a model guide records each turn's usage under the
-    ``stream_guide`` feature."""
-    async with runtime.database.session() as session:
+    ``stream_guide`` feature. ``settings``: the llm section (the model's timeout) and what
+    ``record_usage`` prices the usage with."""
+    async with database.session() as session:
         guide = await guide_for(
-            runtime.models,
+            models,
             OwnerScope(session, owner_id),
-            timeout_seconds=runtime.settings.llm.timeout_seconds,
+            timeout_seconds=settings.llm.timeout_seconds,
         )
     if isinstance(guide, ModelGuide):
-        guide.on_usage = _usage_recorder(runtime, owner_id, guide.resolved)
+        guide.on_usage = _usage_recorder(database, settings, owner_id, guide.resolved)
     return guide
 
 
-def _usage_recorder(runtime: Runtime, owner_id: uuid.UUID, resolved: ResolvedModel) -> UsageSink:
+def _usage_recorder(
+    database: Database, settings: Settings, owner_id: uuid.UUID, resolved: ResolvedModel
+) -> UsageSink:
     async def record(usage: RunUsage) -> None:
-        async with runtime.database.session(write=True) as session:
+        async with database.session(write=True) as session:
             await record_usage(
                 OwnerScope(session, owner_id),
-                runtime.settings,
+                settings,
                 feature=FEATURE,
                 resolved=resolved,
                 usage=usage,

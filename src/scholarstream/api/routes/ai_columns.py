@@ -76,6 +76,9 @@ async def get_values(
     on gets ``value: null``, ``failed: true`` and the error as its reason. 503 in offline
     mode when any item needs computing."""
     # Short transactions of its own, none held while the model works (see column_values).
-    return await column_values(
-        runtime.database, ColumnEvaluator.from_runtime(runtime), user.id, column_id, body.items
+    evaluator = ColumnEvaluator(
+        runtime.llm,
+        runtime.database,
+        concurrency=runtime.settings.chat.ai_column_concurrency,
     )
+    return await column_values(runtime.database, evaluator, user.id, column_id, body.items)

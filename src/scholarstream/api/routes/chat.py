@@ -129,11 +129,11 @@ class ActionIn(BaseModel):
 
 @router.post("/actions/{action}")
 async def run_action(
-    action: str, body: ActionIn, user: ReleasedUser, runtime: RuntimeDep
+    action: str, body: ActionIn, user: ReleasedUser, assistant: AssistantDep
 ) -> ActionResult:
     """Runs a suggested action whose handler is ``server``."""
     handler = get_server_action(action).handler
-    return await handler(dict(body.params), ToolContext(runtime, user.id, body.context))
+    return await handler(dict(body.params), ToolContext(assistant.tools, user.id, body.context))
 
 
 class ToolInfo(BaseModel):

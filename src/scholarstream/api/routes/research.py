@@ -77,7 +77,13 @@ class ResearchList(CamelModel):
 
 
 def _service(runtime: RuntimeDep) -> ResearchService:
-    return ResearchService(runtime)
+    return ResearchService(
+        runtime.database,
+        models=runtime.models,
+        credentials=runtime.credentials,
+        llm=runtime.llm,
+        settings=runtime.settings.research,
+    )
 
 
 # --- the draft form ----------------------------------------------------------------------

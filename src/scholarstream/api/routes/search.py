@@ -45,7 +45,7 @@ async def start_run(request: SearchRequest, runtime: RuntimeDep, user: CurrentUs
     ``engine_unavailable`` (here and for decisions and cancelling) when the durable engine
     does not run in this process."""
     require_engine()
-    return await start_search_run(runtime, user.id, request)
+    return await start_search_run(runtime.database, runtime.sources, user.id, request)
 
 
 @router.get("/runs", response_model=RunList)
@@ -84,13 +84,13 @@ async def decide(
     strategy checkpoint, feedback at the result review) or reject (with a ``note``)."""
     require_engine()
     decision = Decision(action=body.action, revised_data=body.revised_data, note=body.note)
-    return await deliver_decision(runtime, user.id, run_id, body.checkpoint_id, decision)
+    return await deliver_decision(runtime.database, user.id, run_id, body.checkpoint_id, decision)
 
 
 @router.post("/runs/{run_id}/cancel", response_model=SearchRun)
 async def cancel(run_id: uuid.UUID, runtime: RuntimeDep, user: CurrentUser) -> SearchRun:
     require_engine()
-    return await cancel_search_run(runtime, user.id, run_id)
+    return await cancel_search_run(runtime.database, user.id, run_id)
 
 
 @router.get(

@@ -41,7 +41,7 @@ async def run_stream(
     others found) or ``failed`` (every source failed, or the run broke: see ``error``).
     409 while another run of the stream is in progress; 503 ``engine_unavailable`` when
     the durable engine does not run in this process."""
-    started = await start_stream_run(runtime, user.id, stream_id)
+    started = await start_stream_run(runtime.database, user.id, stream_id)
     location = request.url_for("get_report", stream_id=str(stream_id), report_id=str(started.id))
     response.headers["Location"] = location.path
     return started

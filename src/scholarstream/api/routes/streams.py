@@ -126,7 +126,7 @@ async def creation_turn(
     if refused is not None:
         events = refused_turn(refused)
     else:
-        guide = await creation_guide(runtime, user.id)
+        guide = await creation_guide(runtime.database, runtime.models, runtime.settings, user.id)
         events = run_creation_turn(store, user.id, record, body, guide, locate=_locator(request))
     return EventStreamResponse(turn_stream(record.revision, events))
 

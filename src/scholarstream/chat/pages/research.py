@@ -367,7 +367,7 @@ def research_text(research: Research, model: str | None = None) -> str:
 async def read_research(params: dict[str, Any], ctx: ToolContext) -> ToolResult:
     args = parse_arguments("read_research", ReadResearchArgs, params)
     research_id = _research_id(args, ctx.chat)
-    research = await ResearchStore(ctx.runtime.database).get(ctx.owner_id, research_id)
+    research = await ResearchStore(ctx.services.database).get(ctx.owner_id, research_id)
     return ToolResult(text=research_text(research, args.model))
 
 

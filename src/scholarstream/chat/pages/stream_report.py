@@ -52,7 +52,7 @@ async def compare_reports(params: dict[str, Any], ctx: ToolContext) -> ToolResul
     if args.other_report_id is not None:
         other = parse_id(args.other_report_id, "other_report_id")
     this, that = await load_pair(
-        ReportStore(ctx.runtime.database),
+        ReportStore(ctx.services.database),
         ctx.owner_id,
         stream_id,
         parse_id(report, "report_id"),

@@ -16,7 +16,10 @@ from scholarstream.chat.continuity.state import QuerySent
 from scholarstream.chat.core import ChatContext, CustomPayload
 
 if TYPE_CHECKING:
-    from scholarstream.runtime import Runtime
+    from scholarstream.db.session import Database
+    from scholarstream.settings import ChatSettings, SearchSettings
+    from scholarstream.sources import SourceHub
+    from scholarstream.sources.library import Library
 
 
 class ToolProgress(BaseModel):
@@ -37,11 +40,24 @@ class ToolResult(BaseModel):
 
 
 @dataclass(frozen=True)
+class ToolServices:
+    """The shared objects the tools work with, built once by the interface that runs them:
+    the database, the literature sources and the library, and the settings sections the
+    tools read (``search``: the default sources; ``chat``: the web page reader's limits)."""
+
+    database: Database
+    sources: SourceHub
+    library: Library
+    search: SearchSettings
+    chat: ChatSettings
+
+
+@dataclass(frozen=True)
 class ToolContext:
-    """What an executor works with: the process's shared objects, whose data it may touch,
+    """What an executor works with: the shared objects it uses, whose data it may touch,
     and what the user is looking at."""
 
-    runtime: Runtime
+    services: ToolServices
     owner_id: uuid.UUID
     chat: ChatContext
     conversation_id: uuid.UUID | None = None

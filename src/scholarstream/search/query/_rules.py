@@ -114,7 +114,7 @@ def _best_concept(term: str, concepts: Sequence[DraftConcept]) -> int:
 class RuleQueryBuilder:
     """Deterministic strategies from the intent and the user's feedback.
 
-    ``source_infos`` (name -> ``SourceInfo``, e.g. from ``runtime.sources.infos()``) lets
+    ``source_infos`` (name -> ``SourceInfo``, e.g. from ``SourceHub.infos()``) lets
     the builder keep only filters each source accepts; ``today`` anchors date steps.
     """
 

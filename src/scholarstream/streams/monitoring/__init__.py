@@ -3,12 +3,14 @@ stream's enabled queries for items since its last run, merge duplicates, leave o
 reported, score the rest offline against the stream, and store a report (ranked items
 with a reason, groups by focus area and competitor, counts, a publication timeline).
 
-``start_stream_run(runtime, owner_id, stream_id)`` claims the stream and enqueues its run
+``start_stream_run(database, owner_id, stream_id)`` claims the stream and enqueues its run
 as a durable workflow (``stream_run_workflow``, the ``stream-runs`` queue; ``wait_for_run``
-waits for it); ``run_stream_now`` does the whole run in the caller; ``run_stream`` is the run
-without storage; ``ReportStore`` keeps the reports and the reported keys; ``schedule``
-runs the due streams; ``FeedbackStore`` keeps the user's judgements of reported items,
-which later runs learn from; ``stream_judge`` picks the model or the offline scorer."""
+waits for it); ``run_stream_now`` does the whole run in the caller, with what a
+``StreamRunner`` gives it (database, sources, library, model gateway, notifier,
+settings); ``run_stream`` is the run without storage; ``ReportStore`` keeps the reports
+and the reported keys; ``schedule`` runs the due streams; ``FeedbackStore`` keeps the
+user's judgements of reported items, which later runs learn from; ``stream_judge`` picks
+the model or the offline scorer."""
 
 from scholarstream.streams.monitoring._announce import report_notification
 from scholarstream.streams.monitoring._compare import compare_text, load_pair, parse_id
@@ -59,7 +61,7 @@ from scholarstream.streams.monitoring._schedule import (
     run_due_streams_workflow,
     slot_time,
 )
-from scholarstream.streams.monitoring._service import run_stream_now, stream_judge
+from scholarstream.streams.monitoring._service import StreamRunner, run_stream_now, stream_judge
 from scholarstream.streams.monitoring._store import ReportStore, RunStart
 from scholarstream.streams.monitoring._timeline import timeline
 from scholarstream.streams.monitoring._workflows import (
@@ -97,6 +99,7 @@ __all__ = [
     "SourceOutcome",
     "StoredReport",
     "StreamJudge",
+    "StreamRunner",
     "Timeline",
     "TimelineBucket",
     "already_reported",

@@ -15,7 +15,7 @@ from scholarstream.notify import (
     NotificationTargetStore,
     Notifier,
 )
-from scholarstream.settings import Settings
+from scholarstream.settings import ServerSettings
 from scholarstream.streams.monitoring._report import StoredReport
 
 KIND: NotificationKind = "stream_report"
@@ -23,11 +23,11 @@ _TOP_ITEMS = 5
 _MAX_TITLE = 120  # of one item's title in the body
 
 
-def server_url(settings: Settings) -> str:
+def server_url(server: ServerSettings) -> str:
     """Where users reach this server: ``server.public_url``, else the address it listens on."""
-    if settings.server.public_url:
-        return settings.server.public_url.rstrip("/")
-    return f"http://{settings.server.host}:{settings.server.port}"
+    if server.public_url:
+        return server.public_url.rstrip("/")
+    return f"http://{server.host}:{server.port}"
 
 
 def report_path(stream_id: uuid.UUID, report_id: uuid.UUID) -> str:
@@ -74,7 +74,7 @@ def report_notification(stored: StoredReport, stream_name: str, link: str) -> No
 
 
 async def announce(
-    settings: Settings,
+    server: ServerSettings,
     targets: NotificationTargetStore,
     notifier: Notifier,
     owner_id: uuid.UUID,
@@ -83,7 +83,7 @@ async def announce(
 ) -> list[Delivery]:
     """Sends the run's notification to every target of the stream and the owner (none:
     nothing sent) and returns each target's outcome."""
-    link = server_url(settings) + report_path(stored.stream_id, stored.id)
+    link = server_url(server) + report_path(stored.stream_id, stored.id)
     notification = report_notification(stored, stream_name, link)
     if notification is None:
         return []

@@ -32,10 +32,11 @@ from typing import Any
 from dbos import DBOS
 
 from scholarstream.db.base import utcnow
+from scholarstream.db.session import Database
 from scholarstream.durable import ScheduleSpec, current_runtime, register_schedule
 from scholarstream.errors import ConflictError
-from scholarstream.runtime import Runtime
-from scholarstream.streams.monitoring._service import run_stream_now
+from scholarstream.settings import StreamSettings
+from scholarstream.streams.monitoring._service import StreamRunner, run_stream_now
 from scholarstream.streams.monitoring._store import PERIODS, STALE_AFTER, DueStream, ReportStore
 from scholarstream.streams.monitoring._workflows import enqueue_run
 
@@ -62,19 +63,17 @@ def slot_time(now: dt.datetime) -> dt.datetime:
     return now.replace(minute=now.minute - now.minute % INTERVAL_MINUTES, second=0, microsecond=0)
 
 
-def _store(runtime: Runtime) -> ReportStore:
+def _store(database: Database, settings: StreamSettings) -> ReportStore:
     return ReportStore(
-        runtime.database,
-        retry_failed_after=dt.timedelta(
-            minutes=runtime.settings.streams.retry_failed_after_minutes
-        ),
+        database,
+        retry_failed_after=dt.timedelta(minutes=settings.retry_failed_after_minutes),
     )
 
 
-async def run_due_streams(runtime: Runtime, *, now: dt.datetime | None = None) -> ScheduledRuns:
+async def run_due_streams(runner: StreamRunner, *, now: dt.datetime | None = None) -> ScheduledRuns:
     """Runs every stream due at ``now`` (default: the current slot), one at a time."""
     at = now or slot_time(utcnow())
-    store = _store(runtime)
+    store = _store(runner.database, runner.settings.streams)
     outcome = ScheduledRuns()
     for due in await store.due_streams(at):
         name = str(due.stream_id)
@@ -82,7 +81,7 @@ async def run_due_streams(runtime: Runtime, *, now: dt.datetime | None = None) -
             outcome.skipped.append(name)
             continue
         try:
-            stored = await run_stream_now(runtime, due.owner_id, due.stream_id, now=at, if_due=True)
+            stored = await run_stream_now(runner, due.owner_id, due.stream_id, now=at, if_due=True)
         except ConflictError as exc:  # running, or just run by another pass
             log.info("the schedule skips stream %s: %s", name, exc.message)
             outcome.skipped.append(name)
@@ -118,7 +117,8 @@ async def _unfinished_step() -> list[list[str]]:
     """The runs still ``running`` that were claimed between ``STALE_AFTER`` and
     ``UNQUEUED_AFTER`` ago."""
     now = utcnow()
-    store = _store(current_runtime())
+    runtime = current_runtime()
+    store = _store(runtime.database, runtime.settings.streams)
     runs = await store.running_between(now - STALE_AFTER, now - UNQUEUED_AFTER)
     return [[str(owner_id), str(report_id)] for owner_id, report_id in runs]
 
@@ -130,7 +130,7 @@ async def _plan_step() -> dict[str, Any] | None:
     if not runtime.settings.streams.scheduler_enabled:
         return None
     at = slot_time(utcnow())
-    due = await _store(runtime).due_streams(at)
+    due = await _store(runtime.database, runtime.settings.streams).due_streams(at)
     return {"at": at.isoformat(), "due": [[str(d.owner_id), str(d.stream_id)] for d in due]}
 
 
@@ -138,7 +138,8 @@ async def _plan_step() -> dict[str, Any] | None:
 async def _claim_step(owner_id: str, stream_id: str, at: str, report_id: str) -> bool:
     """Claims the stream for the run of ``report_id``: ``False`` when it is not due any
     more or another run has it. ``True`` again for a claim made before a crash."""
-    store = _store(current_runtime())
+    runtime = current_runtime()
+    store = _store(runtime.database, runtime.settings.streams)
     owner, stream, report = uuid.UUID(owner_id), uuid.UUID(stream_id), uuid.UUID(report_id)
     if await store.status(owner, report) is not None:
         return True

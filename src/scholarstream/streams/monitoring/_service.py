@@ -1,20 +1,26 @@
 """A stream's run on demand, for the API and the schedule: claim the stream, run it with
-the runtime's sources, the owner's library and the judge the settings call for, store the
-report. ``finish_run`` is the part after the claim, which the schedule's durable workflow
-runs as a step of its own: ``resume_run`` finishes a claimed run after a crash."""
+the sources, the owner's library and the judge the settings call for, store the report.
+``finish_run`` is the part after the claim, which the schedule's durable workflow runs as
+a step of its own: ``resume_run`` finishes a claimed run after a crash. A run receives
+what it uses as one ``StreamRunner`` (the durable step and the tests build it from the
+runtime's parts)."""
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
 import uuid
+from dataclasses import dataclass
 
+from scholarstream.db.session import Database
 from scholarstream.errors import ScholarStreamError
-from scholarstream.notify import NotificationTargetStore
-from scholarstream.runtime import Runtime
+from scholarstream.llm import LLMGateway
+from scholarstream.notify import NotificationTargetStore, Notifier
 from scholarstream.search import GatewaySkillLLM
 from scholarstream.search.scoring import LexicalRelevanceScorer, LLMRelevanceScorer
-from scholarstream.sources.library import LibrarySource
+from scholarstream.settings import Settings, StreamSettings
+from scholarstream.sources import SourceHub
+from scholarstream.sources.library import Library, LibrarySource
 from scholarstream.streams.monitoring._announce import announce
 from scholarstream.streams.monitoring._engine import run_stream
 from scholarstream.streams.monitoring._relevance import OFFLINE_JUDGE, StreamJudge
@@ -27,14 +33,34 @@ LIBRARY = "library"
 FEATURE = "streams.relevance"
 
 
-def stream_judge(runtime: Runtime, owner_id: uuid.UUID) -> StreamJudge:
+@dataclass(frozen=True)
+class StreamRunner:
+    """What a stream's run uses: the database (reports, usage, notification targets), the
+    sources, the owner's library, the model gateway (the judge), the notifier, and the
+    settings (three sections: ``streams`` for the judge, ``server`` for the report's link,
+    and the server secret the notification targets are encrypted with)."""
+
+    database: Database
+    sources: SourceHub
+    library: Library
+    llm: LLMGateway
+    notifier: Notifier
+    settings: Settings
+
+    @property
+    def reports(self) -> ReportStore:
+        return ReportStore(self.database)
+
+
+def stream_judge(
+    llm: LLMGateway, database: Database, settings: StreamSettings, owner_id: uuid.UUID
+) -> StreamJudge:
     """The owner's ``fast`` model when one is configured and ``streams.model_relevance``
     allows it (what it cannot judge is scored offline); the offline scorer otherwise."""
-    settings = runtime.settings.streams
-    if runtime.llm.offline or not settings.model_relevance:
+    if llm.offline or not settings.model_relevance:
         return OFFLINE_JUDGE
     scorer = LLMRelevanceScorer(
-        GatewaySkillLLM(runtime.llm, runtime.database, owner_id),
+        GatewaySkillLLM(llm, database, owner_id),
         batch_size=settings.relevance_batch_size,
         fallback=LexicalRelevanceScorer(),
         feature=FEATURE,
@@ -43,7 +69,7 @@ def stream_judge(runtime: Runtime, owner_id: uuid.UUID) -> StreamJudge:
 
 
 async def run_stream_now(
-    runtime: Runtime,
+    runner: StreamRunner,
     owner_id: uuid.UUID,
     stream_id: uuid.UUID,
     *,
@@ -54,35 +80,35 @@ async def run_stream_now(
     returns it (``failed`` when every source failed; the run is then searched again from
     the same date next time). ``ConflictError`` when the stream is already running (or,
     ``if_due``, not due at ``now``), ``NotFoundError`` for another user's stream."""
-    start = await ReportStore(runtime.database).begin(owner_id, stream_id, now=now, if_due=if_due)
-    return await finish_run(runtime, owner_id, start)
+    start = await runner.reports.begin(owner_id, stream_id, now=now, if_due=if_due)
+    return await finish_run(runner, owner_id, start)
 
 
 async def resume_run(
-    runtime: Runtime, owner_id: uuid.UUID, report_id: uuid.UUID
+    runner: StreamRunner, owner_id: uuid.UUID, report_id: uuid.UUID
 ) -> StoredReport | None:
     """Finishes the run of ``report_id`` if it is still ``running`` (its process died: the
     run starts over under the same report); ``None`` when it is not running any more."""
-    start = await ReportStore(runtime.database).resume(owner_id, report_id)
+    start = await runner.reports.resume(owner_id, report_id)
     if start is None:
         return None
-    return await finish_run(runtime, owner_id, start)
+    return await finish_run(runner, owner_id, start)
 
 
-async def finish_run(runtime: Runtime, owner_id: uuid.UUID, start: RunStart) -> StoredReport:
+async def finish_run(runner: StreamRunner, owner_id: uuid.UUID, start: RunStart) -> StoredReport:
     """Runs the claimed run ``start``, stores and announces its report (see
     ``run_stream_now``)."""
-    store = ReportStore(runtime.database)
+    store = runner.reports
     stream_id = start.stream.id
     try:
         result = await run_stream(
             start.stream,
-            runtime.sources,
+            runner.sources,
             since=start.since.date(),
             windows=start.windows,
             reported=start.reported,
-            local={LIBRARY: LibrarySource(runtime.library, owner_id)},
-            by=stream_judge(runtime, owner_id),
+            local={LIBRARY: LibrarySource(runner.library, owner_id)},
+            by=stream_judge(runner.llm, runner.database, runner.settings.streams, owner_id),
             labelled=start.labelled,
         )
     except BaseException as exc:
@@ -92,9 +118,9 @@ async def finish_run(runtime: Runtime, owner_id: uuid.UUID, start: RunStart) -> 
     stored = await store.finish(owner_id, start, result)
     try:
         deliveries = await announce(
-            runtime.settings,
-            NotificationTargetStore.for_server(runtime.settings, runtime.database),
-            runtime.notifier,
+            runner.settings.server,
+            NotificationTargetStore.for_server(runner.settings, runner.database),
+            runner.notifier,
             owner_id,
             stored,
             start.stream.stream_name,

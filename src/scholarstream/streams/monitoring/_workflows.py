@@ -20,11 +20,12 @@ import uuid
 
 from dbos import DBOS, SetWorkflowID, WorkflowHandleAsync
 
+from scholarstream.db.session import Database
 from scholarstream.durable import current_runtime, require_engine
 from scholarstream.errors import EngineError
 from scholarstream.runtime import Runtime
 from scholarstream.streams.monitoring._report import StoredReport
-from scholarstream.streams.monitoring._service import resume_run
+from scholarstream.streams.monitoring._service import StreamRunner, resume_run
 from scholarstream.streams.monitoring._store import ReportStore
 
 log = logging.getLogger(__name__)
@@ -38,13 +39,26 @@ def run_workflow_id(report_id: uuid.UUID) -> str:
     return f"stream-run-{report_id}"
 
 
+def _runner(runtime: Runtime) -> StreamRunner:
+    """The parts of the runtime a run uses (for the durable steps, which get the runtime
+    from the durable layer)."""
+    return StreamRunner(
+        database=runtime.database,
+        sources=runtime.sources,
+        library=runtime.library,
+        llm=runtime.llm,
+        notifier=runtime.notifier,
+        settings=runtime.settings,
+    )
+
+
 @DBOS.step(name="streams.run")
 async def _run_step(owner_id: str, report_id: str) -> str:
     """Runs (or, after a crash, runs again) the claimed run; its status, or ``error``."""
     runtime = current_runtime()
     owner, report = uuid.UUID(owner_id), uuid.UUID(report_id)
     try:
-        stored = await resume_run(runtime, owner, report)
+        stored = await resume_run(_runner(runtime), owner, report)
     except Exception:
         log.exception("the run of report %s failed", report_id)
         return ERROR
@@ -77,13 +91,13 @@ async def enqueue_run(owner_id: uuid.UUID, report_id: uuid.UUID) -> str:
 
 
 async def start_stream_run(
-    runtime: Runtime, owner_id: uuid.UUID, stream_id: uuid.UUID
+    database: Database, owner_id: uuid.UUID, stream_id: uuid.UUID
 ) -> StoredReport:
     """Claims the stream and enqueues its run; the report, ``running``. ``EngineError``
     without the durable engine (nothing is claimed), ``ConflictError`` while the stream
     runs, ``NotFoundError`` for another user's stream."""
     require_engine()  # else nothing here would take the run off the queue
-    store = ReportStore(runtime.database)
+    store = ReportStore(database)
     start = await store.begin(owner_id, stream_id)
     try:
         await enqueue_run(owner_id, start.report_id)
@@ -95,14 +109,14 @@ async def start_stream_run(
 
 
 async def wait_for_run(
-    runtime: Runtime, owner_id: uuid.UUID, started: StoredReport
+    database: Database, owner_id: uuid.UUID, started: StoredReport
 ) -> StoredReport:
     """Waits for the run of ``started`` (whichever process runs it) and returns its report."""
     handle: WorkflowHandleAsync[str] = await DBOS.retrieve_workflow_async(
         run_workflow_id(started.id)
     )
     await handle.get_result()
-    return await ReportStore(runtime.database).get(owner_id, started.stream_id, started.id)
+    return await ReportStore(database).get(owner_id, started.stream_id, started.id)
 
 
 __all__ = [

@@ -114,7 +114,7 @@ async def retrieve_search_results(ids: Sequence[str], ctx: ToolContext) -> Retri
             f"search_run_id {run_id!r} is not a search run id (a UUID).",
             hint="Send the id of the run the page shows.",
         ) from exc
-    run = await SearchRunStore(ctx.runtime.database).get(ctx.owner_id, run_uuid)
+    run = await SearchRunStore(ctx.services.database).get(ctx.owner_id, run_uuid)
     papers = {paper.id: paper for paper in (run.collection.papers if run.collection else [])}
     retrieval = Retrieval()
     for item_id in ids:

@@ -44,7 +44,7 @@ class LibraryArgs(ToolArguments):
 
 async def search_library(params: dict[str, Any], ctx: ToolContext) -> ToolResult:
     args = parse_arguments("search_library", LibraryArgs, params)
-    page = await ctx.runtime.library.search(
+    page = await ctx.services.library.search(
         ctx.owner_id,
         LibraryQuery(
             text=args.query,

@@ -93,7 +93,7 @@ class PubMedArgs(_YearRange):
 
 async def search_pubmed(params: dict[str, Any], ctx: ToolContext) -> ToolResult:
     args = parse_arguments("search_pubmed", PubMedArgs, params)
-    page = await ctx.runtime.sources.get("pubmed").search(
+    page = await ctx.services.sources.get("pubmed").search(
         SearchQuery(text=args.query, limit=args.max_results, **args.dates())
     )
     papers = [r for r in page.records if isinstance(r, Paper) and r.ids.pmid]
@@ -189,9 +189,9 @@ async def _searching(
     """Each source's status as it finishes, then the whole result."""
     done: asyncio.Queue[SourceStatus] = asyncio.Queue()
     task = asyncio.create_task(
-        ctx.runtime.sources.search_each(
+        ctx.services.sources.search_each(
             [(name, query) for name in names],
-            local={LIBRARY: LibrarySource(ctx.runtime.library, ctx.owner_id)},
+            local={LIBRARY: LibrarySource(ctx.services.library, ctx.owner_id)},
             on_done=done.put_nowait,
         )
     )
@@ -242,7 +242,7 @@ async def search_literature(
     params: dict[str, Any], ctx: ToolContext
 ) -> AsyncIterator[ToolProgress | ToolResult]:
     args = parse_arguments("search_literature", LiteratureArgs, params)
-    names = list(dict.fromkeys(args.sources or ctx.runtime.settings.search.default_sources))
+    names = list(dict.fromkeys(args.sources or ctx.services.search.default_sources))
     query = SearchQuery(text=args.query, limit=args.max_results, **args.dates())
     yield ToolProgress(stage="searching", message=f"Searching {', '.join(names)}", progress=0.0)
     result: MultiSearchResult | None = None

@@ -38,14 +38,14 @@ class IdentifierKind:
 
 def _from_source(source: str, id_field: str) -> Fetcher:
     async def fetch(ctx: ToolContext, ids: list[str]) -> dict[str, Record]:
-        records = await ctx.runtime.sources.get(source).fetch(ids)
+        records = await ctx.services.sources.get(source).fetch(ids)
         return {key: r for r in records if (key := getattr(r.ids, id_field)) is not None}
 
     return Fetcher(source=source, fetch=fetch)
 
 
 async def _fetch_library(ctx: ToolContext, ids: list[str]) -> dict[str, Record]:
-    items = await ctx.runtime.library.get_many(ctx.owner_id, [uuid.UUID(i) for i in ids])
+    items = await ctx.services.library.get_many(ctx.owner_id, [uuid.UUID(i) for i in ids])
     return {str(item.id): item.record for item in items}
 
 

@@ -105,7 +105,7 @@ def _card(trial: Trial) -> TrialCard:
 
 async def search_trials(params: dict[str, Any], ctx: ToolContext) -> ToolResult:
     args = parse_arguments("search_trials", TrialArgs, params)
-    page = await ctx.runtime.sources.get(NAME).search(args.search_query())
+    page = await ctx.services.sources.get(NAME).search(args.search_query())
     trials = [r for r in page.records if isinstance(r, Trial) and r.ids.nct_id]
     trials = trials[: args.max_results]
     data = TrialSearchResults(

@@ -172,9 +172,9 @@ class WebPageReader:
     async def __call__(self, params: dict[str, Any], ctx: ToolContext) -> ToolResult:
         args = parse_arguments(TOOL, WebPageArgs, params)
         url = checked_url(with_scheme(args.url))
-        settings: ChatSettings = ctx.runtime.settings.chat
+        settings: ChatSettings = ctx.services.chat
         fetcher = WebFetcher(
-            client=ctx.runtime.sources.http.client,
+            client=ctx.services.sources.http.client,
             rules=HostRules(self.resolve, settings.web_read_allow_private_hosts),
             timeout=settings.web_read_timeout_seconds,
             max_bytes=settings.web_read_max_bytes,
