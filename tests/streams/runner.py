@@ -1,17 +1,8 @@
-"""What a stream's run works with, unpacked from a test's runtime (as the durable step does)."""
+"""What a stream's run works with, unpacked from a test's runtime: the product's own
+``stream_runner``, as the durable step builds it."""
 
 from __future__ import annotations
 
-from scholarstream.runtime import Runtime
-from scholarstream.streams.monitoring import StreamRunner
+from scholarstream.streams.monitoring import stream_runner as runner
 
-
-def runner(runtime: Runtime) -> StreamRunner:
-    return StreamRunner(
-        database=runtime.database,
-        sources=runtime.sources,
-        library=runtime.library,
-        llm=runtime.llm,
-        notifier=runtime.notifier,
-        settings=runtime.settings,
-    )
+__all__ = ["runner"]

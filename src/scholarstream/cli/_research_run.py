@@ -91,17 +91,6 @@ def external_report_of(path: Path) -> ExternalReport:
     return ExternalReport(title=path.name, content=content, source=str(path))
 
 
-def research_service(runtime: Runtime) -> ResearchService:
-    """The research service on the parts of ``runtime`` it uses."""
-    return ResearchService(
-        runtime.database,
-        models=runtime.models,
-        credentials=runtime.credentials,
-        llm=runtime.llm,
-        settings=runtime.settings.research,
-    )
-
-
 async def owner_of(runtime: Runtime, user: str) -> uuid.UUID:
     async with runtime.database.session() as session:
         return (await resolve_user(session, user)).id

@@ -192,9 +192,8 @@ def research_run(
         finish,
         model_strings,
         owner_of,
-        research_service,
     )
-    from scholarstream.research import DraftRequest
+    from scholarstream.research import DraftRequest, research_service
 
     session = _Session()
     with _handled(session):
@@ -244,8 +243,8 @@ def research_list(
     from rich.console import Console
     from rich.table import Table
 
-    from scholarstream.cli._research_run import ResearchList, owner_of, research_service
-    from scholarstream.research import ResearchStatus
+    from scholarstream.cli._research_run import ResearchList, owner_of
+    from scholarstream.research import ResearchStatus, research_service
 
     statuses = None if status is None else [ResearchStatus(choice.value) for choice in status]
 
@@ -289,9 +288,9 @@ def research_show(
     """One research: its report once finished, else where it stands."""
     from rich.console import Console
 
-    from scholarstream.cli._research_run import owner_of, research_service
+    from scholarstream.cli._research_run import owner_of
     from scholarstream.cli.research_views import print_outcome, results_table
-    from scholarstream.research import STATUS_HINTS, ResearchStatus
+    from scholarstream.research import STATUS_HINTS, ResearchStatus, research_service
 
     async def work(runtime: "Runtime") -> "Research":
         return await research_service(runtime).get(await owner_of(runtime, user), research_id)
@@ -327,9 +326,8 @@ def research_retry(
         finish,
         last_seq,
         owner_of,
-        research_service,
     )
-    from scholarstream.research import retry_research
+    from scholarstream.research import research_service, retry_research
 
     session = _Session(research_id=research_id)
     with _handled(session):
@@ -367,9 +365,8 @@ def research_resume(
         finish,
         last_seq,
         owner_of,
-        research_service,
     )
-    from scholarstream.research import ResearchStatus
+    from scholarstream.research import ResearchStatus, research_service
 
     session = _Session(research_id=research_id)
     with _handled(session):

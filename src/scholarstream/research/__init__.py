@@ -28,7 +28,7 @@ from scholarstream.research._execution import (
     synthesis_workflow_id,
 )
 from scholarstream.research._model_calls import SYNTHESIS_ROLE, ask_model
-from scholarstream.research._service import ResearchService
+from scholarstream.research._service import ResearchService, research_service
 from scholarstream.research._share_notice import SHARED_PATH
 from scholarstream.research._share_page import (
     CONTENT_SECURITY_POLICY,
@@ -257,6 +257,7 @@ __all__ = [
     "render_markdown",
     "render_share_page",
     "research_event_adapter",
+    "research_service",
     "research_sweep_workflow",
     "retries_left",
     "retry_action",

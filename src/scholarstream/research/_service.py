@@ -50,6 +50,7 @@ from scholarstream.research.core import (
     retry_research,
     start_research,
 )
+from scholarstream.runtime import Runtime
 from scholarstream.settings import ResearchSettings
 
 __all__ = ["ResearchService"]
@@ -186,3 +187,15 @@ class ResearchService:
         self, owner_id: uuid.UUID, *, statuses: Sequence[ResearchStatus] | None = None
     ) -> list[Research]:
         return await self.store.list(owner_id, statuses=statuses)
+
+
+def research_service(runtime: Runtime) -> ResearchService:
+    """The service on the parts of ``runtime`` it uses: what the interfaces (routes, pages,
+    commands) call, so that the runtime is unpacked in one place."""
+    return ResearchService(
+        runtime.database,
+        models=runtime.models,
+        credentials=runtime.credentials,
+        llm=runtime.llm,
+        settings=runtime.settings.research,
+    )

@@ -29,7 +29,7 @@ from scholarstream.db.tables import User
 from scholarstream.errors import AuthenticationError, NotFoundError, RateLimitedError
 from scholarstream.llm import registered_providers
 from scholarstream.papers.formats import formats
-from scholarstream.research import ResearchService, ResearchStatus
+from scholarstream.research import ResearchStatus, research_service
 from scholarstream.sources import clinicaltrials
 from scholarstream.sources.library.source import INFO as LIBRARY_INFO
 from scholarstream.streams import FieldKind, StreamStore, field_specs
@@ -309,21 +309,11 @@ RESEARCH_STATUS_LABELS = {
 }
 
 
-def _research_service(runtime: RuntimeDep) -> ResearchService:
-    return ResearchService(
-        runtime.database,
-        models=runtime.models,
-        credentials=runtime.credentials,
-        llm=runtime.llm,
-        settings=runtime.settings.research,
-    )
-
-
 @router.get("/research", response_class=HTMLResponse)
 async def research_list_page(request: Request, user: MaybeUser, runtime: RuntimeDep) -> Response:
     if user is None:
         return _login_redirect(request)
-    runs = await _research_service(runtime).list(user.id)
+    runs = await research_service(runtime).list(user.id)
     return render(
         request,
         "research.html",
@@ -352,7 +342,7 @@ async def research_page(
 ) -> Response:
     if user is None:
         return _login_redirect(request)
-    if not await _owns(partial(_research_service(runtime).get, user.id), research_id):
+    if not await _owns(partial(research_service(runtime).get, user.id), research_id):
         message = "There is no research with this address among yours."
         return _not_found(request, user, "research", message, RESEARCH_BACK)
     return render(

@@ -40,10 +40,10 @@ from scholarstream.research import (
     OutboxReader,
     Research,
     ResearchEvent,
-    ResearchService,
     ResearchStatus,
     ResearchStore,
     draft_defaults,
+    research_service,
 )
 from scholarstream.research.core import check_selected_llms
 from scholarstream.sse import EventStreamResponse
@@ -76,16 +76,6 @@ class ResearchList(CamelModel):
     research: list[Research] = Field(description="Newest first.")
 
 
-def _service(runtime: RuntimeDep) -> ResearchService:
-    return ResearchService(
-        runtime.database,
-        models=runtime.models,
-        credentials=runtime.credentials,
-        llm=runtime.llm,
-        settings=runtime.settings.research,
-    )
-
-
 # --- the draft form ----------------------------------------------------------------------
 
 
@@ -94,7 +84,7 @@ def _service(runtime: RuntimeDep) -> ResearchService:
 async def research_models(user: ReleasedUser, runtime: RuntimeDep) -> DraftDefaults:
     """The models a draft may select: the configured models (of the model roles) you have a
     key for, which a draft selects when it names none; and the default synthesis model."""
-    available = await _service(runtime).available_models(user.id)
+    available = await research_service(runtime).available_models(user.id)
     return draft_defaults(available, synthesis_model=runtime.models.model_string(SYNTHESIS_ROLE))
 
 
@@ -105,7 +95,7 @@ async def create_draft(body: DraftRequest, user: ReleasedUser, runtime: RuntimeD
     ``synthesis`` role's model (else a Google model, else the first selected). 422 when
     ``selectedLlms`` names more models than ``research.max_selected_llms``."""
     check_selected_llms(body.selected_llms, limit=runtime.settings.research.max_selected_llms)
-    return await _service(runtime).draft(user.id, body)
+    return await research_service(runtime).draft(user.id, body)
 
 
 @router.patch("/{research_id}", response_model=Research)
@@ -115,7 +105,7 @@ async def edit_draft(
     """Changes the fields sent; 409 once the research has been started, 422 when
     ``selectedLlms`` names more models than ``research.max_selected_llms``."""
     check_selected_llms(body.selected_llms, limit=runtime.settings.research.max_selected_llms)
-    return await _service(runtime).edit(user.id, research_id, body)
+    return await research_service(runtime).edit(user.id, research_id, body)
 
 
 # --- the lifecycle -----------------------------------------------------------------------
@@ -126,7 +116,7 @@ async def start_research(body: StartRequest, user: ReleasedUser, runtime: Runtim
     """Starts a draft: ``processing``, one call per selected model. 400
     ``missing_credentials`` naming every model without an API key (nothing changes), 422
     without models, 409 unless a draft, 503 when the durable engine is not running."""
-    return await _service(runtime).start(user.id, body.research_id)
+    return await research_service(runtime).start(user.id, body.research_id)
 
 
 @router.post("/{research_id}/confirm", response_model=Research)
@@ -137,7 +127,7 @@ async def confirm_research(
     calls the failed models again (at most twice; then ``failed``, "Max retries
     exceeded"), ``cancel`` fails the research ("Cancelled by user"). 409 unless
     ``awaiting_confirmation``."""
-    return await _service(runtime).confirm(user.id, research_id, body.action)
+    return await research_service(runtime).confirm(user.id, research_id, body.action)
 
 
 @router.post("/{research_id}/retry", response_model=Research)
@@ -147,7 +137,7 @@ async def retry_research(
     """Retries a failed research: its failed models (``retrying``), else its synthesis
     (``synthesizing``), else nothing is left to retry (``completed``). 409 for any other
     status."""
-    return await _service(runtime).retry(user.id, research_id)
+    return await research_service(runtime).retry(user.id, research_id)
 
 
 # --- reading -----------------------------------------------------------------------------
@@ -162,12 +152,12 @@ async def list_research(
         Query(description="Only research in these statuses (repeat for several)."),
     ] = None,
 ) -> ResearchList:
-    return ResearchList(research=await _service(runtime).list(user.id, statuses=status))
+    return ResearchList(research=await research_service(runtime).list(user.id, statuses=status))
 
 
 @router.get("/{research_id}", response_model=Research)
 async def get_research(research_id: uuid.UUID, user: ReleasedUser, runtime: RuntimeDep) -> Research:
-    return await _service(runtime).get(user.id, research_id)
+    return await research_service(runtime).get(user.id, research_id)
 
 
 @router.get("/{research_id}/events", response_class=EventStreamResponse, responses=_SSE_DOC)

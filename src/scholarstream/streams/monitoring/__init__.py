@@ -61,7 +61,12 @@ from scholarstream.streams.monitoring._schedule import (
     run_due_streams_workflow,
     slot_time,
 )
-from scholarstream.streams.monitoring._service import StreamRunner, run_stream_now, stream_judge
+from scholarstream.streams.monitoring._service import (
+    StreamRunner,
+    run_stream_now,
+    stream_judge,
+    stream_runner,
+)
 from scholarstream.streams.monitoring._store import ReportStore, RunStart
 from scholarstream.streams.monitoring._timeline import timeline
 from scholarstream.streams.monitoring._workflows import (
@@ -128,6 +133,7 @@ __all__ = [
     "stream_intent",
     "stream_judge",
     "stream_run_workflow",
+    "stream_runner",
     "timeline",
     "wait_for_run",
 ]

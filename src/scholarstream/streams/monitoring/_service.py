@@ -16,6 +16,7 @@ from scholarstream.db.session import Database
 from scholarstream.errors import ScholarStreamError
 from scholarstream.llm import LLMGateway
 from scholarstream.notify import NotificationTargetStore, Notifier
+from scholarstream.runtime import Runtime
 from scholarstream.search import GatewaySkillLLM
 from scholarstream.search.scoring import LexicalRelevanceScorer, LLMRelevanceScorer
 from scholarstream.settings import Settings, StreamSettings
@@ -50,6 +51,19 @@ class StreamRunner:
     @property
     def reports(self) -> ReportStore:
         return ReportStore(self.database)
+
+
+def stream_runner(runtime: Runtime) -> StreamRunner:
+    """The parts of ``runtime`` a run uses: what the durable steps build from the runtime
+    the durable layer holds."""
+    return StreamRunner(
+        database=runtime.database,
+        sources=runtime.sources,
+        library=runtime.library,
+        llm=runtime.llm,
+        notifier=runtime.notifier,
+        settings=runtime.settings,
+    )
 
 
 def stream_judge(

@@ -23,9 +23,8 @@ from dbos import DBOS, SetWorkflowID, WorkflowHandleAsync
 from scholarstream.db.session import Database
 from scholarstream.durable import current_runtime, require_engine
 from scholarstream.errors import EngineError
-from scholarstream.runtime import Runtime
 from scholarstream.streams.monitoring._report import StoredReport
-from scholarstream.streams.monitoring._service import StreamRunner, resume_run
+from scholarstream.streams.monitoring._service import resume_run, stream_runner
 from scholarstream.streams.monitoring._store import ReportStore
 
 log = logging.getLogger(__name__)
@@ -39,26 +38,13 @@ def run_workflow_id(report_id: uuid.UUID) -> str:
     return f"stream-run-{report_id}"
 
 
-def _runner(runtime: Runtime) -> StreamRunner:
-    """The parts of the runtime a run uses (for the durable steps, which get the runtime
-    from the durable layer)."""
-    return StreamRunner(
-        database=runtime.database,
-        sources=runtime.sources,
-        library=runtime.library,
-        llm=runtime.llm,
-        notifier=runtime.notifier,
-        settings=runtime.settings,
-    )
-
-
 @DBOS.step(name="streams.run")
 async def _run_step(owner_id: str, report_id: str) -> str:
     """Runs (or, after a crash, runs again) the claimed run; its status, or ``error``."""
     runtime = current_runtime()
     owner, report = uuid.UUID(owner_id), uuid.UUID(report_id)
     try:
-        stored = await resume_run(_runner(runtime), owner, report)
+        stored = await resume_run(stream_runner(runtime), owner, report)
     except Exception:
         log.exception("the run of report %s failed", report_id)
         return ERROR
