@@ -60,7 +60,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 import httpx
 
 if TYPE_CHECKING:
-    from scholarstream.db.session import Database
+    from scholarstream.db import Database
 
 T = TypeVar("T")
 
@@ -162,14 +162,11 @@ def serve_child(args: argparse.Namespace) -> None:
 def _stream_without_agent(tokens: Callable[..., AsyncIterator[str]]) -> None:
     """Diagnostic: the chat publishes the paced model's tokens itself instead of running the
     pydantic-ai agent (no agent, no graph, no tools): what everything else costs."""
-    from scholarstream.chat.agent_loop import TurnTranscript
-    from scholarstream.chat.assistant import Assistant, ChatMessageIn
-    from scholarstream.chat.continuity.engine import TurnContinuity
-    from scholarstream.chat.conversations import StartedTurn
+    from scholarstream.chat import Assistant, ChatMessageIn, StartedTurn, Turn, TurnTranscript
+    from scholarstream.chat.continuity import TurnContinuity
     from scholarstream.chat.core import TextDeltaEvent
-    from scholarstream.chat.pages.registry import Resolution
-    from scholarstream.chat.tools.registry import ToolContext
-    from scholarstream.chat.turns import Turn
+    from scholarstream.chat.pages import Resolution
+    from scholarstream.chat.tools import ToolContext
 
     async def run_model(
         self: Assistant,
@@ -193,7 +190,7 @@ def _replace_pool(database: Database, size: int) -> None:
     from sqlalchemy import event
     from sqlalchemy.ext.asyncio import async_sessionmaker, create_async_engine
 
-    from scholarstream.db.session import _sqlite_pragmas
+    from scholarstream.db._session import _sqlite_pragmas
 
     database.engine = create_async_engine(
         database.url, pool_pre_ping=True, pool_size=size, max_overflow=0

@@ -41,11 +41,10 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart, Use
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 
 from scholarstream.accounts import ensure_local_user
-from scholarstream.chat.assistant import Assistant, ChatMessageIn
+from scholarstream.chat import Assistant, ChatMessageIn, TurnHub
 from scholarstream.chat.core import ChatContext, CompleteEvent, ErrorEvent
 from scholarstream.chat.tools import ToolServices
-from scholarstream.chat.turns import TurnHub
-from scholarstream.db.migrate import upgrade_async
+from scholarstream.db import upgrade_async
 from scholarstream.runtime import Runtime, build_runtime
 from scholarstream.settings import load_settings
 

@@ -40,9 +40,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from dedup import DATA, read_set, score
-from scholarstream.papers import Author, Identifiers, Paper, Provenance, Record
+from scholarstream.papers import Author, Identifiers, Paper, Provenance, Record, normalize_title
 from scholarstream.papers.dedup import find_clusters
-from scholarstream.papers.identifiers import normalize_title
 
 COPIES = ((1, 0.62), (2, 0.24), (3, 0.09), (4, 0.03), (5, 0.02))
 TRANSLATIONS = ("German", "French", "Chinese", "Spanish", "Russian", "Japanese", "Italian")

@@ -652,10 +652,10 @@ def prepare(settings: Any, *, multi_user: bool) -> tuple[str | None, list[str]]:
     import asyncio
 
     from scholarstream.accounts import create_api_token, create_user, ensure_local_user
-    from scholarstream.db.scope import OwnerScope
+    from scholarstream.db import OwnerScope
     from scholarstream.runtime import build_runtime
+    from scholarstream.streams import StreamStore
     from scholarstream.streams.core import PartialStreamConfig, finish_config
-    from scholarstream.streams.store import StreamStore
 
     async def make() -> tuple[str | None, list[str]]:
         runtime = build_runtime(settings, source_transport=httpx.MockTransport(empty_world))

@@ -512,8 +512,7 @@ async def bench(
 
     from scholarstream.accounts import create_user
     from scholarstream.bootstrap import build_engine
-    from scholarstream.db.migrate import upgrade_async
-    from scholarstream.db.session import Database
+    from scholarstream.db import Database, upgrade_async
     from scholarstream.durable import QUEUES
     from scholarstream.gc_tuning import tune_for_serving
     from scholarstream.research import CALL_QUEUE, ResearchService

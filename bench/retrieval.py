@@ -33,8 +33,7 @@ from scholarstream.db import upgrade_async
 from scholarstream.papers import Paper
 from scholarstream.runtime import build_runtime
 from scholarstream.settings import load_settings
-from scholarstream.sources.library import LibraryQuery
-from scholarstream.sources.library.importer import import_items
+from scholarstream.sources.library import LibraryQuery, import_items
 
 Ranking = list[str]
 

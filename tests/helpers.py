@@ -10,7 +10,7 @@ import httpx
 from pydantic_ai.models import Model
 
 from scholarstream.accounts import create_user
-from scholarstream.db.scope import OwnerScope
+from scholarstream.db import OwnerScope
 from scholarstream.db.tables import User
 from scholarstream.notify import Notifier
 from scholarstream.runtime import Runtime, build_runtime

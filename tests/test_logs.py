@@ -100,7 +100,7 @@ async def test_a_users_provider_key_of_any_shape_never_reaches_the_log(
 ) -> None:
     """A key with no known shape (not ``sk-...``), once used for a call, is redacted from
     every log line, e.g. a provider error that echoes it."""
-    from scholarstream.db.scope import OwnerScope
+    from scholarstream.db import OwnerScope
     from tests.helpers import make_runtime, new_user
 
     key = "gemini-like-UserKey-7f3a9c1e5b"

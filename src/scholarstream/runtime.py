@@ -10,7 +10,7 @@ import httpx
 from pydantic_ai.models import Model
 
 from scholarstream import __version__
-from scholarstream.db.session import Database
+from scholarstream.db import Database
 from scholarstream.llm import CredentialStore, LLMGateway, ModelRegistry
 from scholarstream.login_throttle import LoginThrottle
 from scholarstream.notify import AppriseNotifier, Notifier, TargetHosts

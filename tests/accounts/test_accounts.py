@@ -20,8 +20,7 @@ from scholarstream.accounts import (
     revoke_api_token,
     start_session,
 )
-from scholarstream.db.base import utcnow
-from scholarstream.db.scope import OwnerScope
+from scholarstream.db import OwnerScope, utcnow
 from scholarstream.db.tables import ApiToken, User, WebSession
 from scholarstream.errors import (
     AuthenticationError,

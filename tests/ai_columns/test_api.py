@@ -16,7 +16,7 @@ from pydantic_ai.models import Model
 
 from scholarstream.accounts import create_api_token, create_user
 from scholarstream.bootstrap import create_app
-from scholarstream.db.scope import OwnerScope
+from scholarstream.db import OwnerScope
 from scholarstream.settings import Settings, load_settings
 from tests.ai_columns.judge import Judge
 from tests.helpers import PASSWORD, create_users, make_runtime

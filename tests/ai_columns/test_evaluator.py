@@ -29,7 +29,7 @@ from scholarstream.ai_columns import (
     ColumnValues,
     column_values,
 )
-from scholarstream.db.scope import OwnerScope
+from scholarstream.db import OwnerScope
 from scholarstream.db.tables import LLMUsage, User
 from scholarstream.errors import NotFoundError, OfflineModeError
 from scholarstream.runtime import Runtime

@@ -19,7 +19,7 @@ from scholarstream.ai_columns import (
     EvaluatedValue,
     ResultsTable,
 )
-from scholarstream.db.scope import OwnerScope
+from scholarstream.db import OwnerScope
 from scholarstream.db.tables import User
 from scholarstream.errors import ConflictError, InvalidInputError, NotFoundError
 from scholarstream.runtime import Runtime

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from scholarstream.db.session import BUSY_TIMEOUT_SECONDS
+from scholarstream.db import BUSY_TIMEOUT_SECONDS
 from tests.api.conftest import ClientFactory
 
 AI_COLUMNS = "/api/v1/ai-columns"

@@ -44,8 +44,7 @@ from fastapi.routing import APIRoute, iter_route_contexts
 from fastapi.testclient import TestClient
 
 from scholarstream.bootstrap import build_engine, create_app
-from scholarstream.db import upgrade
-from scholarstream.db.scope import OwnerScope
+from scholarstream.db import OwnerScope, upgrade
 from scholarstream.runtime import Runtime
 from scholarstream.sse import EventStreamResponse
 from tests.api.isolation_world import (

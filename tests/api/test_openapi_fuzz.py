@@ -57,13 +57,12 @@ from schemathesis.specs.openapi.checks import (
 
 from scholarstream.accounts import create_api_token, create_user, ensure_local_user
 from scholarstream.bootstrap import create_app
-from scholarstream.db import upgrade
-from scholarstream.db.scope import OwnerScope
+from scholarstream.db import OwnerScope, upgrade
 from scholarstream.notify import Delivery, Notification, Target
 from scholarstream.settings import load_settings
+from scholarstream.streams import StreamStore
 from scholarstream.streams.core import PartialStreamConfig, finish_config
 from scholarstream.streams.monitoring import run_stream_now
-from scholarstream.streams.store import StreamStore
 from tests.helpers import PASSWORD, make_runtime
 from tests.streams.runner import runner
 

@@ -11,9 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from scholarstream.chat.conversations import MessageError, MessageView
+from scholarstream.chat import Batch, MessageError, MessageView, Turn, TurnHub, stored_outcome
 from scholarstream.chat.core import ErrorEvent, StatusEvent, TextDeltaEvent
-from scholarstream.chat.turns import Batch, Turn, TurnHub, stored_outcome
 from scholarstream.sse import (
     KEEPALIVE,
     EventBatch,
@@ -22,8 +21,8 @@ from scholarstream.sse import (
     encode_batch,
     encode_event,
 )
+from scholarstream.streams import CreationEvent, turn_stream
 from scholarstream.streams.core import GuideError, GuideTextDelta
-from scholarstream.streams.turns import CreationEvent, turn_stream
 
 
 class Note(BaseModel):

@@ -31,7 +31,7 @@ from scholarstream.errors import (
     NotFoundError,
     SourceCredentialsError,
 )
-from scholarstream.papers.keys import paper_key
+from scholarstream.papers import paper_key
 from scholarstream.runtime import Runtime
 from scholarstream.search import SearchRequest, SearchRunStore
 from scholarstream.search.core import PaperCollection, ScoredPaper, WorkflowState

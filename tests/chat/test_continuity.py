@@ -5,16 +5,20 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from scholarstream.chat.continuity import ThreadState, classify_message, reframe_for_retrieval
-from scholarstream.chat.continuity.engine import begin_turn, finish_turn
-from scholarstream.chat.continuity.objectives import (
+from scholarstream.chat.continuity import (
     ObjectiveChange,
+    QuerySent,
+    ThreadState,
+    TurnRecord,
     add_objective,
+    begin_turn,
+    build_plan,
     change_objective,
+    classify_message,
+    finish_turn,
+    reframe_for_retrieval,
     remove_objective,
 )
-from scholarstream.chat.continuity.plan import build_plan
-from scholarstream.chat.continuity.state import QuerySent, TurnRecord
 from scholarstream.errors import NotFoundError
 
 TOPIC = "income criteria Florida Medicaid"

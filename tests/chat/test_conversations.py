@@ -11,9 +11,8 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
 from sqlalchemy import select
 
-from scholarstream.chat.continuity.objectives import add_objective, remove_objective
-from scholarstream.chat.continuity.state import ThreadState
-from scholarstream.chat.conversations import ConversationStore, MessageError, StartedTurn
+from scholarstream.chat import ConversationStore, MessageError, StartedTurn
+from scholarstream.chat.continuity import ThreadState, add_objective, remove_objective
 from scholarstream.chat.core import ChatResponsePayload
 from scholarstream.db.tables import ChatMessage
 from scholarstream.errors import NotFoundError

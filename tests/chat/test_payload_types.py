@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any, get_args
+from typing import Any
 
 import pytest
 from pydantic import JsonValue
 
 import scholarstream.chat  # noqa: F401  (registers the built-ins)
-from scholarstream.chat.builtin_payloads import BUILTIN_PAYLOAD_TYPES, Phase, Status
+from scholarstream.chat import BUILTIN_PAYLOAD_TYPES
 from scholarstream.chat.core import PayloadError, get_payload_type, make_json_parser
-from scholarstream.sources.clinicaltrials import PHASES, STATUSES
+from scholarstream.sources import TRIAL_PHASES, TRIAL_STATUSES
 
 PAPER: dict[str, Any] = {
     "kind": "paper",
@@ -327,8 +327,16 @@ def test_a_failed_source_may_not_hide_its_error() -> None:
 
 
 def test_the_trial_codes_are_clinicaltrials_codes() -> None:
-    assert set(get_args(Phase)) == set(PHASES)
-    assert set(get_args(Status)) == set(STATUSES)
+    """Every code ClinicalTrials.gov uses is accepted in a trial search suggestion, and
+    nothing else."""
+    schema = get_payload_type("trial_search_suggestion")
+    data = copy.deepcopy(EXAMPLES["trial_search_suggestion"])
+    data["phases"] = list(TRIAL_PHASES)
+    data["statuses"] = list(TRIAL_STATUSES)
+    schema.validate(data)
+    data["statuses"] = ["ONGOING"]
+    with pytest.raises(PayloadError, match="statuses/0"):
+        schema.validate(data)
 
 
 LLM_NAMES = [p.name for p in BUILTIN_PAYLOAD_TYPES if p.source == "llm"]

@@ -8,13 +8,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from scholarstream.chat import ChatContext, resolve
-from scholarstream.chat.prompt import build_system_prompt
-from scholarstream.chat.stream_instructions import (
+from scholarstream.chat import (
+    ChatContext,
+    build_system_prompt,
+    resolve,
     set_stream_instructions_loader,
     stream_instructions,
 )
-from scholarstream.db.session import Database
+from scholarstream.db import Database
 from tests.chat.world import MARKER, PAGE
 
 

@@ -19,8 +19,7 @@ from scholarstream.chat.core import (
     register_payload_type,
 )
 from scholarstream.chat.core import _payloads as payload_registry
-from scholarstream.chat.pages import registry as page_registry
-from scholarstream.chat.pages.registry import (
+from scholarstream.chat.pages import (
     ClientAction,
     Resolution,
     SubTabConfig,
@@ -28,14 +27,15 @@ from scholarstream.chat.pages.registry import (
     register_page,
     resolve,
 )
-from scholarstream.chat.tools import registry as tool_registry
-from scholarstream.chat.tools.registry import (
+from scholarstream.chat.pages import _registry as page_registry
+from scholarstream.chat.tools import (
     ToolConfig,
     ToolContext,
     ToolResult,
     register_tool,
     tools,
 )
+from scholarstream.chat.tools import _registry as tool_registry
 from scholarstream.errors import ConfigurationError, InvalidInputError
 
 

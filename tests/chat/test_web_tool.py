@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 import scholarstream.chat  # noqa: F401  (registers the built-ins)
-from scholarstream.chat.continuity.state import QuerySent
+from scholarstream.chat.continuity import QuerySent
 from scholarstream.chat.core import ChatContext
 from scholarstream.chat.tools import (
     ToolArgumentsError,
@@ -28,7 +28,7 @@ from scholarstream.chat.tools import (
     execute_tool,
     get_tool,
 )
-from scholarstream.chat.tools.builtin.web import WebPageReader
+from scholarstream.chat.tools.builtin import WebPageReader
 from scholarstream.errors import (
     InvalidInputError,
     NotFoundError,

@@ -8,7 +8,7 @@ from alembic.script import ScriptDirectory
 from typer.testing import CliRunner
 
 from scholarstream.cli import app
-from scholarstream.db.migrate import alembic_config
+from scholarstream.db import alembic_config
 from scholarstream.errors import ConfigurationError
 
 PUBLIC_HOST = "0.0.0.0"  # noqa: S104 (only to check that serve refuses it)

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from scholarstream.accounts import ensure_local_user
 from scholarstream.cli import app
-from scholarstream.db.migrate import upgrade_async
+from scholarstream.db import upgrade_async
 from scholarstream.settings import load_settings
 from scholarstream.streams import (
     PartialStreamConfig,

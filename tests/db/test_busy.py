@@ -14,8 +14,7 @@ import pytest
 from sqlalchemy import create_engine, func, select, text, update
 from sqlalchemy.engine import make_url
 
-from scholarstream.db import upgrade, upgrade_async
-from scholarstream.db.session import BUSY_TIMEOUT_SECONDS, Database
+from scholarstream.db import BUSY_TIMEOUT_SECONDS, Database, upgrade, upgrade_async
 from scholarstream.db.tables import User
 from scholarstream.errors import DatabaseBusyError, ScholarStreamError
 

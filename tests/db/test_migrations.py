@@ -11,8 +11,7 @@ from sqlalchemy import Connection, inspect
 from sqlalchemy.ext.asyncio import create_async_engine
 
 import scholarstream.db.tables  # noqa: F401
-from scholarstream.db import Base, current_revision, upgrade
-from scholarstream.db.migrate import alembic_config
+from scholarstream.db import Base, alembic_config, current_revision, upgrade
 from scholarstream.settings import Settings
 
 

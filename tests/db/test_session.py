@@ -9,7 +9,7 @@ import uuid
 import pytest
 from sqlalchemy import func, select
 
-from scholarstream.db.session import Database
+from scholarstream.db import Database
 from scholarstream.db.tables import User
 from scholarstream.settings import Settings
 

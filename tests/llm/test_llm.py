@@ -17,7 +17,7 @@ from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.models.test import TestModel
 from sqlalchemy import select
 
-from scholarstream.db.scope import OwnerScope
+from scholarstream.db import OwnerScope
 from scholarstream.db.tables import LLMUsage, ProviderKey
 from scholarstream.errors import (
     ConfigurationError,

@@ -25,8 +25,7 @@ import pydantic_ai.models
 import pytest
 from pydantic_ai import Agent
 
-from scholarstream.db import upgrade
-from scholarstream.db.scope import OwnerScope
+from scholarstream.db import OwnerScope, upgrade
 from scholarstream.errors import LLMError
 from scholarstream.research import ask_model
 from scholarstream.research.core import is_api_key_error

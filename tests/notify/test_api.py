@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 
 from scholarstream.accounts import create_api_token
 from scholarstream.bootstrap import create_app
-from scholarstream.db.scope import OwnerScope
+from scholarstream.db import OwnerScope
 from scholarstream.settings import Settings, load_settings
 from tests.helpers import make_runtime, new_user
 from tests.notify.hooks import HookServer, hook_server

@@ -13,8 +13,7 @@ from fastapi.testclient import TestClient
 
 from scholarstream.accounts import create_api_token
 from scholarstream.bootstrap import create_app
-from scholarstream.db import upgrade
-from scholarstream.db.scope import OwnerScope
+from scholarstream.db import OwnerScope, upgrade
 from scholarstream.errors import InvalidInputError
 from scholarstream.notify import AppriseNotifier, Notification, Target, TargetHosts, named_hosts
 from scholarstream.settings import Settings, load_settings

@@ -20,8 +20,7 @@ from typing import Any
 
 from scholarstream.errors import InvalidInputError
 from scholarstream.papers import Paper, Trial
-from scholarstream.papers.formats import RecordProblem, read_stream
-from scholarstream.papers.formats.json_format import write_json
+from scholarstream.papers.formats import RecordProblem, read_stream, write_json
 from tests.conftest import SHARED_DATA
 
 EXPORTS = SHARED_DATA / "exports" / "asysd_testthat"

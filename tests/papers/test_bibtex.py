@@ -9,14 +9,15 @@ import io
 import pytest
 
 from scholarstream.errors import InvalidInputError
-from scholarstream.papers.formats import RecordProblem, read_file
-from scholarstream.papers.formats.bibtex import (
+from scholarstream.papers import Author, Identifiers, Link, Paper
+from scholarstream.papers.formats import (
+    RecordProblem,
     latex_to_text,
     read_bibtex,
+    read_file,
     text_to_latex,
     write_bibtex,
 )
-from scholarstream.papers.model import Author, Identifiers, Link, Paper
 from tests.conftest import SHARED_DATA
 
 ZOTERO_BIB = SHARED_DATA / "exports" / "asysd_testthat" / "zotero_export.bib"

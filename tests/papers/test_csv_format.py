@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 
 from scholarstream.errors import InvalidInputError
-from scholarstream.papers.formats import RecordProblem, read_file
-from scholarstream.papers.formats.csv_format import COLUMNS, read_csv, write_csv
-from scholarstream.papers.model import Author, Identifiers, Link, Paper, Trial
+from scholarstream.papers import Author, Identifiers, Link, Paper, Trial
+from scholarstream.papers.formats import CSV_COLUMNS, RecordProblem, read_csv, read_file, write_csv
 from tests.conftest import SHARED_DATA
 
 EXPORTS = SHARED_DATA / "exports" / "asysd_testthat"
@@ -205,7 +204,7 @@ def test_writer_header_reads_back_every_column() -> None:
     out = io.StringIO()
     assert write_csv([paper, trial], out) == 2
     text = out.getvalue()
-    assert text.startswith("\ufeff" + ",".join(COLUMNS) + "\n")
+    assert text.startswith("\ufeff" + ",".join(CSV_COLUMNS) + "\n")
     papers, problems = _read_bytes(text.encode("utf-8"))
     assert problems == []
     back = papers[0]

@@ -10,9 +10,14 @@ from pathlib import Path
 import pytest
 
 from scholarstream.errors import InvalidInputError
-from scholarstream.papers.formats import RecordProblem, detect_format, get_format, read_file
-from scholarstream.papers.formats.base import SNIFF_BYTES
-from scholarstream.papers.model import Paper
+from scholarstream.papers import Paper
+from scholarstream.papers.formats import (
+    SNIFF_BYTES,
+    RecordProblem,
+    detect_format,
+    get_format,
+    read_file,
+)
 from tests.conftest import SHARED_DATA
 
 EXPORTS = SHARED_DATA / "exports" / "asysd_testthat"

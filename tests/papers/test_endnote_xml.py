@@ -10,9 +10,8 @@ import re
 import pytest
 
 from scholarstream.errors import InvalidInputError
-from scholarstream.papers.formats import RecordProblem, read_file
-from scholarstream.papers.formats.endnote_xml import read_endnote_xml
-from scholarstream.papers.model import Link, Paper
+from scholarstream.papers import Link, Paper
+from scholarstream.papers.formats import RecordProblem, read_endnote_xml, read_file
 from tests.conftest import SHARED_DATA
 
 EXPORTS = SHARED_DATA / "exports" / "asysd_testthat"

@@ -11,9 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from scholarstream.errors import InvalidInputError
-from scholarstream.papers.formats import RecordProblem
-from scholarstream.papers.formats.json_format import read_json, write_json
-from scholarstream.papers.model import (
+from scholarstream.papers import (
     Author,
     Identifiers,
     Intervention,
@@ -24,6 +22,7 @@ from scholarstream.papers.model import (
     Retraction,
     Trial,
 )
+from scholarstream.papers.formats import RecordProblem, read_json, write_json
 
 PAPER = Paper(
     record_id="p1",

@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 
 from scholarstream.errors import InvalidInputError
-from scholarstream.papers.formats import RecordProblem, read_file
-from scholarstream.papers.formats.medline import read_medline
-from scholarstream.papers.model import Paper
+from scholarstream.papers import Paper
+from scholarstream.papers.formats import RecordProblem, read_file, read_medline
 from tests.conftest import SHARED_DATA
 
 FIXTURES = SHARED_DATA / "api_fixtures" / "ncbi_eutils_biopython"

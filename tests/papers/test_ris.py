@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 
 from scholarstream.errors import InvalidInputError
-from scholarstream.papers.formats import RecordProblem, read_file
-from scholarstream.papers.formats.ris import read_ris, write_ris
-from scholarstream.papers.model import Author, Identifiers, Link, Paper
+from scholarstream.papers import Author, Identifiers, Link, Paper
+from scholarstream.papers.formats import RecordProblem, read_file, read_ris, write_ris
 from tests.conftest import SHARED_DATA
 
 EXPORTS = SHARED_DATA / "exports" / "asysd_testthat"

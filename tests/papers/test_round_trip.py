@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from scholarstream.papers import Author, Paper, Trial
 from scholarstream.papers.formats import RecordProblem, get_format, read_file
-from scholarstream.papers.model import Author, Paper, Trial
 from scholarstream.settings import LimitsSettings
 from tests.conftest import SHARED_DATA
 

@@ -13,7 +13,7 @@ import uuid
 import pytest
 from dbos import DBOS
 
-from scholarstream.db.scope import OwnerScope
+from scholarstream.db import OwnerScope
 from scholarstream.durable import QUEUES, runtime_holder
 from scholarstream.errors import ConflictError, MissingCredentialsError
 from scholarstream.llm import usage_totals

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from scholarstream.db.scope import OwnerScope
+from scholarstream.db import OwnerScope
 from scholarstream.errors import EngineError, NotFoundError
 from scholarstream.research import DraftEdit, DraftRequest, ResearchStatus
 from scholarstream.runtime import Runtime

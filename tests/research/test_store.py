@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Callable
 
 import pytest
 
-from scholarstream.db.session import Database
+from scholarstream.db import Database
 from scholarstream.errors import ConflictError, NotFoundError
 from scholarstream.research import (
     ConfirmAction,

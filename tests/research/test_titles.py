@@ -18,8 +18,7 @@ from pydantic_ai.exceptions import ModelHTTPError
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from scholarstream.db.migrate import upgrade_async
-from scholarstream.db.scope import OwnerScope
+from scholarstream.db import OwnerScope, upgrade_async
 from scholarstream.llm import usage_totals
 from scholarstream.research import (
     TITLE_FEATURE,

@@ -30,8 +30,7 @@ import httpx
 import pytest
 from dbos import DBOS
 
-from scholarstream.db import upgrade
-from scholarstream.db.migrate import upgrade_async
+from scholarstream.db import upgrade, upgrade_async
 from scholarstream.research import (
     BUSY_RETRY_SECONDS,
     DELIVERY_HEADER,

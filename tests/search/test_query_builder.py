@@ -36,7 +36,7 @@ from scholarstream.sources import (
     check_filters,
     source_names,
 )
-from scholarstream.sources.library.source import INFO as LIBRARY_INFO
+from scholarstream.sources.library import LIBRARY_INFO
 from tests.conftest import SHARED_DATA
 from tests.sources.conftest import FakeClock, Recorder, fixture_path
 

@@ -15,8 +15,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Text
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from scholarstream.errors import InvalidInputError
-from scholarstream.papers import Identifiers, Intervention, Paper, Record, Trial
-from scholarstream.papers.keys import paper_key
+from scholarstream.papers import Identifiers, Intervention, Paper, Record, Trial, paper_key
 from scholarstream.search import ModelSkillLLM
 from scholarstream.search.core import Concept, LabelledPaper, ParsedIntent, ScoredPaper
 from scholarstream.search.scoring import (

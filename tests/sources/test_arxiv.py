@@ -11,10 +11,8 @@ import httpx
 import pytest
 
 from scholarstream.errors import SourceQueryError, SourceUnavailableError
-from scholarstream.papers import Record
-from scholarstream.papers.model import Paper
-from scholarstream.sources import SearchQuery, build_source
-from scholarstream.sources.arxiv import ArxivSource
+from scholarstream.papers import Paper, Record
+from scholarstream.sources import ArxivSource, SearchQuery, build_source
 from tests.sources.conftest import FakeClock, MakeContext, Recorder, fixture_path
 
 ARXIVPY = "arxiv_atom_arxivpy"

@@ -14,9 +14,13 @@ import pytest
 
 from scholarstream.errors import SourceQueryError
 from scholarstream.papers import Intervention, Outcome, Trial
-from scholarstream.sources import SearchQuery, build_source
-from scholarstream.sources.base import LiteratureSource
-from scholarstream.sources.clinicaltrials import search_params, trial_from_study
+from scholarstream.sources import (
+    LiteratureSource,
+    SearchQuery,
+    build_source,
+    search_params,
+    trial_from_study,
+)
 from tests.sources.conftest import FIXTURES, FakeClock, MakeContext, Recorder, fixture_path
 
 PAGE_TOKEN = "ZVNj7o2Elu8o3lpoWsfCpvPuj_WQ4g"

@@ -13,10 +13,8 @@ import httpx
 import pytest
 
 from scholarstream.errors import SourceQueryError
-from scholarstream.papers import Record
-from scholarstream.papers.model import Paper
-from scholarstream.sources import SearchQuery, build_source
-from scholarstream.sources.crossref import CrossrefSource, jats_to_text
+from scholarstream.papers import Paper, Record
+from scholarstream.sources import CrossrefSource, SearchQuery, build_source, jats_to_text
 from tests.sources.conftest import FakeClock, MakeContext, Recorder, fixture_path
 
 HABANERO = "crossref_works_habanero"

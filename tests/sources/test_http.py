@@ -14,8 +14,7 @@ import httpx
 import pytest
 
 from scholarstream.errors import SourceCredentialsError, SourceQueryError, SourceUnavailableError
-from scholarstream.sources import SourceHttp
-from scholarstream.sources.http import Params
+from scholarstream.sources import Params, SourceHttp
 from tests.sources.conftest import FakeClock, Handler, Recorder
 
 URL = "https://api.example.org/search"

@@ -12,10 +12,8 @@ import httpx
 import pytest
 
 from scholarstream.errors import SourceQueryError, SourceUnavailableError
-from scholarstream.papers import Record
-from scholarstream.papers.model import Paper
-from scholarstream.sources import SearchQuery, build_source
-from scholarstream.sources.openalex import OpenAlexSource, rebuild_abstract
+from scholarstream.papers import Paper, Record
+from scholarstream.sources import OpenAlexSource, SearchQuery, build_source, rebuild_abstract
 from tests.sources.conftest import MakeContext, Recorder, fixture_path
 
 PENEIRA = ("openalex_works_peneira", "works.json")

@@ -18,8 +18,7 @@ from lxml import etree
 
 from scholarstream.errors import SourceCredentialsError, SourceQueryError, SourceUnavailableError
 from scholarstream.papers import Paper
-from scholarstream.sources import SearchQuery, build_source
-from scholarstream.sources.base import LiteratureSource
+from scholarstream.sources import LiteratureSource, SearchQuery, build_source
 from tests.conftest import SHARED_DATA
 from tests.sources.conftest import FakeClock, MakeContext, Recorder, fixture_path
 

@@ -12,10 +12,8 @@ import httpx
 import pytest
 
 from scholarstream.errors import SourceQueryError
-from scholarstream.papers import Record
-from scholarstream.papers.model import Paper
-from scholarstream.sources import SearchQuery, build_source
-from scholarstream.sources.semantic_scholar import SemanticScholarSource
+from scholarstream.papers import Paper, Record
+from scholarstream.sources import SearchQuery, SemanticScholarSource, build_source
 from tests.sources.conftest import FakeClock, MakeContext, Recorder, fixture_path
 
 RELEVANCE = ("findpapers_collected_samples", "semanticscholar", "relevance_search_response.json")

@@ -16,10 +16,8 @@ from scholarstream.errors import (
     SourceQueryError,
     SourceUnavailableError,
 )
-from scholarstream.papers import Record
-from scholarstream.papers.model import Paper
-from scholarstream.sources import SearchQuery, build_source
-from scholarstream.sources.serpapi_scholar import ScholarSource, parse_summary
+from scholarstream.papers import Paper, Record
+from scholarstream.sources import ScholarSource, SearchQuery, build_source, parse_summary
 from tests.sources.conftest import MakeContext, Recorder, fixture_path
 
 KEY_ENV = "SCHOLARSTREAM_SOURCES__SERPAPI_API_KEY"

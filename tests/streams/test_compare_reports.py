@@ -13,7 +13,7 @@ import pytest
 
 import scholarstream.chat  # noqa: F401  (registers the built-ins)
 from scholarstream.chat.core import ChatContext
-from scholarstream.chat.pages.registry import resolve
+from scholarstream.chat.pages import resolve
 from scholarstream.chat.tools import ToolContext, execute_tool, get_tool
 from scholarstream.db.tables import User
 from scholarstream.errors import InvalidInputError, NotFoundError

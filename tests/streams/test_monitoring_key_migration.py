@@ -12,7 +12,7 @@ from alembic import command
 from sqlalchemy import Connection, select
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from scholarstream.db.migrate import alembic_config, upgrade_async
+from scholarstream.db import alembic_config, upgrade_async
 from scholarstream.db.tables import StreamReportedItemRow
 from scholarstream.papers import Identifiers, Paper
 from scholarstream.runtime import Runtime

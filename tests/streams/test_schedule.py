@@ -19,7 +19,7 @@ from dbos import DBOS
 from sqlalchemy import update
 
 from scholarstream.bootstrap import build_engine
-from scholarstream.db.base import utcnow
+from scholarstream.db import utcnow
 from scholarstream.db.tables import StreamRow
 from scholarstream.durable import default_registry, runtime_holder
 from scholarstream.errors import ConflictError

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from scholarstream.chat.stream_instructions import stream_instructions
+from scholarstream.chat import stream_instructions
 from scholarstream.errors import ConflictError, InvalidInputError, NotFoundError
 from scholarstream.runtime import Runtime
 from scholarstream.settings import Settings

@@ -25,7 +25,7 @@ from scholarstream.research import (
     retry_research,
     synthesis_not_available,
 )
-from scholarstream.web.pages import RESEARCH_STATUS_LABELS
+from scholarstream.web import RESEARCH_STATUS_LABELS
 from tests.research.builders import LATER, OPENAI, research, result, results
 
 MODULE = "/static/app/research/status.js"

@@ -9,8 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from scholarstream.accounts._secret_tokens import digest, new_secret
-from scholarstream.db.base import utcnow
-from scholarstream.db.scope import OwnerScope
+from scholarstream.db import OwnerScope, utcnow
 from scholarstream.db.tables import ApiToken, User
 from scholarstream.errors import AuthenticationError, InvalidInputError
 

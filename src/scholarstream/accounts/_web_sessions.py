@@ -8,7 +8,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from scholarstream.accounts._secret_tokens import digest, new_secret
-from scholarstream.db.base import utcnow
+from scholarstream.db import utcnow
 from scholarstream.db.tables import User, WebSession
 from scholarstream.errors import AuthenticationError
 

@@ -27,8 +27,7 @@ from scholarstream.ai_columns._models import (
     EvaluatedValue,
     one_line,
 )
-from scholarstream.db.scope import OwnerScope
-from scholarstream.db.session import Database
+from scholarstream.db import Database, OwnerScope
 from scholarstream.errors import LLMError, OfflineModeError
 from scholarstream.llm import LLMGateway
 

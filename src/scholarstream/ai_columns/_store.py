@@ -28,8 +28,7 @@ from scholarstream.ai_columns._models import (
     EvaluatedValue,
     ResultsTable,
 )
-from scholarstream.db.base import utcnow
-from scholarstream.db.scope import OwnerScope
+from scholarstream.db import OwnerScope, utcnow
 from scholarstream.db.tables import AIColumnRow, AIColumnValueRow
 from scholarstream.errors import ConfigurationError, ConflictError, InvalidInputError
 

@@ -16,8 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from scholarstream.ai_columns._evaluator import ColumnEvaluator
 from scholarstream.ai_columns._models import ColumnItem, ColumnValue, ColumnValues
 from scholarstream.ai_columns._store import WHAT, AIColumnStore
-from scholarstream.db.scope import OwnerScope
-from scholarstream.db.session import Database
+from scholarstream.db import Database, OwnerScope
 from scholarstream.errors import NotFoundError
 
 

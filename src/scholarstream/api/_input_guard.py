@@ -27,7 +27,7 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from scholarstream.api.errors import ErrorBody, FieldError, error_response
+from scholarstream.api._errors import ErrorBody, FieldError, error_response
 
 NUL = "\x00"
 _MAX_NAMED_FIELDS = 20

@@ -1,8 +1,30 @@
 """Context-aware chat (seed 002): page context, tool and payload registries, page/tab/subtab
 configs, the agent loop, the SSE protocol, suggestions and conversation persistence."""
 
-from scholarstream.chat import builtin_actions as _builtin_actions  # noqa: F401
-from scholarstream.chat import catalog as _catalog  # noqa: F401  (registers the built-ins)
+from scholarstream.chat import (
+    _builtin_actions,  # noqa: F401
+    _catalog,  # noqa: F401  (registers the built-ins)
+)
+from scholarstream.chat._actions import ActionResult, get_server_action
+from scholarstream.chat._agent_loop import TurnTranscript
+from scholarstream.chat._assistant import Assistant, ChatMessageIn
+from scholarstream.chat._builtin_payloads import BUILTIN_PAYLOAD_TYPES
+from scholarstream.chat._commands import available_commands
+from scholarstream.chat._conversations import (
+    ConversationRename,
+    ConversationStore,
+    ConversationSummary,
+    ConversationView,
+    MessageError,
+    MessageView,
+    StartedTurn,
+)
+from scholarstream.chat._prompt import build_system_prompt
+from scholarstream.chat._stream_instructions import (
+    set_stream_instructions_loader,
+    stream_instructions,
+)
+from scholarstream.chat._turns import Batch, Turn, TurnHub, stored_outcome
 from scholarstream.chat.core import (
     ChatContext,
     ChatEvent,
@@ -33,14 +55,26 @@ from scholarstream.chat.tools import (
 )
 
 __all__ = [
+    "BUILTIN_PAYLOAD_TYPES",
+    "ActionResult",
+    "Assistant",
+    "Batch",
     "ChatContext",
     "ChatEvent",
+    "ChatMessageIn",
     "ChatResponsePayload",
     "ClientAction",
+    "ConversationRename",
+    "ConversationStore",
+    "ConversationSummary",
+    "ConversationView",
     "CustomPayload",
     "ItemSummary",
+    "MessageError",
+    "MessageView",
     "PageConfig",
     "PayloadType",
+    "StartedTurn",
     "SubTabConfig",
     "SuggestedAction",
     "SuggestedValue",
@@ -50,9 +84,18 @@ __all__ = [
     "ToolProgress",
     "ToolResult",
     "ToolServices",
+    "Turn",
+    "TurnHub",
+    "TurnTranscript",
+    "available_commands",
+    "build_system_prompt",
+    "get_server_action",
     "make_json_parser",
     "register_page",
     "register_payload_type",
     "register_tool",
     "resolve",
+    "set_stream_instructions_loader",
+    "stored_outcome",
+    "stream_instructions",
 ]

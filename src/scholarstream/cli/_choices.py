@@ -31,3 +31,12 @@ class ResearchStatusChoice(StrEnum):
 
 
 __all__ = ["EXPORT_FORMATS", "IMPORT_FORMATS", "LOCAL_USERNAME", "ResearchStatusChoice"]
+
+
+class OnPartialFailure(StrEnum):
+    """What ``research run`` does when some models failed and others answered."""
+
+    ASK = "ask"
+    PROCEED = "proceed"
+    RETRY = "retry"
+    CANCEL = "cancel"

@@ -19,10 +19,10 @@ from pydantic import BaseModel
 from rich.prompt import Prompt
 
 from scholarstream.bootstrap import build_engine
+from scholarstream.cli._choices import OnPartialFailure
 from scholarstream.cli.context import err_console, resolve_user
-from scholarstream.cli.research_cmd import OnPartialFailure
 from scholarstream.cli.research_views import SETTLED, ProgressView, print_outcome, progress_view
-from scholarstream.db.scope import OwnerScope
+from scholarstream.db import OwnerScope
 from scholarstream.durable import CLI
 from scholarstream.errors import InvalidInputError, UnknownProviderError
 from scholarstream.llm import split_model_string

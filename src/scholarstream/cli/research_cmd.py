@@ -16,7 +16,6 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -24,7 +23,7 @@ import typer
 from rich.markup import escape
 from typer.core import TyperGroup
 
-from scholarstream.cli._choices import ResearchStatusChoice
+from scholarstream.cli._choices import OnPartialFailure, ResearchStatusChoice
 from scholarstream.cli.context import UserOption, err_console, run_with_runtime
 from scholarstream.errors import (
     ConfigurationError,
@@ -47,13 +46,6 @@ _USAGE_ERRORS = (
     MissingCredentialsError,
     UnknownProviderError,
 )
-
-
-class OnPartialFailure(StrEnum):
-    ASK = "ask"
-    PROCEED = "proceed"
-    RETRY = "retry"
-    CANCEL = "cancel"
 
 
 class _DefaultToRun(TyperGroup):

@@ -24,7 +24,7 @@ def sources_list(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Which sources exist, whether they are configured, and their API-key settings."""
-    from scholarstream.sources.library.source import INFO as LIBRARY_INFO
+    from scholarstream.sources.library import LIBRARY_INFO
 
     async def collect(runtime: "Runtime") -> "list[SourceInfo]":
         return [LIBRARY_INFO, *runtime.sources.infos()]

@@ -13,7 +13,7 @@ from scholarstream.cli.context import UserOption, console, resolve_user, run_wit
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncSession
 
-    from scholarstream.db.scope import OwnerScope
+    from scholarstream.db import OwnerScope
     from scholarstream.db.tables import ApiToken
     from scholarstream.runtime import Runtime
 
@@ -21,7 +21,7 @@ tokens_app = typer.Typer(help="API tokens.", no_args_is_help=True)
 
 
 async def _scope(session: "AsyncSession", username: str) -> "OwnerScope":
-    from scholarstream.db.scope import OwnerScope
+    from scholarstream.db import OwnerScope
 
     return OwnerScope(session, (await resolve_user(session, username)).id)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from scholarstream.db.scope import OwnerScope
+from scholarstream.db import OwnerScope
 from scholarstream.db.tables import ProviderKey
 from scholarstream.errors import InvalidInputError, MissingCredentialsError
 from scholarstream.llm._providers import Credential, ProviderSpec, canonical_provider, get_provider

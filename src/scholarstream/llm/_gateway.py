@@ -12,7 +12,7 @@ from pydantic_ai.agent import AgentRunResult
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.settings import ModelSettings
 
-from scholarstream.db.scope import OwnerScope
+from scholarstream.db import OwnerScope
 from scholarstream.llm._model_errors import MODEL_FAILURES, model_error
 from scholarstream.llm._retries import retry_capabilities
 from scholarstream.llm._roles import DEFAULT_ROLE, ModelRegistry, ResolvedModel

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel
 from pydantic_ai.models import Model
 
-from scholarstream.db.scope import OwnerScope
+from scholarstream.db import OwnerScope
 from scholarstream.errors import MissingCredentialsError, OfflineModeError, UnknownProviderError
 from scholarstream.llm._credentials import CredentialStore
 from scholarstream.llm._model_cache import ModelCache

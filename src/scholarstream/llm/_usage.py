@@ -9,7 +9,7 @@ from pydantic import BaseModel
 from pydantic_ai.usage import RunUsage
 from sqlalchemy import func
 
-from scholarstream.db.scope import OwnerScope
+from scholarstream.db import OwnerScope
 from scholarstream.db.tables import LLMUsage
 from scholarstream.llm._providers import split_model_string
 from scholarstream.llm._roles import ResolvedModel

@@ -12,8 +12,7 @@ from collections.abc import Sequence
 
 from sqlalchemy import Select, func, select
 
-from scholarstream.db.scope import OwnerScope
-from scholarstream.db.session import Database
+from scholarstream.db import Database, OwnerScope
 from scholarstream.db.tables import NotificationTargetRow, StreamRow
 from scholarstream.errors import InvalidInputError, NotFoundError
 from scholarstream.notify._message import NotificationKind

@@ -1,6 +1,6 @@
 """Literature records, their identifiers, and the file formats they move in."""
 
-from scholarstream.papers.identifiers import (
+from scholarstream.papers._identifiers import (
     normalize_arxiv_id,
     normalize_doi,
     normalize_nct_id,
@@ -11,7 +11,8 @@ from scholarstream.papers.identifiers import (
     normalize_s2_id,
     normalize_title,
 )
-from scholarstream.papers.model import (
+from scholarstream.papers._keys import paper_key, record_sources
+from scholarstream.papers._model import (
     Author,
     Identifiers,
     Intervention,
@@ -44,4 +45,6 @@ __all__ = [
     "normalize_pmid",
     "normalize_s2_id",
     "normalize_title",
+    "paper_key",
+    "record_sources",
 ]

@@ -62,6 +62,7 @@ from scholarstream.research.core import (
     SYNTHESIS_INSTRUCTIONS,
     TITLE_MAX_LENGTH,
     TRANSITIONS,
+    CamelModel,
     CardDisplay,
     CompletionDecision,
     CompletionKind,
@@ -141,7 +142,6 @@ from scholarstream.research.core import (
     synthesis_sources,
     transition,
 )
-from scholarstream.research.core._base import CamelModel
 
 __all__ = [
     "ALL_LLMS_FAILED",

@@ -59,6 +59,7 @@ from scholarstream.research._store import AppliedChange, ResearchStore, StoredRe
 from scholarstream.research._webhook_cursors import WebhookCursors
 from scholarstream.research._webhook_delivery import start_webhooks, webhook_backlog
 from scholarstream.research.core import (
+    CamelModel,
     LLMCallEvent,
     LLMResultStatus,
     Research,
@@ -73,7 +74,6 @@ from scholarstream.research.core import (
     record_synthesis_failed,
     record_synthesis_succeeded,
 )
-from scholarstream.research.core._base import CamelModel
 
 __all__ = [
     "CALL_QUEUE",

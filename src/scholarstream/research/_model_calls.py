@@ -28,12 +28,10 @@ from collections.abc import Callable
 from pydantic_ai import Agent
 from pydantic_ai.exceptions import ModelHTTPError
 
-from scholarstream.db.scope import OwnerScope
-from scholarstream.db.session import Database
+from scholarstream.db import Database, OwnerScope
 from scholarstream.errors import LLMError, ScholarStreamError
 from scholarstream.llm import DEFAULT_ROLE, LLMGateway, ModelRegistry
-from scholarstream.research.core import SynthesisPrompt
-from scholarstream.research.core._base import CamelModel
+from scholarstream.research.core import CamelModel, SynthesisPrompt
 
 __all__ = [
     "CALL_FEATURE",

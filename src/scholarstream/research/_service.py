@@ -27,8 +27,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Sequence
 
-from scholarstream.db.scope import OwnerScope
-from scholarstream.db.session import Database
+from scholarstream.db import Database, OwnerScope
 from scholarstream.errors import UnknownProviderError
 from scholarstream.llm import CredentialStore, LLMGateway, ModelRegistry, split_model_string
 from scholarstream.research._execution import dispatch, dispatch_for, require_engine

@@ -25,8 +25,8 @@ from scholarstream.research.core import (
     conflict,
     render_markdown,
     synthesis_not_available,
+    utc_now,
 )
-from scholarstream.research.core._base import utc_now
 
 __all__ = ["CONTENT_SECURITY_POLICY", "SHARE_HEADERS", "render_share_page"]
 

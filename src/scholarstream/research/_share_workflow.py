@@ -49,6 +49,7 @@ from scholarstream.research._share_storage import ShareStorage, new_token
 from scholarstream.research._store import ResearchStore
 from scholarstream.research._webhook_delivery import start_webhooks
 from scholarstream.research.core import (
+    CamelModel,
     Research,
     ResearchChange,
     ResearchStatus,
@@ -56,8 +57,8 @@ from scholarstream.research.core import (
     attach_share_info,
     record_notification,
     record_share_failed,
+    utc_now,
 )
-from scholarstream.research.core._base import CamelModel, utc_now
 from scholarstream.settings import ResearchSettings
 
 __all__ = [

@@ -26,8 +26,7 @@ from typing import Any, Generic, TypeVar, cast
 from sqlalchemy import CursorResult, Select, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from scholarstream.db.scope import OwnerScope
-from scholarstream.db.session import Database
+from scholarstream.db import Database, OwnerScope
 from scholarstream.db.tables import ResearchEventRow, ResearchRow
 from scholarstream.errors import ConflictError, NotFoundError
 from scholarstream.research.core import (

@@ -34,8 +34,7 @@ import uuid
 
 from pydantic_ai import Agent
 
-from scholarstream.db.scope import OwnerScope
-from scholarstream.db.session import Database
+from scholarstream.db import Database, OwnerScope
 from scholarstream.llm import LLMGateway, ModelRegistry
 from scholarstream.prompt_fences import fence_for
 from scholarstream.research.core import TITLE_MAX_LENGTH

@@ -20,9 +20,8 @@ from sqlalchemy import CursorResult, Select, and_, func, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.sql.expression import Executable
 
-from scholarstream.db.session import Database
-from scholarstream.db.tables import ResearchEventRow, ResearchRow
-from scholarstream.db.tables.research import ResearchWebhookCursorRow
+from scholarstream.db import Database
+from scholarstream.db.tables import ResearchEventRow, ResearchRow, ResearchWebhookCursorRow
 from scholarstream.research._store import StoredEvent, read_outbox
 
 __all__ = ["BUSY_RETRY_SECONDS", "Claim", "WebhookCursors"]

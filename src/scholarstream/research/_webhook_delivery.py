@@ -49,7 +49,7 @@ from scholarstream.research._webhooks import (
     wants,
     webhook_key,
 )
-from scholarstream.research.core._base import utc_now
+from scholarstream.research.core import utc_now
 from scholarstream.settings import ResearchSettings, WebhookSettings
 
 __all__ = [

@@ -29,8 +29,7 @@ import uuid
 import httpx
 
 from scholarstream import __version__
-from scholarstream.research.core import ResearchEvent
-from scholarstream.research.core._base import CamelModel
+from scholarstream.research.core import CamelModel, ResearchEvent
 from scholarstream.settings import ResearchSettings, WebhookSettings
 
 __all__ = [

@@ -7,8 +7,8 @@ from_config`` picks them for a user. ``search.durable`` runs it as a DBOS workfl
 API; the CLI runs it in process with a terminal checkpoint handler.
 """
 
+from scholarstream.papers import paper_key
 from scholarstream.papers.dedup import RecordDeduplicator
-from scholarstream.papers.keys import paper_key
 from scholarstream.search._adjudicate import LLMPairAdjudicator
 from scholarstream.search._assembly import SearchOptions, SearchServices, build_skills
 from scholarstream.search._durable import cancel_search_run, deliver_decision, start_search_run

@@ -29,11 +29,10 @@ from scholarstream.search.organize import LLMResultOrganizer, RuleResultOrganize
 from scholarstream.search.query import LLMQueryBuilder, RuleQueryBuilder
 from scholarstream.search.scoring import LexicalRelevanceScorer, LLMRelevanceScorer
 from scholarstream.sources import SourceHub, SourceInfo, SourceStatus
-from scholarstream.sources.library import Library, LibrarySource
-from scholarstream.sources.library.source import INFO as LIBRARY_INFO
+from scholarstream.sources.library import LIBRARY_INFO, Library, LibrarySource
 
 if TYPE_CHECKING:
-    from scholarstream.db.session import Database
+    from scholarstream.db import Database
     from scholarstream.llm import LLMGateway
     from scholarstream.settings import SearchSettings
 

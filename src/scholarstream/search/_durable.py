@@ -27,7 +27,7 @@ from scholarstream.search._runs import SearchRequest, SearchRun
 from scholarstream.search._workflow import SearchWorkflow, Stage
 
 if TYPE_CHECKING:
-    from scholarstream.db.session import Database
+    from scholarstream.db import Database
     from scholarstream.sources import SourceHub
 
 from scholarstream.search.core import (

@@ -14,8 +14,7 @@ from pydantic_ai import Agent
 from pydantic_ai.exceptions import UnexpectedModelBehavior
 from pydantic_ai.models import Model
 
-from scholarstream.db.scope import OwnerScope
-from scholarstream.db.session import Database
+from scholarstream.db import Database, OwnerScope
 from scholarstream.errors import LLMError
 from scholarstream.llm import DEFAULT_ROLE, LLMGateway
 

@@ -7,8 +7,7 @@ from typing import Any
 
 from sqlalchemy import update
 
-from scholarstream.db.scope import OwnerScope
-from scholarstream.db.session import Database
+from scholarstream.db import Database, OwnerScope
 from scholarstream.db.tables import SearchRunRow
 from scholarstream.errors import ConflictError, ScholarStreamError
 from scholarstream.search._runs import (

@@ -13,6 +13,21 @@ stored session for the API and saves it only when the turn succeeds.
 The web page, and the monitoring runs and reports, are built on this next.
 """
 
+from scholarstream.streams._model_guide import ModelGuide, UsageSink
+from scholarstream.streams._selection import guide_for
+from scholarstream.streams._store import StreamStore
+from scholarstream.streams._turns import (
+    CreationEvent,
+    CreationTurnIn,
+    CreationTurnResult,
+    StreamLocator,
+    check_turn,
+    creation_event_adapter,
+    creation_guide,
+    refused_turn,
+    run_creation_turn,
+    turn_stream,
+)
 from scholarstream.streams.core import (
     COLLECTED_FIELDS,
     DATA_STEPS,
@@ -83,19 +98,6 @@ from scholarstream.streams.core import (
     user_action_adapter,
     validate_answer,
 )
-from scholarstream.streams.model_guide import ModelGuide, UsageSink
-from scholarstream.streams.selection import guide_for
-from scholarstream.streams.store import StreamStore
-from scholarstream.streams.turns import (
-    CreationEvent,
-    CreationTurnIn,
-    CreationTurnResult,
-    check_turn,
-    creation_event_adapter,
-    creation_guide,
-    run_creation_turn,
-    turn_stream,
-)
 
 __all__ = [
     "COLLECTED_FIELDS",
@@ -140,6 +142,7 @@ __all__ = [
     "Stream",
     "StreamConfig",
     "StreamList",
+    "StreamLocator",
     "StreamQuery",
     "StreamQueryUpdate",
     "StreamStore",
@@ -173,6 +176,7 @@ __all__ = [
     "new_session",
     "parse_field_value",
     "prepare_turn",
+    "refused_turn",
     "run_creation_turn",
     "step_guidance",
     "turn_stream",

@@ -7,16 +7,21 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from scholarstream.web.nav import NavItem, nav_items, register_nav_item
+from scholarstream.web._nav import NavItem, nav_items, register_nav_item
+from scholarstream.web._pages import RESEARCH_STATUS_LABELS, router
 
 STATIC_DIR = Path(__file__).parent / "static"
 
 
 def mount_web(app: FastAPI) -> None:
-    from scholarstream.web.pages import router
-
     app.mount("/static/app", StaticFiles(directory=STATIC_DIR), name="app-static")
     app.include_router(router)
 
 
-__all__ = ["NavItem", "mount_web", "nav_items", "register_nav_item"]
+__all__ = [
+    "RESEARCH_STATUS_LABELS",
+    "NavItem",
+    "mount_web",
+    "nav_items",
+    "register_nav_item",
+]

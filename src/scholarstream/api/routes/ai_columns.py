@@ -20,7 +20,7 @@ from scholarstream.ai_columns import (
     TableKey,
     column_values,
 )
-from scholarstream.api.deps import ReleasedUser, RuntimeDep, ScopeDep
+from scholarstream.api._deps import ReleasedUser, RuntimeDep, ScopeDep
 
 router = APIRouter(prefix="/ai-columns", tags=["ai-columns"])
 

@@ -9,20 +9,23 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from pydantic import BaseModel, Field, JsonValue
 
-from scholarstream.api.deps import ReleasedUser, RuntimeDep
+from scholarstream.api._deps import ReleasedUser, RuntimeDep
 from scholarstream.api.routes._sse import event_stream_response
-from scholarstream.chat.actions import ActionResult, get_server_action
-from scholarstream.chat.assistant import Assistant, ChatMessageIn
-from scholarstream.chat.commands import available_commands
-from scholarstream.chat.conversations import (
+from scholarstream.chat import (
+    ActionResult,
+    Assistant,
+    ChatMessageIn,
     ConversationRename,
     ConversationSummary,
     ConversationView,
+    Turn,
+    available_commands,
+    get_server_action,
+    stored_outcome,
 )
 from scholarstream.chat.core import ChatContext, ChatEvent, resume_after
-from scholarstream.chat.pages.registry import resolve
-from scholarstream.chat.tools.registry import ToolContext
-from scholarstream.chat.turns import Turn, stored_outcome
+from scholarstream.chat.pages import resolve
+from scholarstream.chat.tools import ToolContext
 from scholarstream.errors import NotFoundError
 from scholarstream.sse import EventStreamResponse, ready
 

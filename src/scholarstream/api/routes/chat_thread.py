@@ -7,16 +7,17 @@ import uuid
 
 from fastapi import APIRouter, Response
 
-from scholarstream.api.deps import ReleasedUser
+from scholarstream.api._deps import ReleasedUser
 from scholarstream.api.routes.chat import AssistantDep
-from scholarstream.chat.continuity.objectives import (
+from scholarstream.chat.continuity import (
+    Objective,
     ObjectiveChange,
     ObjectiveIn,
+    ThreadState,
     add_objective,
     change_objective,
     remove_objective,
 )
-from scholarstream.chat.continuity.state import Objective, ThreadState
 
 router = APIRouter(prefix="/chat/conversations/{conversation_id}", tags=["chat"])
 

@@ -8,7 +8,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel
 
 from scholarstream import __version__
-from scholarstream.api.deps import RuntimeDep
+from scholarstream.api._deps import RuntimeDep
 from scholarstream.durable import engine_running
 from scholarstream.errors import DatabaseUnavailableError
 

@@ -12,11 +12,16 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException
 
-from scholarstream.api.deps import CurrentUser, RuntimeDep
+from scholarstream.api._deps import CurrentUser, RuntimeDep
 from scholarstream.errors import InvalidInputError
 from scholarstream.papers.formats import export_format_names, get_format, import_format_names
-from scholarstream.sources.library import ImportReport, LibraryItem, LibraryPage, LibraryQuery
-from scholarstream.sources.library.models import MAX_OFFSET
+from scholarstream.sources.library import (
+    MAX_OFFSET,
+    ImportReport,
+    LibraryItem,
+    LibraryPage,
+    LibraryQuery,
+)
 
 router = APIRouter(prefix="/library", tags=["library"])
 

@@ -8,7 +8,7 @@ from datetime import datetime
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
-from scholarstream.api.deps import CurrentUser, RuntimeDep, ScopeDep
+from scholarstream.api._deps import CurrentUser, RuntimeDep, ScopeDep
 from scholarstream.db.tables import User
 from scholarstream.llm import UsageTotal, usage_totals
 from scholarstream.runtime import Runtime

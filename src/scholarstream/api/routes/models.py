@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 from pydantic import BaseModel
 
-from scholarstream.api.deps import RuntimeDep, ScopeDep
+from scholarstream.api._deps import RuntimeDep, ScopeDep
 from scholarstream.llm import RoleStatus, registered_providers
 
 router = APIRouter(prefix="/models", tags=["models"])

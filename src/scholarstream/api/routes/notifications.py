@@ -9,7 +9,7 @@ import uuid
 from fastapi import APIRouter, Response
 from pydantic import BaseModel, Field
 
-from scholarstream.api.deps import ReleasedUser, RuntimeDep
+from scholarstream.api._deps import ReleasedUser, RuntimeDep
 from scholarstream.notify import (
     Delivery,
     Notification,

@@ -27,7 +27,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Query, Response
 from pydantic import Field
 
-from scholarstream.api.deps import ReleasedUser, RuntimeDep
+from scholarstream.api._deps import ReleasedUser, RuntimeDep
 from scholarstream.api.routes._sse import event_stream_response
 from scholarstream.research import (
     MAX_SEQ,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import HTMLResponse
 
-from scholarstream.api.deps import RuntimeDep
+from scholarstream.api._deps import RuntimeDep
 from scholarstream.research import SHARE_HEADERS, SHARED_PATH, ShareStorage
 
 router = APIRouter(tags=["research"])

@@ -12,7 +12,7 @@ from fastapi import APIRouter, Query
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
-from scholarstream.api.deps import CurrentUser, RuntimeDep
+from scholarstream.api._deps import CurrentUser, RuntimeDep
 from scholarstream.durable import require_engine
 from scholarstream.errors import ConflictError, NotFoundError
 from scholarstream.papers.formats import get_format

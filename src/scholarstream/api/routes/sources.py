@@ -9,7 +9,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field, ValidationError
 
-from scholarstream.api.deps import CurrentUser, RuntimeDep
+from scholarstream.api._deps import CurrentUser, RuntimeDep
 from scholarstream.errors import InvalidInputError
 from scholarstream.runtime import Runtime
 from scholarstream.sources import (
@@ -19,8 +19,7 @@ from scholarstream.sources import (
     SearchQuery,
     SourceInfo,
 )
-from scholarstream.sources.library import LibrarySource
-from scholarstream.sources.library.source import INFO as LIBRARY_INFO
+from scholarstream.sources.library import LIBRARY_INFO, LibrarySource
 
 router = APIRouter(prefix="/sources", tags=["sources"])
 

@@ -10,7 +10,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, Response
 
-from scholarstream.api.deps import ReleasedUser, RuntimeDep
+from scholarstream.api._deps import ReleasedUser, RuntimeDep
 from scholarstream.errors import ConflictError
 from scholarstream.papers.formats import get_format
 from scholarstream.streams.monitoring import (

@@ -9,10 +9,21 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request, Response
 
-from scholarstream.api.deps import ReleasedUser, RuntimeDep
+from scholarstream.api._deps import ReleasedUser, RuntimeDep
 from scholarstream.api.routes._sse import event_stream_response
 from scholarstream.runtime import Runtime
 from scholarstream.sse import EventStreamResponse
+from scholarstream.streams import (
+    CreationEvent,
+    CreationTurnIn,
+    StreamLocator,
+    StreamStore,
+    check_turn,
+    creation_guide,
+    refused_turn,
+    run_creation_turn,
+    turn_stream,
+)
 from scholarstream.streams.core import (
     CreationList,
     CreationRecord,
@@ -21,17 +32,6 @@ from scholarstream.streams.core import (
     Stream,
     StreamList,
     StreamUpdate,
-)
-from scholarstream.streams.store import StreamStore
-from scholarstream.streams.turns import (
-    CreationEvent,
-    CreationTurnIn,
-    StreamLocator,
-    check_turn,
-    creation_guide,
-    refused_turn,
-    run_creation_turn,
-    turn_stream,
 )
 
 router = APIRouter(prefix="/streams", tags=["streams"])

@@ -9,7 +9,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from scholarstream.accounts import create_api_token, list_api_tokens, revoke_api_token
-from scholarstream.api.deps import ScopeDep
+from scholarstream.api._deps import ScopeDep
 
 router = APIRouter(prefix="/tokens", tags=["tokens"])
 

@@ -2,6 +2,7 @@
 the payload-type registry, the markers a model writes, and the response payload. The agent
 loop, conversations, tools and pages are the shell beside it."""
 
+from scholarstream.chat.continuity import SuggestedValue
 from scholarstream.chat.core._context import (
     ChatContext,
     ItemSummary,
@@ -41,7 +42,6 @@ from scholarstream.chat.core._payloads import (
 from scholarstream.chat.core._response import (
     ChatResponsePayload,
     SuggestedAction,
-    SuggestedValue,
     ToolHistoryEntry,
 )
 

@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 
 from pydantic import TypeAdapter, ValidationError
 
+from scholarstream.chat.continuity import SuggestedValue
 from scholarstream.chat.core._payloads import CustomPayload, PayloadError, PayloadType
-from scholarstream.chat.core._response import SuggestedAction, SuggestedValue
+from scholarstream.chat.core._response import SuggestedAction
 
 SUGGESTED_VALUES = "SUGGESTED_VALUES:"
 SUGGESTED_ACTIONS = "SUGGESTED_ACTIONS:"

@@ -7,15 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, JsonValue
 
-from scholarstream.chat.continuity.state import ContinuityReport
+from scholarstream.chat.continuity import ContinuityReport, SuggestedValue
 from scholarstream.chat.core._payloads import CustomPayload
-
-
-class SuggestedValue(BaseModel):
-    """A chip under the answer; clicking it sends ``value`` as the user's next message."""
-
-    label: str = Field(min_length=1, max_length=120)
-    value: str = Field(min_length=1, max_length=2000)
 
 
 class SuggestedAction(BaseModel):

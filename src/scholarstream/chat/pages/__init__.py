@@ -1,6 +1,17 @@
-"""Page, tab and subtab chat configurations and their resolution."""
+"""Page, tab and subtab chat configurations and their resolution. Importing this package
+registers the product's pages."""
 
-from scholarstream.chat.pages.registry import (
+from scholarstream.chat.pages import (  # noqa: F401  (imported to register)
+    _home,
+    _library,
+    _research,
+    _search,
+    _settings,
+    _stream_report,
+    _streams,
+    _trials,
+)
+from scholarstream.chat.pages._registry import (
     ClientAction,
     ContextBuilder,
     PageConfig,

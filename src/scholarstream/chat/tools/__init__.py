@@ -1,7 +1,7 @@
 """Tools the chat model can call: definitions, registry, execution."""
 
-from scholarstream.chat.tools.execution import ToolArgumentsError, check_arguments, execute_tool
-from scholarstream.chat.tools.registry import (
+from scholarstream.chat.tools._execution import ToolArgumentsError, check_arguments, execute_tool
+from scholarstream.chat.tools._registry import (
     ToolConfig,
     ToolContext,
     ToolExecutor,

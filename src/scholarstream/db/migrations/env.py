@@ -5,7 +5,7 @@ from __future__ import annotations
 from alembic import context
 
 import scholarstream.db.tables  # noqa: F401  (registers every table on the metadata)
-from scholarstream.db.base import Base
+from scholarstream.db._base import Base
 
 connection = context.config.attributes.get("connection")
 if connection is None:

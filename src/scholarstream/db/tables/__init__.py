@@ -1,14 +1,18 @@
 """Every table of the product, imported here so Alembic and the tests see one metadata."""
 
-from scholarstream.db.tables.accounts import ApiToken, User, WebSession
-from scholarstream.db.tables.ai_columns import AIColumnRow, AIColumnValueRow
-from scholarstream.db.tables.chat import ChatConversation, ChatMessage
-from scholarstream.db.tables.library import LibraryRecord
-from scholarstream.db.tables.llm import LLMUsage, ProviderKey
-from scholarstream.db.tables.notifications import NotificationTargetRow
-from scholarstream.db.tables.research import ResearchEventRow, ResearchRow
-from scholarstream.db.tables.search import SearchRunRow
-from scholarstream.db.tables.streams import (
+from scholarstream.db.tables._accounts import ApiToken, User, WebSession
+from scholarstream.db.tables._ai_columns import AIColumnRow, AIColumnValueRow
+from scholarstream.db.tables._chat import ChatConversation, ChatMessage
+from scholarstream.db.tables._library import LibraryRecord
+from scholarstream.db.tables._llm import LLMUsage, ProviderKey
+from scholarstream.db.tables._notifications import NotificationTargetRow
+from scholarstream.db.tables._research import (
+    ResearchEventRow,
+    ResearchRow,
+    ResearchWebhookCursorRow,
+)
+from scholarstream.db.tables._search import SearchRunRow
+from scholarstream.db.tables._streams import (
     StreamCreationRow,
     StreamItemFeedbackRow,
     StreamReportedItemRow,
@@ -28,6 +32,7 @@ __all__ = [
     "ProviderKey",
     "ResearchEventRow",
     "ResearchRow",
+    "ResearchWebhookCursorRow",
     "SearchRunRow",
     "StreamCreationRow",
     "StreamItemFeedbackRow",

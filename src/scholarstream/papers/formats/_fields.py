@@ -20,8 +20,7 @@ from urllib.parse import unquote
 
 from pydantic import ValidationError
 
-from scholarstream.papers.formats.base import CUT, RecordProblem, looks_utf16
-from scholarstream.papers.model import (
+from scholarstream.papers._model import (
     Author,
     Identifiers,
     Link,
@@ -31,6 +30,7 @@ from scholarstream.papers.model import (
     Retraction,
     Trial,
 )
+from scholarstream.papers.formats._base import CUT, RecordProblem, looks_utf16
 
 # -- decoding -----------------------------------------------------------------------------
 

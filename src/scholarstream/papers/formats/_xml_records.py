@@ -18,8 +18,8 @@ from typing import BinaryIO
 
 from lxml import etree
 
+from scholarstream.papers.formats._base import ReadItem, RecordProblem, too_large
 from scholarstream.papers.formats._fields import decode_text
-from scholarstream.papers.formats.base import ReadItem, RecordProblem, too_large
 
 _CHUNK = 1 << 16
 _TAG_TAIL = 64

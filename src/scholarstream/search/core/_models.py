@@ -19,7 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from scholarstream.papers import Record
-from scholarstream.sources.hub import SourceStatus
+from scholarstream.sources import SourceStatus
 
 
 class _Model(BaseModel):

@@ -30,7 +30,7 @@ from scholarstream.search.core import (
     SourceQuery,
 )
 from scholarstream.search.query._rules import RuleQueryBuilder
-from scholarstream.sources.base import SourceInfo
+from scholarstream.sources import SourceInfo
 
 FEATURE = "search.query"
 

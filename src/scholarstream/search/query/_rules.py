@@ -38,7 +38,7 @@ from scholarstream.search.query._ladder import (
 )
 from scholarstream.search.query._plan import QueryPlan
 from scholarstream.search.query._syntax import render
-from scholarstream.sources.base import SourceInfo
+from scholarstream.sources import SourceInfo
 from scholarstream.understanding import group_of, years_before
 
 MAX_MESH_PER_CONCEPT = 3

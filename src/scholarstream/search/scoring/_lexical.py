@@ -19,7 +19,7 @@ from scholarstream.papers import Record
 from scholarstream.papers.ranking import mention_phrase, record_text
 from scholarstream.search.core import LabelledPaper, ParsedIntent, ScoredPaper
 from scholarstream.search.scoring._ranking import Relevance, rank
-from scholarstream.sources.library.index import query_tokens, tokenize
+from scholarstream.sources.library import query_tokens, tokenize
 
 COVERAGE_SHARE = 0.6  # of the score; BM25 (relative to the best candidate) has the rest
 EXCLUDED_PENALTY = 0.5  # a paper naming a term the user excluded keeps half its score

@@ -13,8 +13,7 @@ from pydantic import BaseModel, Field
 from pydantic_ai import Agent
 
 from scholarstream.errors import LLMError
-from scholarstream.papers import Paper, Record
-from scholarstream.papers.keys import paper_key
+from scholarstream.papers import Paper, Record, paper_key
 from scholarstream.papers.ranking import record_text
 from scholarstream.search._llm import SkillLLM
 from scholarstream.search.core import LabelledPaper, ParsedIntent, ScoredPaper

@@ -7,8 +7,7 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from scholarstream.papers import Record
-from scholarstream.papers.keys import paper_key, record_sources
+from scholarstream.papers import Record, paper_key, record_sources
 from scholarstream.papers.ranking import FeedbackModel, record_text
 from scholarstream.search.core import LabelledPaper, ScoredPaper
 

@@ -1,17 +1,22 @@
 """The local library: the records each user imported, searchable offline."""
 
-from scholarstream.sources.library.index import IndexCache, LibraryIndex
-from scholarstream.sources.library.library import Library
-from scholarstream.sources.library.models import (
+from scholarstream.sources.library._importer import import_items
+from scholarstream.sources.library._index import IndexCache, LibraryIndex, query_tokens, tokenize
+from scholarstream.sources.library._library import Library
+from scholarstream.sources.library._models import (
+    MAX_OFFSET,
     ImportProblem,
     ImportReport,
     LibraryItem,
     LibraryPage,
     LibraryQuery,
 )
-from scholarstream.sources.library.source import LibrarySource
+from scholarstream.sources.library._source import INFO as LIBRARY_INFO
+from scholarstream.sources.library._source import LibrarySource
 
 __all__ = [
+    "LIBRARY_INFO",
+    "MAX_OFFSET",
     "ImportProblem",
     "ImportReport",
     "IndexCache",
@@ -21,4 +26,7 @@ __all__ = [
     "LibraryPage",
     "LibraryQuery",
     "LibrarySource",
+    "import_items",
+    "query_tokens",
+    "tokenize",
 ]

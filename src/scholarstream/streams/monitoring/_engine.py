@@ -22,12 +22,16 @@ import datetime as dt
 from collections.abc import Collection, Mapping, Sequence
 
 from scholarstream.errors import ScholarStreamError
-from scholarstream.papers import Record
+from scholarstream.papers import Record, record_sources
 from scholarstream.papers.dedup import RecordDeduplicator
-from scholarstream.papers.keys import record_sources
 from scholarstream.search.core import LabelledPaper
-from scholarstream.sources import MultiSearchResult, SearchQuery, SourceHub, SourceStatus
-from scholarstream.sources.base import LiteratureSource
+from scholarstream.sources import (
+    LiteratureSource,
+    MultiSearchResult,
+    SearchQuery,
+    SourceHub,
+    SourceStatus,
+)
 from scholarstream.streams.core import Stream
 from scholarstream.streams.monitoring._keys import already_reported, item_keys
 from scholarstream.streams.monitoring._relevance import OFFLINE_JUDGE, Judged, StreamJudge, judge

@@ -10,9 +10,7 @@ import uuid
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from sqlalchemy import select
 
-from scholarstream.db.base import utcnow
-from scholarstream.db.scope import OwnerScope
-from scholarstream.db.session import Database
+from scholarstream.db import Database, OwnerScope, utcnow
 from scholarstream.db.tables import StreamItemFeedbackRow, StreamReportRow
 from scholarstream.errors import ConflictError, NotFoundError
 from scholarstream.papers import Record

@@ -17,10 +17,8 @@ from __future__ import annotations
 from collections.abc import Collection
 from itertools import combinations
 
-from scholarstream.papers import Record
+from scholarstream.papers import Identifiers, Record, paper_key
 from scholarstream.papers.dedup import CONFLICTING_IDS
-from scholarstream.papers.keys import paper_key
-from scholarstream.papers.model import Identifiers
 
 MAX_KEY_LENGTH = 300  # the stored column's width
 

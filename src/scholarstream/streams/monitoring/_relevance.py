@@ -21,7 +21,7 @@ from scholarstream.search.scoring import (
     record_text,
     with_feedback_note,
 )
-from scholarstream.sources.library.index import query_tokens
+from scholarstream.sources.library import query_tokens
 from scholarstream.streams.core import Stream
 from scholarstream.streams.monitoring._report import ScorerName
 

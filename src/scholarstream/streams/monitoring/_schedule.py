@@ -31,8 +31,7 @@ from typing import Any
 
 from dbos import DBOS
 
-from scholarstream.db.base import utcnow
-from scholarstream.db.session import Database
+from scholarstream.db import Database, utcnow
 from scholarstream.durable import ScheduleSpec, current_runtime, register_schedule
 from scholarstream.errors import ConflictError
 from scholarstream.settings import StreamSettings

@@ -12,7 +12,7 @@ import logging
 import uuid
 from dataclasses import dataclass
 
-from scholarstream.db.session import Database
+from scholarstream.db import Database
 from scholarstream.errors import ScholarStreamError
 from scholarstream.llm import LLMGateway
 from scholarstream.notify import NotificationTargetStore, Notifier

@@ -27,13 +27,12 @@ from sqlalchemy import ColumnElement, and_, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from scholarstream.db.base import utcnow
-from scholarstream.db.scope import OwnerScope
-from scholarstream.db.session import Database
+from scholarstream.db import Database, OwnerScope, utcnow
 from scholarstream.db.tables import StreamReportedItemRow, StreamReportRow, StreamRow
 from scholarstream.errors import ConflictError, NotFoundError
 from scholarstream.notify import Delivery
 from scholarstream.search.core import LabelledPaper
+from scholarstream.streams._store import STREAM, to_stream
 from scholarstream.streams.core import ReportFrequency, Stream
 from scholarstream.streams.monitoring._engine import first_since
 from scholarstream.streams.monitoring._feedback import labelled_items
@@ -44,7 +43,6 @@ from scholarstream.streams.monitoring._report import (
     SourceOutcome,
     StoredReport,
 )
-from scholarstream.streams.store import STREAM, to_stream
 
 REPORT = "Report"
 # A run still marked running after this long died with its process; the next run takes over.

@@ -20,7 +20,7 @@ import uuid
 
 from dbos import DBOS, SetWorkflowID, WorkflowHandleAsync
 
-from scholarstream.db.session import Database
+from scholarstream.db import Database
 from scholarstream.durable import current_runtime, require_engine
 from scholarstream.errors import EngineError
 from scholarstream.streams.monitoring._report import StoredReport

@@ -13,28 +13,38 @@
 """
 
 from scholarstream.chat.tools.builtin import (  # noqa: F401  (imported to register)
-    analysis,
-    items,
-    library,
-    literature,
-    trials,
-    web,
+    _analysis,
+    _items,
+    _library,
+    _literature,
+    _trials,
+    _web,
 )
-from scholarstream.chat.tools.builtin.items import (
+from scholarstream.chat.tools.builtin._analysis import ANALYZE_ITEMS
+from scholarstream.chat.tools.builtin._arguments import ToolArguments, input_schema, parse_arguments
+from scholarstream.chat.tools.builtin._items import (
+    RETRIEVE_ITEMS,
     Retrieval,
     Retrieved,
     Retriever,
     item_kinds,
     register_item_retriever,
 )
-from scholarstream.chat.tools.builtin.lookup import IdentifierKind, register_identifier_kind
+from scholarstream.chat.tools.builtin._lookup import IdentifierKind, register_identifier_kind
+from scholarstream.chat.tools.builtin._web import WebPageReader
 
 __all__ = [
+    "ANALYZE_ITEMS",
+    "RETRIEVE_ITEMS",
     "IdentifierKind",
     "Retrieval",
     "Retrieved",
     "Retriever",
+    "ToolArguments",
+    "WebPageReader",
+    "input_schema",
     "item_kinds",
+    "parse_arguments",
     "register_identifier_kind",
     "register_item_retriever",
 ]

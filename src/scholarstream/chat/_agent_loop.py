@@ -1,0 +1,407 @@
+"""One model turn: the agent loop on pydantic-ai's model layer. Each model request streams
+its text through the marker filter; its tool calls run through the page's tools (with
+streamed progress, failures reported to the model), and their results go back to the model,
+for a bounded number of rounds. Everything the user should see goes out through ``emit``.
+
+The loop calls models with ``pydantic_ai.direct.model_request_stream``, not through
+``Agent``: an agent run passes through the event loop 28 times before it calls the model and
+costs about 50 µs per streamed token, a direct request once and about 15 µs (measured with
+pydantic-ai 2.68). Under load, every pass waits behind every other stream's tokens: that was
+most of the delay before the first token (``bench/chat_sse.py``)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic_ai import ModelRetry
+from pydantic_ai.direct import model_request_stream
+from pydantic_ai.exceptions import UnexpectedModelBehavior
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelRequestPart,
+    ModelResponse,
+    ModelResponseStreamEvent,
+    PartDeltaEvent,
+    PartStartEvent,
+    RetryFeedbackPart,
+    RetryInfo,
+    TextPart,
+    TextPartDelta,
+    ToolCallPart,
+    ToolRetryCause,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.models import ModelRequestParameters
+from pydantic_ai.settings import ModelSettings
+from pydantic_ai.tools import ToolDefinition
+from pydantic_ai.usage import RunUsage
+
+from scholarstream.chat.continuity import QuerySent
+from scholarstream.chat.core import (
+    ChatEvent,
+    CustomPayload,
+    MarkerFilter,
+    StatusEvent,
+    TextDeltaEvent,
+    ToolCompleteEvent,
+    ToolHistoryEntry,
+    ToolProgressEvent,
+    ToolStartEvent,
+)
+from scholarstream.chat.tools import (
+    ToolArgumentsError,
+    ToolConfig,
+    ToolContext,
+    ToolProgress,
+    execute_tool,
+)
+from scholarstream.errors import LLMError, ScholarStreamError
+from scholarstream.llm import MODEL_FAILURES, ResolvedModel, RetryPolicy, model_error
+from scholarstream.prompt_fences import fenced_data
+
+log = logging.getLogger(__name__)
+
+Emit = Callable[[ChatEvent], object]
+TOOL_RETRIES = 2
+
+
+@dataclass
+class TurnTranscript:
+    """What a turn produced, for the finished answer and the stored history."""
+
+    text: str = ""
+    tool_history: list[ToolHistoryEntry] = field(default_factory=list)
+    tool_payloads: list[CustomPayload] = field(default_factory=list)
+    new_messages: list[ModelMessage] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    queries: list[QuerySent] = field(default_factory=list)
+    usage: RunUsage | None = None
+    model: ResolvedModel | None = None
+
+
+QueryRewrite = Callable[[str], str]
+
+
+class ToolRunner:
+    """Runs tool calls for one turn: numbers them, streams their progress, keeps their
+    history and the queries they sent, turns failures into text the model can act on, and
+    enforces the round budget. ``rewrite`` is follow-up continuity's hook: it gets each
+    retrieval tool's query (see ``ToolConfig.query_argument``) before the tool runs."""
+
+    def __init__(
+        self,
+        context: ToolContext,
+        emit: Emit,
+        transcript: TurnTranscript,
+        max_calls: int,
+        rewrite: QueryRewrite | None = None,
+    ) -> None:
+        self.context = context
+        self.emit = emit
+        self.transcript = transcript
+        self.max_calls = max_calls
+        self.rewrite = rewrite
+        self.calls = 0
+
+    async def run(self, tool: ToolConfig, arguments: dict[str, Any]) -> str:
+        if self.calls >= self.max_calls:
+            return (
+                f"Not run: this answer has used its {self.max_calls} tool calls. "
+                "Answer now with what you have, and say what is still open."
+            )
+        index = self.calls
+        self.calls += 1
+        arguments, note = self._rewritten(tool, arguments)
+        self.emit(ToolStartEvent(tool=tool.name, input=arguments, index=index))
+
+        def progress(report: ToolProgress) -> None:
+            self.emit(ToolProgressEvent(tool=tool.name, index=index, **report.model_dump()))
+
+        try:
+            result = await execute_tool(tool, arguments, self.context, progress)
+        except ToolArgumentsError as exc:
+            self._failed(tool, arguments, index, exc.message, sent=False)
+            # The model gets to correct its call.
+            raise ModelRetry(f"{exc.message} {exc.hint or ''}".strip()) from exc
+        except ScholarStreamError as exc:
+            return self._failed(tool, arguments, index, str(exc))
+        except Exception:
+            log.exception("chat tool %s failed", tool.name)
+            return self._failed(tool, arguments, index, "The tool failed unexpectedly.")
+        if result.payload is not None:
+            self.transcript.tool_payloads.append(result.payload)
+        self.transcript.queries.extend(result.queries)
+        self.transcript.tool_history.append(
+            ToolHistoryEntry(tool_name=tool.name, input=arguments, output=result.text)
+        )
+        self.emit(ToolCompleteEvent(tool=tool.name, index=index, payload=result.payload))
+        return note + result.text
+
+    def _rewritten(self, tool: ToolConfig, arguments: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        """The arguments with the query rewritten, and a note telling the model so."""
+        name = tool.query_argument
+        query = arguments.get(name) if name else None
+        if self.rewrite is None or name is None or not isinstance(query, str):
+            return arguments, ""
+        rewritten = self.rewrite(query)
+        if rewritten == query:
+            return arguments, ""
+        note = (
+            f"(Follow-up: the query was sent as {rewritten!r}, with the conversation's topic, "
+            f"instead of {query!r}.)\n"
+        )
+        return {**arguments, name: rewritten}, note
+
+    def _failed(
+        self,
+        tool: ToolConfig,
+        arguments: dict[str, Any],
+        index: int,
+        error: str,
+        *,
+        sent: bool = True,
+    ) -> str:
+        """``sent``: the query reached the tool (it was not refused for its arguments)."""
+        query = arguments.get(tool.query_argument) if tool.query_argument else None
+        if sent and isinstance(query, str):
+            self.transcript.queries.append(QuerySent(tool=tool.name, query=query, ok=False))
+        self.transcript.tool_history.append(
+            ToolHistoryEntry(tool_name=tool.name, input=arguments, output=error, ok=False)
+        )
+        self.emit(ToolCompleteEvent(tool=tool.name, index=index, ok=False, error=error))
+        return f"The tool {tool.name} failed: {error}"
+
+
+async def run_agent_turn(
+    *,
+    resolved: ResolvedModel,
+    system_prompt: str,
+    message: str,
+    history: Sequence[ModelMessage],
+    tools: Sequence[ToolConfig],
+    tool_context: ToolContext,
+    markers: Sequence[str],
+    emit: Emit,
+    transcript: TurnTranscript,
+    max_tool_calls: int,
+    timeout_seconds: float,
+    rewrite: QueryRewrite | None = None,
+) -> None:
+    """Fills ``transcript`` as it goes, so a stopped turn still has what it said."""
+    runner = ToolRunner(tool_context, emit, transcript, max_tool_calls, rewrite)
+    text = _TextCollector(MarkerFilter(markers), emit)
+    calls = _ToolCalls(runner, {tool.name: tool for tool in tools}, transcript, emit)
+    model = _ModelCalls(resolved, timeout_seconds, tools)
+    messages = [*history]
+    new_messages: list[ModelMessage] = []
+    usage = RunUsage()
+    request = ModelRequest(parts=[UserPromptPart(message)], instructions=system_prompt)
+    try:
+        # Tool rounds are bounded by the runner; this only stops a model that loops on retries.
+        for _ in range(max_tool_calls + 2 * TOOL_RETRIES + 2):
+            messages.append(request)
+            new_messages.append(request)
+            response = await model.request(messages, text)
+            messages.append(response)
+            new_messages.append(response)
+            usage.requests += 1
+            usage.incr(response.usage)
+            tool_calls = [part for part in response.parts if isinstance(part, ToolCallPart)]
+            if tool_calls:
+                usage.tool_calls += len(tool_calls)
+                request = ModelRequest(
+                    parts=await calls.answer_all(tool_calls), instructions=system_prompt
+                )
+            elif _has_text(response):
+                transcript.new_messages = new_messages
+                transcript.usage = usage
+                return
+            else:
+                request = ModelRequest(parts=[calls.empty_answer()], instructions=system_prompt)
+        raise LLMError(
+            "The model kept calling tools without answering.",
+            hint="Ask a narrower question, or raise chat.max_tool_rounds.",
+        )
+    except MODEL_FAILURES as exc:
+        transcript.text = text.full
+        raise model_error(exc, resolved, timeout_seconds=timeout_seconds) from exc
+    finally:
+        text.finish()
+        transcript.text = text.full
+
+
+class _ToolCalls:
+    """Answers a model's tool calls: each result (fenced as data: what a tool returns, a web
+    page or an abstract, may carry text written to steer the model, and the instructions
+    say so), or a retry prompt for an unknown tool or bad arguments, at most
+    ``TOOL_RETRIES`` times per tool."""
+
+    def __init__(
+        self,
+        runner: ToolRunner,
+        tools: dict[str, ToolConfig],
+        transcript: TurnTranscript,
+        emit: Emit,
+    ) -> None:
+        self.runner = runner
+        self.tools = tools
+        self.transcript = transcript
+        self.emit = emit
+        self.retries: Counter[str] = Counter()
+
+    async def answer_all(self, calls: Sequence[ToolCallPart]) -> list[ModelRequestPart]:
+        """The answers, in the calls' order; the calls of one response run at once."""
+        outcomes = await asyncio.gather(*(self.answer(c) for c in calls), return_exceptions=True)
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                raise outcome
+        return [outcome for outcome in outcomes if not isinstance(outcome, BaseException)]
+
+    async def answer(self, call: ToolCallPart) -> ModelRequestPart:
+        name = call.tool_name
+        tool = self.tools.get(name)
+        if tool is None:
+            note = f"The model asked for a tool that is not available here ({name})."
+            self.transcript.warnings.append(note)
+            self.emit(StatusEvent(message=note + " It was told which tools exist."))
+            available = ", ".join(repr(n) for n in sorted(self.tools)) or "none"
+            return self._retry(
+                call, f"Unknown tool name: {name!r}. Available tools: {available}", "unknown_tool"
+            )
+        try:
+            arguments = call.args_as_dict(raise_if_invalid=True)
+        except (ValueError, AssertionError):
+            return self._retry(
+                call, f"The arguments for {name} are not a JSON object.", "validation_error"
+            )
+        try:
+            result = await self.runner.run(tool, arguments)
+        except ModelRetry as exc:  # bad arguments: the runner says what is wrong
+            return self._retry(call, exc.message, "validation_error")
+        return ToolReturnPart(
+            tool_name=name,
+            content=fenced_data(f"Result of {name}", result),
+            tool_call_id=call.tool_call_id,
+        )
+
+    def empty_answer(self) -> RetryFeedbackPart:
+        """The prompt after an answer with neither text nor a tool call, once."""
+        self.retries[""] += 1
+        if self.retries[""] > 1:
+            raise UnexpectedModelBehavior("The model answered with nothing, twice.")
+        return RetryFeedbackPart(
+            content="Your answer was empty. Answer with text, or call a tool.",
+            retry=RetryInfo(cause="no_output"),
+        )
+
+    def _retry(self, call: ToolCallPart, message: str, cause: ToolRetryCause) -> ToolReturnPart:
+        name = call.tool_name
+        self.retries[name] += 1
+        if self.retries[name] > TOOL_RETRIES:
+            raise UnexpectedModelBehavior(
+                f"Tool {name!r} exceeded max retries count of {TOOL_RETRIES}"
+            )
+        return ToolReturnPart(
+            tool_name=name,
+            content=message,
+            tool_call_id=call.tool_call_id,
+            outcome="retried",
+            retry=RetryInfo(cause=cause),
+        )
+
+
+class _ModelCalls:
+    """One streamed request to the model at a time, under the product's retry policy for a
+    provider's model (``llm.retries``): a transient fault before anything streamed is tried
+    again within the request's budget; a stream that broke after it started is not."""
+
+    def __init__(
+        self, resolved: ResolvedModel, timeout_seconds: float, tools: Sequence[ToolConfig]
+    ) -> None:
+        self.resolved = resolved
+        self.timeout_seconds = timeout_seconds
+        self.policy = RetryPolicy(timeout_seconds) if resolved.from_provider else None
+        self.parameters = ModelRequestParameters(
+            function_tools=[
+                ToolDefinition(
+                    name=tool.name,
+                    description=tool.description,
+                    parameters_json_schema=tool.input_schema,
+                )
+                for tool in tools
+            ]
+        )
+
+    async def request(self, messages: list[ModelMessage], text: _TextCollector) -> ModelResponse:
+        deadline = time.monotonic() + self.timeout_seconds
+        attempt = 0
+        while True:
+            attempt += 1
+            streamed = False
+            try:
+                async with model_request_stream(
+                    self.resolved.model,
+                    messages,
+                    model_settings=self._settings(deadline - time.monotonic()),
+                    model_request_parameters=self.parameters,
+                ) as stream:
+                    async for event in stream:
+                        streamed = True
+                        _show(event, text)
+                return stream.get()
+            except MODEL_FAILURES as exc:
+                if self.policy is None or streamed:
+                    raise
+                remaining = deadline - time.monotonic()
+                await asyncio.sleep(self.policy.wait_before_retry(exc, attempt, remaining))
+
+    def _settings(self, remaining: float) -> ModelSettings:
+        if self.policy is None:  # a test's scripted model: its faults are the test's script
+            return {"timeout": self.timeout_seconds}
+        return self.policy.attempt_settings(remaining, streaming=True)
+
+
+class _TextCollector:
+    """The turn's whole text (every response's text parts, separated by a blank line), and
+    what of it is streamed."""
+
+    def __init__(self, marker_filter: MarkerFilter, emit: Emit) -> None:
+        self.filter = marker_filter
+        self.emit = emit
+        self.full = ""
+        self._new_part = False
+
+    def start_part(self, content: str) -> None:
+        if self.full and not self.full.endswith("\n\n"):
+            content = "\n\n" + content
+        self.add(content)
+
+    def add(self, delta: str) -> None:
+        self.full += delta
+        shown = self.filter.feed(delta)
+        if shown:
+            self.emit(TextDeltaEvent(text=shown))
+
+    def finish(self) -> None:
+        rest = self.filter.flush()
+        if rest:
+            self.emit(TextDeltaEvent(text=rest))
+
+
+def _has_text(response: ModelResponse) -> bool:
+    return any(isinstance(part, TextPart) and part.content.strip() for part in response.parts)
+
+
+def _show(event: ModelResponseStreamEvent, text: _TextCollector) -> None:
+    if isinstance(event, PartStartEvent) and isinstance(event.part, TextPart):
+        text.start_part(event.part.content)
+    elif isinstance(event, PartDeltaEvent) and isinstance(event.delta, TextPartDelta):
+        text.add(event.delta.content_delta)

@@ -1,0 +1,28 @@
+"""The product's own server actions: the model may offer them as buttons."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scholarstream.chat._actions import ActionResult, ServerAction, register_server_action
+from scholarstream.chat.tools import ToolContext, ToolProgress, execute_tool, get_tool
+
+
+def _tool_action(name: str, tool_name: str, description: str) -> ServerAction:
+    async def handler(params: dict[str, Any], context: ToolContext) -> ActionResult:
+        def ignore(_: ToolProgress) -> None:
+            return None
+
+        result = await execute_tool(get_tool(tool_name), params, context, ignore)
+        return ActionResult(message=result.text, payload=result.payload)
+
+    return ServerAction(name=name, description=description, handler=handler)
+
+
+register_server_action(
+    _tool_action(
+        "run_search",
+        "search_literature",
+        'Searches every configured source and the library; params {"query": "..."}.',
+    )
+)

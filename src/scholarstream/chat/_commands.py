@@ -1,0 +1,80 @@
+"""Slash commands: ``/search QUERY`` runs the tool whose ``command`` is ``search``. They work
+with or without a model, and are all the chat can do in offline mode."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from scholarstream.chat.core import SuggestedValue
+from scholarstream.chat.pages import Resolution
+from scholarstream.chat.tools import ToolConfig
+
+HELP = "help"
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    tool: ToolConfig
+
+    @property
+    def usage(self) -> str:
+        argument = self.tool.command_argument
+        return f"/{self.name}" + (f" {argument.upper()}" if argument else "")
+
+    @property
+    def summary(self) -> str:
+        return self.tool.description.split(". ")[0].rstrip(".")
+
+
+@dataclass(frozen=True)
+class CommandCall:
+    command: Command
+    arguments: dict[str, Any]
+
+
+def available_commands(resolution: Resolution) -> list[Command]:
+    return [Command(t.command, t) for t in resolution.tools if t.command is not None]
+
+
+def is_command(message: str) -> bool:
+    return message.startswith("/") and len(message) > 1 and not message[1].isspace()
+
+
+def parse_command(message: str, resolution: Resolution) -> CommandCall | None:
+    """The call a ``/command`` message asks for; None for ``/help`` or an unknown command."""
+    name, _, rest = message[1:].partition(" ")
+    command = next((c for c in available_commands(resolution) if c.name == name.lower()), None)
+    if command is None:
+        return None
+    argument = command.tool.command_argument
+    text = rest.strip()
+    if argument is None or not text:
+        return CommandCall(command, {})
+    schema = command.tool.input_schema.get("properties", {}).get(argument, {})
+    # "/items a b, c" fills a list argument with each id.
+    value: Any = text.replace(",", " ").split() if schema.get("type") == "array" else text
+    return CommandCall(command, {argument: value})
+
+
+def help_text(resolution: Resolution, *, offline: bool, unknown: str | None = None) -> str:
+    lines = []
+    if unknown is not None:
+        lines.append(f"There is no command {unknown} on this page.")
+    if offline:
+        lines.append(
+            "No language model is configured, so free-form answers are not available: "
+            "configure one under Settings. These commands work without one:"
+        )
+    else:
+        lines.append("Commands run a tool directly:")
+    lines += [f"- {c.usage}: {c.summary}" for c in available_commands(resolution)]
+    return "\n".join(lines)
+
+
+def command_chips(resolution: Resolution) -> list[SuggestedValue]:
+    chips = [SuggestedValue(label="/help", value="/help")]
+    for command in available_commands(resolution)[:4]:
+        chips.append(SuggestedValue(label=command.usage, value=f"/{command.name} "))
+    return chips

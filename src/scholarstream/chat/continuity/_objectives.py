@@ -1,0 +1,125 @@
+"""The master objective list (seed 004): what the user is trying to achieve, kept across
+turns with the evidence that moved each objective, and what the assistant asked the user
+for when it got stuck."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, Field, model_validator
+
+from scholarstream.chat.continuity._state import (
+    Classification,
+    Objective,
+    ObjectiveStatus,
+    QuerySent,
+    SuggestedValue,
+    ThreadState,
+)
+from scholarstream.errors import InvalidInputError, NotFoundError
+
+_DONE = re.compile(r"\b(thanks?|thank you|that'?s (it|all|what i needed)|solved|perfect)\b", re.I)
+OBJECTIVE_CHARS = 200
+
+
+def note_message(state: ThreadState, message: str, classification: Classification) -> None:
+    """A new question opens an objective; a closing thank-you achieves the current one."""
+    current = state.open_objectives()
+    if _DONE.search(message) and current:
+        current[-1].status = "achieved"
+        current[-1].evidence.append(f"The user said: {message.strip()[:120]}")
+        return
+    if classification.intent == "new_question" or not current:
+        add_objective(state, message)
+
+
+def note_results(
+    state: ThreadState, queries: list[QuerySent], *, needs_link: bool = False
+) -> list[SuggestedValue]:
+    """Moves the current objective on what the turn's queries found. When it is stuck
+    (nothing found, a source or page failed, a page asked for without its address), records
+    an ask for leverage on the objective and returns its chips."""
+    current = state.open_objectives()
+    if not current or not queries:
+        return []
+    objective = current[-1]
+    found = [q for q in queries if q.ok and q.results]
+    if found:
+        objective.status = "in_progress"
+        for query in found:
+            line = f"{query.results} from {query.source or query.tool} for '{query.query}'"
+            if line not in objective.evidence:
+                objective.evidence.append(line)
+    if needs_link:
+        objective.asks.append(
+            f"To read the page for '{objective.text}' I need its address: do you have the link?"
+        )
+        return [
+            SuggestedValue(label="I have the link", value="Here is the link: "),
+            SuggestedValue(label="Search instead", value=f"Search for {queries[0].query}"),
+        ]
+    if found:
+        return []
+    failed = [q for q in queries if not q.ok]
+    reason = "a source failed" if failed else "nothing was found"
+    objective.status = "blocked"
+    objective.asks.append(
+        f"I'm stuck on '{objective.text}': {reason} for '{queries[0].query}'. "
+        "Do you have a link, a document, a name or another term I could use?"
+    )
+    return [
+        SuggestedValue(label="Try broader terms", value=f"Search for {queries[0].query} broadly"),
+        SuggestedValue(label="I have a link", value="Here is a link that may help: "),
+        SuggestedValue(label="Try another name", value="It may also be called "),
+    ]
+
+
+# --- the user's edits (the objective list is visible and editable in the chat tray) -----
+
+
+class ObjectiveIn(BaseModel):
+    text: str = Field(min_length=1, max_length=OBJECTIVE_CHARS)
+
+
+class ObjectiveChange(BaseModel):
+    text: str | None = Field(default=None, min_length=1, max_length=OBJECTIVE_CHARS)
+    status: ObjectiveStatus | None = None
+
+    @model_validator(mode="after")
+    def _something(self) -> ObjectiveChange:
+        if self.text is None and self.status is None:
+            raise ValueError("give the new text, the new status, or both")
+        return self
+
+
+def add_objective(state: ThreadState, text: str) -> Objective:
+    clean = " ".join(text.split())[:OBJECTIVE_CHARS]
+    if not clean:
+        raise InvalidInputError("An objective needs some text.", hint="Say what you want found.")
+    objective = Objective(id=state.new_objective_id(), text=clean)
+    state.objectives.append(objective)
+    return objective
+
+
+def _objective(state: ThreadState, objective_id: int) -> Objective:
+    for objective in state.objectives:
+        if objective.id == objective_id:
+            return objective
+    raise NotFoundError(
+        f"Objective {objective_id} was not found in this conversation.",
+        hint="Read the conversation's thread to see its objectives.",
+    )
+
+
+def change_objective(state: ThreadState, objective_id: int, change: ObjectiveChange) -> Objective:
+    objective = _objective(state, objective_id)
+    if change.text is not None:
+        objective.text = " ".join(change.text.split())
+    if change.status is not None and change.status != objective.status:
+        objective.status = change.status
+        objective.evidence.append(f"Marked {change.status.replace('_', ' ')} by the user")
+    return objective
+
+
+def remove_objective(state: ThreadState, objective_id: int) -> None:
+    state.objectives.remove(_objective(state, objective_id))

@@ -1,0 +1,108 @@
+"""Planning (seed 004): the message becomes subquestions, each routed to the library, a
+tool (a source search) or reasoning; the blueprint gives each retrieval step its query
+through ``reframe_for_retrieval`` with the thread's retrieval context."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel
+
+from scholarstream.chat.continuity._reframe import reframe_for_retrieval
+from scholarstream.chat.continuity._state import Classification, RetrievalContext
+
+Route = Literal["library", "tool", "reasoning"]
+_LIBRARY = re.compile(r"\b(my library|my papers|library)\b", re.I)
+_TRIALS = re.compile(r"\btrials?\b", re.I)
+_CLOSING = re.compile(r"^\W*(thanks?|thank you|ok(ay)?|great|perfect|that'?s (it|all))\W*$", re.I)
+_URL = re.compile(r"https?://[^\s<>\"')\]]+", re.I)
+# A page or the web asked for: there is no web search, so the user is asked for a link.
+_WEB_PAGE = re.compile(
+    r"\b(website|web ?site|web ?page|home ?page|their site|the site|link|the web|internet|"
+    r"online|google)\b",
+    re.I,
+)
+READ_WEB_PAGE = "read_web_page"
+
+
+def is_link(text: str) -> bool:
+    return bool(_URL.fullmatch(text.strip()))
+
+
+def without_links(message: str) -> str:
+    """The message as words: an address is something to read, not a topic."""
+    return " ".join(_URL.sub(" ", message).split())
+
+
+class SubQuestion(BaseModel):
+    text: str
+    route: Route
+    tool: str | None = None
+
+
+class Plan(BaseModel):
+    subquestions: list[SubQuestion]
+    # The user wants a page read but gave no address: ask them for the link.
+    needs_link: bool = False
+
+
+class BlueprintStep(BaseModel):
+    route: Route
+    tool: str | None
+    query: str
+
+
+def build_plan(message: str) -> Plan:
+    """Rule-based routing: a link the user gives is read; the library when the user names
+    it, trials when they ask for trials, the literature sources otherwise; a closing remark
+    needs no retrieval. A page asked for without its address is searched for, and the user
+    is asked for the link."""
+    if _CLOSING.match(message):
+        return Plan(subquestions=[SubQuestion(text=message, route="reasoning")])
+    links = list(dict.fromkeys(m.rstrip(".,;:") for m in _URL.findall(message)))
+    if links:
+        return Plan(
+            subquestions=[SubQuestion(text=url, route="tool", tool=READ_WEB_PAGE) for url in links]
+        )
+    needs_link = bool(_WEB_PAGE.search(message))
+    if _LIBRARY.search(message):
+        return Plan(
+            subquestions=[SubQuestion(text=message, route="library", tool="search_library")],
+            needs_link=needs_link,
+        )
+    if _TRIALS.search(message):
+        return Plan(
+            subquestions=[SubQuestion(text=message, route="tool", tool="search_trials")],
+            needs_link=needs_link,
+        )
+    return Plan(
+        subquestions=[
+            SubQuestion(text=message, route="library", tool="search_library"),
+            SubQuestion(text=message, route="tool", tool="search_literature"),
+        ],
+        needs_link=needs_link,
+    )
+
+
+def build_blueprint(
+    plan: Plan, retrieval: RetrievalContext, classification: Classification
+) -> list[BlueprintStep]:
+    return [
+        BlueprintStep(
+            route=sq.route,
+            tool=sq.tool,
+            # An address is read as given.
+            query=sq.text
+            if sq.tool == READ_WEB_PAGE
+            else reframe_for_retrieval(
+                sq.text,
+                classification.intent,
+                retrieval.last_refined_query,
+                retrieval.scope_summary,
+                retrieval.is_followup,
+            ),
+        )
+        for sq in plan.subquestions
+        if sq.route != "reasoning"
+    ]

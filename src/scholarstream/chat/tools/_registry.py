@@ -1,0 +1,111 @@
+"""Tool definitions (seed 002, "Tool System"): the single source of truth for what the model
+can call. A definition knows nothing of pages; ``is_global`` tools are offered everywhere,
+the others only where a page, tab or subtab config names them."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import jsonschema
+from pydantic import BaseModel, Field
+
+from scholarstream.chat.continuity import QuerySent
+from scholarstream.chat.core import ChatContext, CustomPayload
+
+if TYPE_CHECKING:
+    from scholarstream.db import Database
+    from scholarstream.settings import ChatSettings, SearchSettings
+    from scholarstream.sources import SourceHub
+    from scholarstream.sources.library import Library
+
+
+class ToolProgress(BaseModel):
+    """A progress report a long tool streams while it works."""
+
+    stage: str
+    message: str = ""
+    progress: float | None = Field(default=None, ge=0.0, le=1.0)
+
+
+class ToolResult(BaseModel):
+    """``text`` goes to the model; ``payload`` goes to the UI; ``queries`` are the exact
+    queries the tool sent (one per source), shown to the user and kept in the thread."""
+
+    text: str
+    payload: CustomPayload | None = None
+    queries: list[QuerySent] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ToolServices:
+    """The shared objects the tools work with, built once by the interface that runs them:
+    the database, the literature sources and the library, and the settings sections the
+    tools read (``search``: the default sources; ``chat``: the web page reader's limits)."""
+
+    database: Database
+    sources: SourceHub
+    library: Library
+    search: SearchSettings
+    chat: ChatSettings
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """What an executor works with: the shared objects it uses, whose data it may touch,
+    and what the user is looking at."""
+
+    services: ToolServices
+    owner_id: uuid.UUID
+    chat: ChatContext
+    conversation_id: uuid.UUID | None = None
+
+
+ToolStream = AsyncIterator[ToolProgress | ToolResult]
+ToolExecutor = Callable[[dict[str, Any], ToolContext], Awaitable[ToolResult] | ToolStream]
+"""Either a coroutine returning a ``ToolResult``, or an async generator that yields
+``ToolProgress`` reports and finally one ``ToolResult``."""
+
+
+@dataclass(frozen=True)
+class ToolConfig:
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    executor: ToolExecutor
+    category: str = "general"
+    payload_type: str | None = None
+    is_global: bool = True
+    # ``/<command> TEXT`` calls this tool with TEXT in the input field ``command_argument``
+    # (with or without a model); None: no command.
+    command: str | None = None
+    command_argument: str | None = None
+    # A retrieval tool: this input field is its query, which follow-up continuity may
+    # rewrite to carry the conversation's topic (seed 004). None: not a retrieval tool.
+    query_argument: str | None = None
+
+    def __post_init__(self) -> None:
+        jsonschema.Draft202012Validator.check_schema(self.input_schema)
+
+
+_TOOLS: dict[str, ToolConfig] = {}
+
+
+def register_tool(tool: ToolConfig) -> ToolConfig:
+    if tool.name in _TOOLS:
+        raise ValueError(f"tool {tool.name!r} is registered twice")
+    _TOOLS[tool.name] = tool
+    return tool
+
+
+def get_tool(name: str) -> ToolConfig:
+    try:
+        return _TOOLS[name]
+    except KeyError:
+        raise KeyError(f"no tool {name!r}; registered: {sorted(_TOOLS)}") from None
+
+
+def tools() -> list[ToolConfig]:
+    return sorted(_TOOLS.values(), key=lambda t: t.name)

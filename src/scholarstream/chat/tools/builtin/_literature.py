@@ -1,0 +1,409 @@
+"""Literature tools: search PubMed, search every source at once (the user's library
+included), and read one article in full by its identifier."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from collections.abc import AsyncIterator, Sequence
+from itertools import zip_longest
+from typing import Any
+
+from pydantic import Field, model_validator
+
+from scholarstream.chat._builtin_payloads import (
+    ARTICLE_DETAILS,
+    LITERATURE_SEARCH_RESULTS,
+    PUBMED_SEARCH_RESULTS,
+    ArticleDetails,
+    LiteratureSearchResults,
+    PubMedArticle,
+    PubMedSearchResults,
+    SourceOutcome,
+)
+from scholarstream.chat.continuity import QuerySent
+from scholarstream.chat.tools._registry import (
+    ToolConfig,
+    ToolContext,
+    ToolProgress,
+    ToolResult,
+    register_tool,
+)
+from scholarstream.chat.tools.builtin._arguments import ToolArguments, input_schema, parse_arguments
+from scholarstream.chat.tools.builtin._lookup import ACCEPTED, lookup
+from scholarstream.chat.tools.builtin._records import (
+    author_names,
+    list_entry,
+    literature_article,
+    record_detail,
+    record_text,
+    snippet,
+)
+from scholarstream.errors import (
+    InvalidInputError,
+    NotFoundError,
+    SourceCredentialsError,
+    SourceError,
+    SourceQueryError,
+    SourceUnavailableError,
+)
+from scholarstream.papers import Paper, Record, record_sources
+from scholarstream.papers.dedup import RecordDeduplicator
+from scholarstream.sources import MultiSearchResult, SearchQuery, SourceStatus, source_names
+from scholarstream.sources.library import LibrarySource
+
+LIBRARY = "library"
+
+
+class _YearRange(ToolArguments):
+    year_from: int | None = Field(
+        default=None, ge=1000, le=2999, description="Only works published in or after this year."
+    )
+    year_to: int | None = Field(
+        default=None, ge=1000, le=2999, description="Only works published in or before this year."
+    )
+
+    @model_validator(mode="after")
+    def _in_order(self) -> _YearRange:
+        if self.year_from and self.year_to and self.year_from > self.year_to:
+            raise ValueError("year_from is after year_to; swap them")
+        return self
+
+    def dates(self) -> dict[str, dt.date | None]:
+        return {
+            "date_from": dt.date(self.year_from, 1, 1) if self.year_from else None,
+            "date_to": dt.date(self.year_to, 12, 31) if self.year_to else None,
+        }
+
+
+# --- search_pubmed -----------------------------------------------------------------------
+
+
+class PubMedArgs(_YearRange):
+    query: str = Field(
+        min_length=1,
+        max_length=4000,
+        description="A PubMed query: Boolean AND/OR/NOT, quoted phrases, field tags such as "
+        '[tiab], [mh], [pt], [au]; e.g. (EGFR[mh] OR "epidermal growth factor receptor"'
+        "[tiab]) AND resistan*[tiab]",
+    )
+    max_results: int = Field(default=10, ge=1, le=50, description="Articles to return.")
+
+
+async def search_pubmed(params: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    args = parse_arguments("search_pubmed", PubMedArgs, params)
+    page = await ctx.services.sources.get("pubmed").search(
+        SearchQuery(text=args.query, limit=args.max_results, **args.dates())
+    )
+    papers = [r for r in page.records if isinstance(r, Paper) and r.ids.pmid]
+    papers = papers[: args.max_results]
+    data = PubMedSearchResults(
+        query=args.query,
+        total=page.total,
+        articles=[
+            PubMedArticle(
+                pmid=paper.ids.pmid or "",
+                doi=paper.ids.doi,
+                title=paper.title,
+                authors=author_names(paper),
+                journal=paper.venue,
+                year=paper.year,
+                abstract_snippet=snippet(paper.abstract),
+                url=f"https://pubmed.ncbi.nlm.nih.gov/{paper.ids.pmid}/",
+            )
+            for paper in papers
+        ],
+    )
+    total = "an unknown number of" if page.total is None else f"{page.total:,}"
+    lines = [f"PubMed: {total} articles match {args.query!r}; the first {len(papers)}:"]
+    lines += [list_entry(n, paper) for n, paper in enumerate(papers, 1)]
+    if not papers:
+        lines.append("No articles. Suggest a broader query (fewer AND terms, synonyms, MeSH).")
+    lines.append("get_article_details reads one article in full (by PMID).")
+    return ToolResult(
+        text="\n".join(lines),
+        payload=PUBMED_SEARCH_RESULTS.payload(data.model_dump(mode="json")),
+        queries=[
+            QuerySent(
+                tool="search_pubmed",
+                query=args.query,
+                source="pubmed",
+                results=page.total if page.total is not None else len(papers),
+            )
+        ],
+    )
+
+
+# --- search_literature -------------------------------------------------------------------
+
+SEARCHABLE = sorted({*source_names(), LIBRARY})
+
+
+class LiteratureArgs(_YearRange):
+    query: str = Field(
+        min_length=1,
+        max_length=2000,
+        description="Plain words (each source reads them in its own syntax; the library "
+        "has no Boolean operators).",
+    )
+    sources: list[str] | None = Field(
+        default=None,
+        min_length=1,
+        description="Sources to search; default: the server's default sources. 'library' "
+        "is the user's own imported records.",
+        json_schema_extra={"items": {"type": "string", "enum": [*SEARCHABLE]}, "uniqueItems": True},
+    )
+    max_results: int = Field(default=5, ge=1, le=25, description="Articles per source.")
+
+    @model_validator(mode="after")
+    def _known_sources(self) -> LiteratureArgs:
+        unknown = sorted(set(self.sources or ()) - set(SEARCHABLE))
+        if unknown:
+            raise ValueError(f"unknown sources {unknown}; sources: {', '.join(SEARCHABLE)}")
+        return self
+
+
+_FAILURES: dict[str, type[SourceError]] = {
+    SourceUnavailableError.code: SourceUnavailableError,
+    SourceCredentialsError.code: SourceCredentialsError,
+    SourceQueryError.code: SourceQueryError,
+}
+
+
+def _everything_failed(statuses: Sequence[SourceStatus]) -> SourceError:
+    codes = {status.error_code or "" for status in statuses}
+    kind = _FAILURES.get(codes.pop(), SourceError) if len(codes) == 1 else SourceError
+    reasons = "; ".join(f"{s.source}: {s.error}" for s in statuses)
+    return kind(
+        ", ".join(s.source for s in statuses),
+        f"Every source failed ({reasons}).",
+        hint="Try again in a few minutes, search other sources, or search the library "
+        "(sources=['library']), which works offline.",
+    )
+
+
+async def _searching(
+    ctx: ToolContext, names: Sequence[str], query: SearchQuery
+) -> AsyncIterator[SourceStatus | MultiSearchResult]:
+    """Each source's status as it finishes, then the whole result."""
+    done: asyncio.Queue[SourceStatus] = asyncio.Queue()
+    task = asyncio.create_task(
+        ctx.services.sources.search_each(
+            [(name, query) for name in names],
+            local={LIBRARY: LibrarySource(ctx.services.library, ctx.owner_id)},
+            on_done=done.put_nowait,
+        )
+    )
+    getter: asyncio.Future[SourceStatus] | None = None
+    try:
+        while not task.done():
+            getter = asyncio.ensure_future(done.get())
+            await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
+            if not getter.done():
+                break
+            yield getter.result()
+        while not done.empty():
+            yield done.get_nowait()
+        yield await task
+    finally:
+        # The caller may stop listening early (the chat was cancelled): stop searching too.
+        for pending in (getter, task):
+            if pending is not None and not pending.done():
+                pending.cancel()
+
+
+def _by_source(result: MultiSearchResult) -> list[list[Record]]:
+    """The records of each source that worked (they come concatenated in status order)."""
+    lists: list[list[Record]] = []
+    start = 0
+    for status in result.statuses:
+        if status.ok:
+            lists.append(result.records[start : start + status.returned])
+            start += status.returned
+    return lists
+
+
+def _interleaved(lists: list[list[Record]], limit: int) -> list[Record]:
+    """Rank 1 of every source, then rank 2 ...: no source crowds out the others."""
+    rows = zip_longest(*(records[:limit] for records in lists))
+    return [record for row in rows for record in row if record is not None]
+
+
+def _status_line(status: SourceStatus) -> str:
+    if not status.ok:
+        hint = f" {status.hint}" if status.hint else ""
+        return f"- {status.source}: FAILED ({status.error_code}): {status.error}{hint}"
+    total = "?" if status.total is None else f"{status.total:,}"
+    return f"- {status.source}: {total} matches, {status.returned} returned"
+
+
+async def search_literature(
+    params: dict[str, Any], ctx: ToolContext
+) -> AsyncIterator[ToolProgress | ToolResult]:
+    args = parse_arguments("search_literature", LiteratureArgs, params)
+    names = list(dict.fromkeys(args.sources or ctx.services.search.default_sources))
+    query = SearchQuery(text=args.query, limit=args.max_results, **args.dates())
+    yield ToolProgress(stage="searching", message=f"Searching {', '.join(names)}", progress=0.0)
+    result: MultiSearchResult | None = None
+    finished = 0
+    async for event in _searching(ctx, names, query):
+        if isinstance(event, MultiSearchResult):
+            result = event
+            continue
+        finished += 1
+        outcome = "failed" if not event.ok else f"{event.returned} records"
+        yield ToolProgress(
+            stage="searching",
+            message=f"{event.source}: {outcome}",
+            progress=round(0.9 * finished / len(names), 3),
+        )
+    if result is None:
+        raise RuntimeError("the multi-source search ended without its result")
+    if not any(status.ok for status in result.statuses):
+        raise _everything_failed(result.statuses)
+    yield ToolProgress(stage="merging", message="Merging duplicates", progress=0.95)
+    considered = _interleaved(_by_source(result), args.max_results)
+    records = await RecordDeduplicator().deduplicate(considered)
+    searched = set(names)
+    articles = [
+        literature_article(r, sources=[s for s in record_sources(r) if s in searched])
+        for r in records
+    ]
+    data = LiteratureSearchResults(
+        query=args.query,
+        sources=_outcomes(result),
+        total_found=len(considered),
+        articles=articles,
+    )
+    lines = [f"Searched {len(names)} sources for {args.query!r}:"]
+    lines += [_status_line(status) for status in result.statuses]
+    if result.failed:
+        lines.append("Tell the user which sources failed and why: these results are incomplete.")
+    lines.append(
+        f"{len(records)} distinct works after merging {len(considered)} records "
+        "(sources that returned each are in brackets):"
+    )
+    lines += [
+        list_entry(n, record, extra=f"[{', '.join(article.sources)}]")
+        for n, (record, article) in enumerate(zip(records, articles, strict=True), 1)
+    ]
+    yield ToolResult(
+        text="\n".join(lines),
+        payload=LITERATURE_SEARCH_RESULTS.payload(data.model_dump(mode="json")),
+        queries=[
+            QuerySent(
+                tool="search_literature",
+                query=args.query,
+                source=status.source,
+                results=status.total if status.total is not None else status.returned,
+                ok=status.ok,
+            )
+            for status in result.statuses
+        ],
+    )
+
+
+def _outcomes(result: MultiSearchResult) -> list[SourceOutcome]:
+    return [
+        SourceOutcome(
+            source=s.source,
+            ok=s.ok,
+            total=s.total,
+            returned=s.returned,
+            error_code=s.error_code,
+            error=s.error,
+            hint=s.hint,
+        )
+        for s in result.statuses
+    ]
+
+
+# --- get_article_details -----------------------------------------------------------------
+
+
+class DetailsArgs(ToolArguments):
+    identifier: str = Field(
+        min_length=1,
+        max_length=300,
+        description=f"The article: {ACCEPTED}. Prefixes such as 'PMID:' or 'doi:' are fine.",
+    )
+
+
+async def get_article_details(params: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    args = parse_arguments("get_article_details", DetailsArgs, params)
+    identifier = args.identifier.strip()
+    outcome = await lookup(ctx, [identifier])
+    if outcome.unrecognised:
+        raise InvalidInputError(
+            f"{identifier!r} is not an identifier get_article_details can read.",
+            hint=f"Give {ACCEPTED}; to find an article by its title, search for it.",
+        )
+    if identifier in outcome.failed:
+        raise outcome.failed[identifier]
+    if identifier in outcome.missing:
+        raise NotFoundError(
+            f"No record for {identifier!r} in {outcome.missing[identifier]}.",
+            hint="Check the identifier, or search for the article by its title.",
+        )
+    found = outcome.found[identifier]
+    data = ArticleDetails(
+        identifier=identifier,
+        source=found.source,
+        library_id=found.library_id,
+        article=record_detail(found.record),
+    )
+    where = "the user's library" if found.library_id else found.source
+    return ToolResult(
+        text=f"From {where}:\n{record_text(found.record)}",
+        payload=ARTICLE_DETAILS.payload(data.model_dump(mode="json")),
+    )
+
+
+# --- registration ------------------------------------------------------------------------
+
+SEARCH_PUBMED = register_tool(
+    ToolConfig(
+        name="search_pubmed",
+        description="Search PubMed (biomedical literature, MEDLINE) with PubMed's own query "
+        "syntax. Returns the total number of matches and the first articles: PMID, DOI, "
+        "title, authors, journal, year and the start of the abstract.",
+        input_schema=input_schema(PubMedArgs),
+        executor=search_pubmed,
+        category="research",
+        payload_type=PUBMED_SEARCH_RESULTS.name,
+        command="pubmed",
+        command_argument="query",
+        query_argument="query",
+    )
+)
+
+SEARCH_LITERATURE = register_tool(
+    ToolConfig(
+        name="search_literature",
+        description="Search several literature sources at once (by default the server's "
+        f"default sources; available: {', '.join(SEARCHABLE)}), the user's own library "
+        "included. Duplicates are merged, each article lists the sources that returned "
+        "it, and failed sources are reported with their error: tell the user about them.",
+        input_schema=input_schema(LiteratureArgs),
+        executor=search_literature,
+        category="research",
+        payload_type=LITERATURE_SEARCH_RESULTS.name,
+        command="search",
+        command_argument="query",
+        query_argument="query",
+    )
+)
+
+GET_ARTICLE_DETAILS = register_tool(
+    ToolConfig(
+        name="get_article_details",
+        description=f"Read one article in full (abstract, authors, venue, MeSH terms, "
+        f"links, retraction notice) by its identifier: {ACCEPTED}.",
+        input_schema=input_schema(DetailsArgs),
+        executor=get_article_details,
+        category="research",
+        payload_type=ARTICLE_DETAILS.name,
+        command="details",
+        command_argument="identifier",
+    )
+)

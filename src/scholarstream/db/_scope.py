@@ -1,0 +1,47 @@
+"""Queries scoped to one owner. Routes get an ``OwnerScope``, never a bare session query,
+so a row of another user is simply not found (404), never shown."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, TypeVar
+
+from sqlalchemy import Select, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from scholarstream.db._base import Owned
+from scholarstream.errors import NotFoundError
+
+RowT = TypeVar("RowT", bound=Owned)
+
+
+class OwnerScope:
+    def __init__(self, session: AsyncSession, owner_id: uuid.UUID) -> None:
+        self.session = session
+        self.owner_id = owner_id
+
+    def select(self, model: type[RowT]) -> Select[RowT]:
+        return select(model).where(model.owner_id == self.owner_id)
+
+    async def get(self, model: type[RowT], row_id: Any, *, what: str | None = None) -> RowT:
+        row = await self.session.scalar(self.select(model).where(model.id == row_id))
+        if row is None:
+            label = what or model.__name__
+            raise NotFoundError(
+                f"{label} {row_id} was not found.",
+                hint=f"List your {label.lower()}s to find the right id.",
+            )
+        return row
+
+    async def list(self, model: type[RowT]) -> list[RowT]:
+        return list((await self.session.scalars(self.select(model))).all())
+
+    def add(self, row: RowT) -> RowT:
+        row.owner_id = self.owner_id
+        self.session.add(row)
+        return row
+
+    async def delete(self, row: RowT) -> None:
+        if row.owner_id != self.owner_id:
+            raise NotFoundError("That item was not found.")
+        await self.session.delete(row)

@@ -1,0 +1,164 @@
+"""The live sources of one process, and searching several of them at once."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+
+from pydantic import BaseModel, Field
+
+from scholarstream.errors import ScholarStreamError
+from scholarstream.papers import Provenance, Record
+from scholarstream.settings import SourceSettings
+from scholarstream.sources._base import (
+    LiteratureSource,
+    SearchPage,
+    SearchQuery,
+    SourceContext,
+    SourceInfo,
+    build_source,
+    source_names,
+)
+from scholarstream.sources._http import SourceHttp
+
+logger = logging.getLogger(__name__)
+
+
+class SourceStatus(BaseModel):
+    """How one source fared in a multi-source search; a failed source is never hidden."""
+
+    source: str
+    ok: bool
+    total: int | None = None
+    returned: int = 0
+    next_page_token: str | None = None
+    elapsed_ms: int
+    error_code: str | None = None
+    error: str | None = None
+    hint: str | None = None
+
+
+class MultiSearchResult(BaseModel):
+    records: list[Record] = Field(description="Records of every source that worked, in order.")
+    statuses: list[SourceStatus]
+
+    @property
+    def failed(self) -> list[SourceStatus]:
+        return [status for status in self.statuses if not status.ok]
+
+
+class SourceHub:
+    """Builds each registered source once, with the shared HTTP layer."""
+
+    def __init__(self, settings: SourceSettings, http: SourceHttp) -> None:
+        self.http = http
+        self._context = SourceContext(settings=settings, http=http)
+        self._sources: dict[str, LiteratureSource] = {}
+
+    def names(self) -> list[str]:
+        return source_names()
+
+    def get(self, name: str) -> LiteratureSource:
+        source = self._sources.get(name)
+        if source is None:
+            source = build_source(name, self._context)
+            self._sources[name] = source
+        return source
+
+    def infos(self) -> list[SourceInfo]:
+        return [self.get(name).info for name in self.names()]
+
+    def resolve(
+        self, name: str, local: Mapping[str, LiteratureSource] | None = None
+    ) -> LiteratureSource:
+        """A live source by name, or one of ``local`` (per-user sources such as the library)."""
+        if local and name in local:
+            return local[name]
+        return self.get(name)
+
+    async def search(
+        self,
+        names: Sequence[str],
+        query: SearchQuery,
+        *,
+        local: Mapping[str, LiteratureSource] | None = None,
+    ) -> MultiSearchResult:
+        """The same query against several sources at once."""
+        return await self.search_each([(name, query) for name in dict.fromkeys(names)], local=local)
+
+    async def search_each(
+        self,
+        searches: Sequence[tuple[str, SearchQuery]],
+        *,
+        local: Mapping[str, LiteratureSource] | None = None,
+        on_done: Callable[[SourceStatus], None] | None = None,
+    ) -> MultiSearchResult:
+        """Each source with its own query, concurrently; a source that fails (or is not
+        known) gets a failed status and the others go on. ``on_done`` hears of each source
+        as it finishes."""
+
+        async def run(name: str, query: SearchQuery) -> tuple[SearchPage | None, SourceStatus]:
+            outcome = await _timed_search(name, lambda: self.resolve(name, local), query)
+            if on_done is not None:
+                on_done(outcome[1])
+            return outcome
+
+        outcomes = await asyncio.gather(*(run(name, query) for name, query in searches))
+        records: list[Record] = []
+        for page, status in outcomes:
+            if page is not None:
+                records.extend(_found_by(status.source, record) for record in page.records)
+        return MultiSearchResult(records=records, statuses=[status for _, status in outcomes])
+
+
+def _found_by(source: str, record: Record) -> Record:
+    """The record with ``source`` in its provenance: a library record keeps the file format
+    it was imported from, and gains the library it was found in."""
+    if any(p.source == source for p in record.provenance):
+        return record
+    return record.model_copy(update={"provenance": [*record.provenance, Provenance(source=source)]})
+
+
+async def _timed_search(
+    name: str, source: Callable[[], LiteratureSource], query: SearchQuery
+) -> tuple[SearchPage | None, SourceStatus]:
+    started = time.perf_counter()
+    try:
+        page = await source().search(query)
+    except ScholarStreamError as exc:
+        # A fan-out tolerates a failed source, and reports it.
+        elapsed = int((time.perf_counter() - started) * 1000)
+        return None, SourceStatus(
+            source=name,
+            ok=False,
+            elapsed_ms=elapsed,
+            error_code=exc.code,
+            error=exc.message,
+            hint=exc.hint,
+        )
+    except Exception as exc:
+        # A source should only fail with a SourceError; anything else is our bug. It is
+        # logged with its traceback and reported as this source's failure, so it neither
+        # hides nor costs the other sources their records.
+        logger.exception("%s: the search failed unexpectedly", name)
+        elapsed = int((time.perf_counter() - started) * 1000)
+        return None, SourceStatus(
+            source=name,
+            ok=False,
+            elapsed_ms=elapsed,
+            error_code=ScholarStreamError.code,
+            error=f"{name} failed unexpectedly ({type(exc).__name__}).",
+            hint="This is a fault in ScholarStream, not in the source: please report it with "
+            "the server log. The other sources' results are unaffected.",
+        )
+    elapsed = int((time.perf_counter() - started) * 1000)
+    return page, SourceStatus(
+        source=name,
+        ok=True,
+        total=page.total,
+        returned=len(page.records),
+        next_page_token=page.next_page_token,
+        elapsed_ms=elapsed,
+    )

@@ -1,0 +1,68 @@
+"""Exporting the library in any registered format, with bounded memory.
+
+The writers are synchronous and want one iterable; the records come from the async
+database a batch at a time. The writer runs in a thread and pulls records through a small
+queue that the event loop fills, so neither side ever holds the whole library.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import queue
+import uuid
+from collections.abc import Iterator
+from typing import TextIO
+
+from scholarstream.db import Database
+from scholarstream.papers import Record
+from scholarstream.papers.formats import get_format
+from scholarstream.sources.library._models import LibraryQuery
+from scholarstream.sources.library._store import filter_clauses, iter_rows, record_of
+
+_DONE = object()
+_QUEUE_BATCHES = 4
+
+
+def _drain(batches: queue.Queue[list[Record] | object]) -> Iterator[Record]:
+    while (batch := batches.get()) is not _DONE:
+        assert isinstance(batch, list)
+        yield from batch
+
+
+async def export_records(
+    database: Database,
+    owner_id: uuid.UUID,
+    format_name: str,
+    out: TextIO,
+    *,
+    query: LibraryQuery | None = None,
+) -> int:
+    """Writes the owner's records (filtered by ``query``'s year/type filters) to ``out``;
+    returns how many were written."""
+    file_format = get_format(format_name, for_export=True)
+    assert file_format.write is not None
+    write = file_format.write
+    batches: queue.Queue[list[Record] | object] = queue.Queue(maxsize=_QUEUE_BATCHES)
+    writer = asyncio.create_task(asyncio.to_thread(write, _drain(batches), out))
+    where = filter_clauses(owner_id, query)[1:] if query else []
+
+    async def put(item: list[Record] | object) -> None:
+        # Never block the event loop on a full queue; give the writer time instead.
+        while True:
+            try:
+                batches.put_nowait(item)
+                return
+            except queue.Full:
+                if writer.done():
+                    return
+                await asyncio.sleep(0.005)
+
+    try:
+        async with database.session() as session:
+            async for rows in iter_rows(session, owner_id, where=where):
+                await put([record_of(row) for row in rows])
+                if writer.done():
+                    break
+    finally:
+        await put(_DONE)
+    return await writer

@@ -1,0 +1,144 @@
+"""The local library of each user: import, search, read, delete, export."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import BinaryIO, TextIO
+
+from scholarstream.db import Database, OwnerScope
+from scholarstream.settings import LimitsSettings
+from scholarstream.sources.library import _exporter as exporter
+from scholarstream.sources.library import _importer as importer
+from scholarstream.sources.library import _store as store
+from scholarstream.sources.library._index import IndexCache, IndexedDoc, LibraryIndex, index_text
+from scholarstream.sources.library._models import (
+    ImportReport,
+    LibraryItem,
+    LibraryPage,
+    LibraryQuery,
+)
+
+
+class Library:
+    """Shared by the whole process; every call names the owner, and only ever touches
+    that owner's rows."""
+
+    def __init__(
+        self,
+        database: Database,
+        cache: IndexCache | None = None,
+        *,
+        limits: LimitsSettings | None = None,
+    ) -> None:
+        self.database = database
+        self.indexes = cache or IndexCache()
+        self.limits = limits or LimitsSettings()
+        """What one imported file may make the process hold."""
+
+    async def import_file(
+        self,
+        owner_id: uuid.UUID,
+        path: Path,
+        *,
+        format_name: str | None = None,
+        progress: importer.Progress | None = None,
+    ) -> ImportReport:
+        return await importer.import_path(
+            self.database,
+            owner_id,
+            path,
+            limits=self.limits,
+            format_name=format_name,
+            progress=progress,
+        )
+
+    async def import_stream(
+        self,
+        owner_id: uuid.UUID,
+        stream: BinaryIO,
+        filename: str,
+        *,
+        format_name: str | None = None,
+        progress: importer.Progress | None = None,
+    ) -> ImportReport:
+        return await importer.import_stream(
+            self.database,
+            owner_id,
+            stream,
+            filename,
+            limits=self.limits,
+            format_name=format_name,
+            progress=progress,
+        )
+
+    async def search(self, owner_id: uuid.UUID, query: LibraryQuery) -> LibraryPage:
+        if not query.text.strip():
+            async with self.database.session() as session:
+                total, items = await store.browse(session, owner_id, query)
+            return LibraryPage(total=total, offset=query.offset, limit=query.limit, items=items)
+        index = await self.index(owner_id)
+        total, hits = index.search(
+            query.text,
+            offset=query.offset,
+            limit=query.limit,
+            year_from=query.year_from,
+            year_to=query.year_to,
+            publication_type=query.publication_type,
+        )
+        async with self.database.session() as session:
+            found = await store.items_by_id(session, owner_id, [hit.id for hit in hits])
+        # A row deleted since the index was built is simply left out.
+        items = [found[h.id].model_copy(update={"score": h.score}) for h in hits if h.id in found]
+        return LibraryPage(total=total, offset=query.offset, limit=query.limit, items=items)
+
+    async def index(self, owner_id: uuid.UUID) -> LibraryIndex:
+        """The owner's current index, rebuilt when the library changed since the last one."""
+        async with self.database.session() as session:
+            revision = await store.revision(session, owner_id)
+        index = self.indexes.cached(owner_id, revision)
+        if index is not None:
+            return index
+        async with self.indexes.lock(owner_id):
+            index = self.indexes.cached(owner_id, revision)
+            if index is not None:
+                return index
+            docs: list[IndexedDoc] = []
+            async with self.database.session() as session:
+                async for rows in store.iter_rows(session, owner_id):
+                    docs.extend(
+                        IndexedDoc(
+                            id=row.id,
+                            text=index_text(row.data),
+                            year=row.year,
+                            types=row.publication_types,
+                        )
+                        for row in rows
+                    )
+            return await self.indexes.build(owner_id, revision, docs)
+
+    async def get(self, owner_id: uuid.UUID, record_id: uuid.UUID) -> LibraryItem:
+        async with self.database.session() as session:
+            return await store.get_item(OwnerScope(session, owner_id), record_id)
+
+    async def get_many(
+        self, owner_id: uuid.UUID, record_ids: Sequence[uuid.UUID]
+    ) -> list[LibraryItem]:
+        async with self.database.session() as session:
+            found = await store.items_by_id(session, owner_id, record_ids)
+        return [found[i] for i in record_ids if i in found]
+
+    async def delete(self, owner_id: uuid.UUID, record_id: uuid.UUID) -> None:
+        async with self.database.session() as session:
+            await store.delete_record(OwnerScope(session, owner_id), record_id)
+
+    async def export(
+        self,
+        owner_id: uuid.UUID,
+        format_name: str,
+        out: TextIO,
+        *,
+        query: LibraryQuery | None = None,
+    ) -> int:
+        return await exporter.export_records(self.database, owner_id, format_name, out, query=query)

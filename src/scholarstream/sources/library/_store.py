@@ -1,0 +1,198 @@
+"""Library rows: converting records to rows and back, adding without duplicates, reading."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from pydantic import TypeAdapter
+from sqlalchemy import ColumnElement, and_, func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from scholarstream.db import OwnerScope
+from scholarstream.db.tables import LibraryRecord
+from scholarstream.papers import Paper, Record, normalize_title
+from scholarstream.sources.library._models import LibraryItem, LibraryQuery
+
+_RECORD = TypeAdapter[Record](Record)
+
+
+def fingerprint(record: Record) -> str:
+    """Stable across re-imports of the same file record: its file id, title, year and DOI."""
+    key = [
+        record.kind,
+        (record.record_id or "").strip(),
+        normalize_title(record.title),
+        record.year,
+        record.ids.doi,
+        record.ids.nct_id,
+    ]
+    return hashlib.sha256(json.dumps(key).encode()).hexdigest()
+
+
+def _type_list(record: Record) -> str:
+    types = record.publication_types if isinstance(record, Paper) else record.phases
+    return "".join(f"|{t.lower()}" for t in types) + "|" if types else ""
+
+
+def to_row(record: Record, *, source_file: str | None) -> LibraryRecord:
+    return LibraryRecord(
+        kind=record.kind,
+        fingerprint=fingerprint(record),
+        record_id=record.record_id[:200] if record.record_id else None,
+        title=record.title,
+        year=record.year,
+        doi=record.ids.doi,
+        pmid=record.ids.pmid,
+        publication_types=_type_list(record),
+        source_file=source_file[:300] if source_file else None,
+        data=record.model_dump(mode="json", exclude_none=True, exclude_defaults=True)
+        | {"kind": record.kind, "title": record.title},
+    )
+
+
+def record_of(row: LibraryRecord) -> Record:
+    return _RECORD.validate_python(row.data)
+
+
+def item_of(row: LibraryRecord, score: float | None = None) -> LibraryItem:
+    return LibraryItem(
+        id=row.id,
+        record=record_of(row),
+        added_at=row.created_at,
+        source_file=row.source_file,
+        score=score,
+    )
+
+
+_ITEM_COLUMNS = (
+    LibraryRecord.id,
+    LibraryRecord.data,
+    LibraryRecord.created_at,
+    LibraryRecord.source_file,
+)
+
+
+async def items_by_id(
+    session: AsyncSession, owner_id: uuid.UUID, ids: Sequence[uuid.UUID]
+) -> dict[uuid.UUID, LibraryItem]:
+    """Items for ids (the owner's only), read as plain columns: no ORM objects to build,
+    which matters on the search path."""
+    if not ids:
+        return {}
+    result = await session.execute(
+        select(*_ITEM_COLUMNS).where(
+            LibraryRecord.owner_id == owner_id, LibraryRecord.id.in_(list(ids))
+        )
+    )
+    return {
+        row.id: LibraryItem(
+            id=row.id,
+            record=_RECORD.validate_python(row.data),
+            added_at=row.created_at,
+            source_file=row.source_file,
+        )
+        for row in result
+    }
+
+
+async def add_records(
+    session: AsyncSession, owner_id: uuid.UUID, rows: Sequence[LibraryRecord]
+) -> int:
+    """Adds the rows not in the library yet; returns how many were added."""
+    fresh: dict[str, LibraryRecord] = {}
+    for row in rows:
+        fresh.setdefault(row.fingerprint, row)
+    existing = await session.scalars(
+        select(LibraryRecord.fingerprint).where(
+            LibraryRecord.owner_id == owner_id, LibraryRecord.fingerprint.in_(list(fresh))
+        )
+    )
+    for known in existing:
+        fresh.pop(known, None)
+    for row in fresh.values():
+        row.owner_id = owner_id
+        session.add(row)
+    return len(fresh)
+
+
+def filter_clauses(owner_id: uuid.UUID, query: LibraryQuery) -> list[ColumnElement[bool]]:
+    clauses: list[ColumnElement[bool]] = [LibraryRecord.owner_id == owner_id]
+    if query.year_from is not None:
+        clauses.append(LibraryRecord.year >= query.year_from)
+    if query.year_to is not None:
+        clauses.append(LibraryRecord.year <= query.year_to)
+    if query.publication_type:
+        clauses.append(
+            LibraryRecord.publication_types.contains(f"|{query.publication_type.lower()}|")
+        )
+    return clauses
+
+
+async def browse(
+    session: AsyncSession, owner_id: uuid.UUID, query: LibraryQuery
+) -> tuple[int, list[LibraryItem]]:
+    """Newest first, with the query's filters."""
+    where = and_(*filter_clauses(owner_id, query))
+    total = await session.scalar(select(func.count()).select_from(LibraryRecord).where(where))
+    rows = await session.scalars(
+        select(LibraryRecord)
+        .where(where)
+        .order_by(LibraryRecord.created_at.desc(), LibraryRecord.id)
+        .offset(query.offset)
+        .limit(query.limit)
+    )
+    return total or 0, [item_of(row) for row in rows]
+
+
+async def get_item(scope: OwnerScope, record_id: uuid.UUID) -> LibraryItem:
+    return item_of(await scope.get(LibraryRecord, record_id, what="Library record"))
+
+
+async def delete_record(scope: OwnerScope, record_id: uuid.UUID) -> None:
+    await scope.delete(await scope.get(LibraryRecord, record_id, what="Library record"))
+
+
+@dataclass(frozen=True)
+class Revision:
+    """Changes whenever the owner's library does (add, delete, update)."""
+
+    count: int
+    newest: datetime | None
+
+
+async def revision(session: AsyncSession, owner_id: uuid.UUID) -> Revision:
+    count, newest = (
+        await session.execute(
+            select(func.count(), func.max(LibraryRecord.updated_at)).where(
+                LibraryRecord.owner_id == owner_id
+            )
+        )
+    ).one()
+    return Revision(count=count, newest=newest)
+
+
+async def iter_rows(
+    session: AsyncSession,
+    owner_id: uuid.UUID,
+    *,
+    batch: int = 1000,
+    where: Sequence[ColumnElement[bool]] = (),
+) -> AsyncIterator[list[LibraryRecord]]:
+    """Every row of the owner, in id order, a batch at a time (keyset paging: bounded
+    memory however large the library)."""
+    last: uuid.UUID | None = None
+    while True:
+        statement = select(LibraryRecord).where(LibraryRecord.owner_id == owner_id, *where)
+        if last is not None:
+            statement = statement.where(LibraryRecord.id > last)
+        rows = list(await session.scalars(statement.order_by(LibraryRecord.id).limit(batch)))
+        if not rows:
+            return
+        yield rows
+        last = rows[-1].id
+        session.expunge_all()
