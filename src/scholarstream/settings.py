@@ -87,6 +87,20 @@ class ServerSettings(_Section):
 class ProviderSettings(_Section):
     api_key: SecretStr | None = None
     base_url: str | None = None
+    structured_output: Literal["native", "tool", "prompted"] | None = Field(
+        default=None,
+        description="How typed answers are requested: native (JSON schema), tool or prompted. "
+        "Unset: the provider kind's default (native for OpenAI-compatible local servers).",
+    )
+    supports_tools: bool | None = Field(
+        default=None, description="False: chat answers in text and offers slash commands."
+    )
+    compact_prompt: bool | None = Field(
+        default=None, description="A short chat system prompt (default for local servers)."
+    )
+    max_tokens: dict[str, int] = Field(
+        default_factory=dict, description="Per-feature answer budgets for this provider."
+    )
 
 
 class ModelPrice(_Section):
@@ -96,6 +110,24 @@ class ModelPrice(_Section):
     output_per_mtok: float = Field(ge=0)
 
 
+DEFAULT_MAX_TOKENS: dict[str, int] = {
+    "default": 1024,
+    "chat": 1500,
+    "stream_guide": 700,
+    "search.intent": 400,
+    "search.query": 700,
+    "search.score": 1200,
+    "search.organize": 500,
+    "search.dedup": 800,
+    "streams.relevance": 1200,
+    "ai_columns": 300,
+    "research": 2000,
+    "research.synthesis": 3000,
+    "research.title": 40,
+    "models.check": 64,
+}
+
+
 class LLMSettings(_Section):
     roles: dict[str, str] = Field(
         default_factory=dict,
@@ -103,6 +135,17 @@ class LLMSettings(_Section):
     )
     providers: dict[str, ProviderSettings] = Field(default_factory=dict)
     timeout_seconds: float = Field(default=120.0, gt=0)
+    deadline_seconds: float = Field(
+        default=300.0,
+        gt=0,
+        description="The most one model call may take in all, streaming or not; the request "
+        "is cancelled on the wire when it is reached.",
+    )
+    max_tokens: dict[str, int] = Field(
+        default_factory=dict,
+        description="Answer budget (max_tokens) per feature, over DEFAULT_MAX_TOKENS; "
+        "'default' for a feature not named.",
+    )
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
 
 

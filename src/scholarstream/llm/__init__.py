@@ -1,5 +1,11 @@
 """The LLM layer: providers, roles, credentials, usage, and the gateway that runs agents."""
 
+from scholarstream.llm._capabilities import (
+    STRUCTURED_OUTPUTS,
+    ModelCapabilities,
+    StructuredOutput,
+    output_spec,
+)
 from scholarstream.llm._credentials import CredentialStore, StoredKeyInfo
 from scholarstream.llm._gateway import LLMGateway
 from scholarstream.llm._model_errors import MODEL_FAILURES, ModelFailure, model_error
@@ -35,9 +41,11 @@ __all__ = [
     "MAX_RETRIES",
     "MAX_RETRY_AFTER_SECONDS",
     "MODEL_FAILURES",
+    "STRUCTURED_OUTPUTS",
     "Credential",
     "CredentialStore",
     "LLMGateway",
+    "ModelCapabilities",
     "ModelFailure",
     "ModelRegistry",
     "ProviderRetries",
@@ -47,10 +55,12 @@ __all__ = [
     "RetryRecord",
     "RoleStatus",
     "StoredKeyInfo",
+    "StructuredOutput",
     "UsageTotal",
     "estimate_cost",
     "get_provider",
     "model_error",
+    "output_spec",
     "record_usage",
     "register_provider",
     "registered_providers",

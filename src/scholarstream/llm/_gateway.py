@@ -13,11 +13,12 @@ from pydantic_ai.messages import ModelMessage
 from pydantic_ai.settings import ModelSettings
 
 from scholarstream.db import OwnerScope
+from scholarstream.llm._capabilities import output_spec
 from scholarstream.llm._model_errors import MODEL_FAILURES, model_error
 from scholarstream.llm._retries import retry_capabilities
 from scholarstream.llm._roles import DEFAULT_ROLE, ModelRegistry, ResolvedModel
 from scholarstream.llm._usage import record_usage
-from scholarstream.settings import Settings
+from scholarstream.settings import DEFAULT_MAX_TOKENS, Settings
 
 __all__ = ["LLMGateway", "model_error"]
 
@@ -33,6 +34,26 @@ class LLMGateway:
     @property
     def offline(self) -> bool:
         return self.registry.offline
+
+    def max_tokens(self, resolved: ResolvedModel, feature: str) -> int:
+        """The answer budget of ``feature`` on this model: the provider's override, the
+        server's setting, the built-in default, in that order."""
+        for budgets in (
+            resolved.capabilities.max_tokens,
+            self.settings.llm.max_tokens,
+            DEFAULT_MAX_TOKENS,
+        ):
+            if feature in budgets:
+                return budgets[feature]
+        return self.settings.llm.max_tokens.get("default", DEFAULT_MAX_TOKENS["default"])
+
+    def model_settings(self, resolved: ResolvedModel, feature: str) -> ModelSettings:
+        """What every request of ``feature`` to this model carries: the per-read timeout
+        and the answer budget."""
+        return {
+            "timeout": self.settings.llm.timeout_seconds,
+            "max_tokens": self.max_tokens(resolved, feature),
+        }
 
     async def run(
         self,
@@ -68,10 +89,11 @@ class LLMGateway:
         message_history: Sequence[ModelMessage] | None = None,
     ) -> AgentRunResult[OutputT]:
         timeout = self.settings.llm.timeout_seconds
-        settings: ModelSettings = {"timeout": timeout}
+        settings = self.model_settings(resolved, feature)
         try:
-            result = await agent.run(
+            result: AgentRunResult[OutputT] = await agent.run(
                 prompt,
+                output_type=output_spec(agent.output_type, resolved.capabilities),
                 model=resolved.model,
                 deps=deps,
                 model_settings=settings,

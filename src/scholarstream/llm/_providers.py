@@ -5,11 +5,12 @@ model name and a credential. A provider name not registered here but configured 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pydantic_ai.models import Model
 
 from scholarstream.errors import UnknownProviderError
+from scholarstream.llm._capabilities import ModelCapabilities
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,14 @@ class ProviderSpec:
     needs_api_key: bool = True
     default_base_url: str | None = None
     aliases: tuple[str, ...] = ()
+    capabilities: ModelCapabilities = field(default_factory=ModelCapabilities)
+    """What this kind of provider supports unless its settings or a check say otherwise."""
+
+
+# An OpenAI-compatible local server (llama.cpp, Ollama, vLLM, LM Studio): JSON-schema output
+# works where a forced tool call does not (a small model writes the call as text), and a
+# CPU pays for every prompt token.
+LOCAL_SERVER = ModelCapabilities(structured_output="native", compact_prompt=True)
 
 
 _REGISTRY: dict[str, ProviderSpec] = {}
@@ -56,7 +65,11 @@ def get_provider(name: str, *, configured_base_url: str | None = None) -> Provid
         return _REGISTRY[name]
     if configured_base_url:
         return ProviderSpec(
-            name=name, label=f"{name} (OpenAI-compatible)", build=_openai_chat, needs_api_key=False
+            name=name,
+            label=f"{name} (OpenAI-compatible)",
+            build=_openai_chat,
+            needs_api_key=False,
+            capabilities=LOCAL_SERVER,
         )
     known = ", ".join(sorted(_REGISTRY))
     raise UnknownProviderError(
@@ -115,6 +128,7 @@ register_provider(
         _openai_chat,
         needs_api_key=False,
         default_base_url="http://127.0.0.1:11434/v1",
+        capabilities=LOCAL_SERVER,
     )
 )
 register_provider(

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 from pydantic_ai.models import Model
 
 from scholarstream.db import OwnerScope
 from scholarstream.errors import MissingCredentialsError, OfflineModeError, UnknownProviderError
+from scholarstream.llm._capabilities import ModelCapabilities
 from scholarstream.llm._credentials import CredentialStore
 from scholarstream.llm._model_cache import ModelCache
 from scholarstream.llm._providers import get_provider, split_model_string
@@ -34,6 +35,7 @@ class ResolvedModel:
     from_provider: bool = False
     """Built by a provider from a credential (the registry's own models), as opposed to a
     test's override: only these go through the product's retry policy (``llm.retries``)."""
+    capabilities: ModelCapabilities = field(default_factory=ModelCapabilities)
 
 
 class RoleStatus(BaseModel):
@@ -103,8 +105,22 @@ class ModelRegistry:
             provider, configured_base_url=configured.base_url if configured else None
         )
         model = self._models.get(spec.build, spec.name, model_name, credential)
+        capabilities = spec.capabilities
+        if configured is not None:
+            capabilities = capabilities.replace(
+                structured_output=configured.structured_output,
+                supports_tools=configured.supports_tools,
+                compact_prompt=configured.compact_prompt,
+                max_tokens={**capabilities.max_tokens, **configured.max_tokens} or None,
+            )
         return ResolvedModel(
-            role, model_string, provider, model, credential.source, from_provider=True
+            role,
+            model_string,
+            provider,
+            model,
+            credential.source,
+            from_provider=True,
+            capabilities=capabilities,
         )
 
     async def status(self, scope: OwnerScope | None) -> list[RoleStatus]:
