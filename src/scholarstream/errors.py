@@ -12,6 +12,9 @@
     │   ├── OfflineModeError         (503 offline_mode)            no model configured for the role
     │   ├── MissingCredentialsError  (400 missing_credentials)     no API key for the provider
     │   ├── ApiKeyInvalidError       (502 api_key_invalid)         the provider refused the key
+    │   ├── ModelCapabilityError     (502 model_capability)        the server cannot do what was
+    │   │                                                          asked (tools, JSON schema, this
+    │   │                                                          much context): not retried
     │   └── UnknownProviderError     (400 unknown_provider)        model string names no provider
     ├── SourceError                  (502 source_error)            a literature source failed
     │   ├── SourceUnavailableError   (503 source_unavailable)      down, rate-limited, timing out
@@ -117,6 +120,21 @@ class MissingCredentialsError(LLMError):
 
 class ApiKeyInvalidError(LLMError):
     code = "api_key_invalid"
+
+
+class ModelCapabilityError(LLMError):
+    """The model's server refused the request for something it cannot do: tool calling
+    (llama-server without ``--jinja``), JSON-schema output, or a prompt longer than its
+    context. Sending it again fails again, so it is never retried; a feature with an offline
+    counterpart falls back, and the hint says what to change (a server flag, the provider's
+    ``structured_output`` / ``supports_tools`` setting, another model)."""
+
+    code = "model_capability"
+
+    def __init__(self, message: str, *, capability: str, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.capability = capability
+        """What the server lacks: ``tools``, ``json_schema`` or ``context``."""
 
 
 class UnknownProviderError(LLMError):

@@ -147,6 +147,13 @@ class LLMSettings(_Section):
         "'default' for a feature not named.",
     )
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    user_endpoints: Literal["any", "public", "off"] = Field(
+        default="public",
+        description="Who may add an OpenAI-compatible endpoint of their own (Settings -> "
+        "Models). any: every user, on any address; public: every user, but only admins "
+        "on loopback, private or link-local addresses (the server's network); off: admins "
+        "only. Single-user mode always may.",
+    )
 
 
 class SourceSettings(_Section):

@@ -110,6 +110,10 @@ def test_models_endpoint_in_offline_mode(client: TestClient) -> None:
         "provider": None,
         "ready": False,
         "problem": "not configured (offline mode)",
+        "source": None,
+        "state": "offline",
+        "status": "not configured (offline mode)",
+        "checked_at": None,
     }
     providers = {p["name"]: p for p in body["providers"]}
     assert providers["openai"]["has_credentials"] is False

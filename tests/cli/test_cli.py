@@ -47,7 +47,7 @@ def test_models_with_a_configured_role(data_dir: Path, monkeypatch: pytest.Monke
     monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-secret-456")
     out = invoke(data_dir, "models")
     assert "openai:gpt-4.1-mini" in out
-    assert "ready" in out
+    assert "not checked" in out  # nothing was asked of it yet
     assert "Offline mode" not in out
 
 

@@ -481,3 +481,37 @@ def test_ctrl_c_leaves_the_research_stored_and_resume_finishes_it(
     assert resumed.code == 0, resumed
     assert f"## {ANTHROPIC}\n\nAnswer of {ANTHROPIC}" in resumed.stdout
     assert "## Synthesis" in resumed.stdout
+
+
+def test_a_failed_synthesis_completes_with_the_reports_and_retry_runs_it(
+    data_dir: Path, models: ScriptedModels
+) -> None:
+    """Issue 22: the synthesis fails, the research completes (exit 0) with every report,
+    says once why there is no synthesis and how to run it again; `research retry` does."""
+    models.plan(SYNTHESIZER, fail(503), answer("Both agree [M1][M2]."))
+
+    result = run(
+        data_dir,
+        "research",
+        PROMPT,
+        "-m",
+        f"{OPENAI},{ANTHROPIC}",
+        "--on-partial-failure",
+        "proceed",
+    )
+
+    assert result.code == 0, result
+    out = " ".join(result.stdout.split())
+    assert out.count("Synthesis not available: ") == 1
+    assert "HTTP 503" in out and "Retry runs the synthesis again." in out
+    assert f"## {OPENAI}" in result.stdout and f"## {ANTHROPIC}" in result.stdout
+    assert "Research failed" not in result.stderr
+    (research,) = stored(data_dir)
+    assert research["status"] == "completed" and research["synthesisError"]
+    assert f"scholarstream research retry {research['id']}" in result.stderr
+
+    retried = run(data_dir, "research", "retry", research["id"], "--on-partial-failure", "cancel")
+    assert retried.code == 0, retried
+    assert "## Synthesis\n\nBoth agree [M1][M2]." in retried.stdout
+    assert "Synthesis not available" not in retried.stdout
+    assert models.calls == {OPENAI: 1, ANTHROPIC: 1, SYNTHESIZER: 2}

@@ -343,7 +343,7 @@ async def test_recorded_provider_errors_are_classified_with_what_to_do(
 
     key, sent = errors["invalid_key"]
     assert key.code == "api_key_invalid", key.message
-    assert key.message == f"The {provider} API key was refused for {model}."
+    assert key.message.startswith(f"The {provider} API key was refused for {model}.")
     assert key.hint is not None and key.hint.startswith(f"Update the {provider} API key")
     assert "try again" not in key.hint.lower().split(", then")[0]
     assert sent == 1  # the same key would be refused again
@@ -370,14 +370,15 @@ async def test_recorded_provider_errors_are_classified_with_what_to_do(
     assert sent == 3
 
     long, sent = errors["too_long"]
-    assert long.code == "llm_error"
+    assert long.code == "model_capability"  # the server cannot read that much: not retried
     assert long.message.startswith(f"The request is longer than {model} can read")
     assert long.hint is not None and long.hint.startswith("Shorten")
     assert "try again" not in long.hint.lower()
     assert sent == 1
 
-    # No library internals in what the user reads.
+    # No library internals in what the user reads, and the provider's own words in it.
     for error, _ in errors.values():
+        assert "The provider said: " in error.message, error.message
         text = f"{error.message} {error.hint}"
         for internal in ("ModelHTTPError", "status_code:", "body:", "{'error'", "Traceback"):
             assert internal not in text, text

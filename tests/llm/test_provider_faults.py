@@ -28,6 +28,7 @@ MESSAGES = "/api/v1/chat/messages"
 NAME = "chat-model"
 MODEL = f"{FAKE}:{NAME}"
 TIMEOUT = 3.0  # llm.timeout_seconds of the server: room for two retries of a 500
+FAKE_SAYS = "fake provider error"  # the fake server's error message unless a test sets one
 
 
 @pytest.fixture(scope="module")
@@ -108,6 +109,7 @@ def test_a_persistent_429_ends_the_turn_with_one_clear_error_and_keeps_the_conve
     assert error["code"] == "llm_error"
     assert error["message"] == (
         f"{MODEL} is rate-limiting requests: it answered HTTP 429 to all 3 attempts."
+        f' The provider said: "{FAKE_SAYS}"'
     )
     assert MODEL in error["hint"] and "try" in error["hint"]
     assert fake.calls(NAME) == 3  # the first request and two retries, then no more
@@ -164,6 +166,7 @@ def test_a_retry_after_longer_than_the_time_left_is_not_waited_on(
     assert error["message"] == (
         f"{MODEL} is rate-limiting requests (HTTP 429) and asked to wait 5 s, longer than is "
         f"left of the {TIMEOUT:g} s this call may take."
+        f' The provider said: "{FAKE_SAYS}"'
     )
     assert time.monotonic() - started < 1.5  # not run into the timeout either
     assert fake.calls(NAME) == 1
@@ -191,7 +194,7 @@ def test_a_persistent_500_gives_one_error_after_two_retries(
     error = the_error(events)
     assert error["code"] == "llm_error"
     assert MODEL in error["message"] and "HTTP 500" in error["message"]
-    assert error["message"].endswith(", to all 3 attempts.")
+    assert error["message"].endswith(f', to all 3 attempts. The provider said: "{FAKE_SAYS}"')
     assert MODEL in error["hint"]
     assert fake.calls(NAME) == 3
     # Without Retry-After the retries back off: about 0.5 s, then about 1 s.
@@ -209,7 +212,10 @@ def test_a_refused_key_is_not_retried(chat: httpx.Client, fake: FakeOpenAI) -> N
     error = the_error(send(chat, "Hello"))
 
     assert error["code"] == "api_key_invalid"
-    assert error["message"] == f"The {FAKE} API key was refused for {MODEL}."
+    assert error["message"] == (
+        f"The {FAKE} API key was refused for {MODEL}."
+        ' The provider said: "Incorrect API key provided"'
+    )
     assert error["hint"].startswith(f"Update the {FAKE} API key")
     assert fake.calls(NAME) == 1
 
@@ -222,6 +228,7 @@ def test_an_exhausted_quota_is_not_retried(chat: httpx.Client, fake: FakeOpenAI)
 
     assert error["message"] == (
         f"{MODEL} refused the request: the account's quota or credits are used up (HTTP 429)."
+        f' The provider said: "{FAKE_SAYS}"'
     )
     assert "Waiting will not help" in error["hint"] and FAKE in error["hint"]
     assert fake.calls(NAME) == 1

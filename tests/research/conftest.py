@@ -43,7 +43,12 @@ def research_settings(
     return clean_settings(
         data_dir,
         database_url=database_url,
-        llm={"providers": dict(providers), "timeout_seconds": timeout_seconds},
+        # A research call ends within the total deadline; here the same as the timeout.
+        llm={
+            "providers": dict(providers),
+            "timeout_seconds": timeout_seconds,
+            "deadline_seconds": timeout_seconds,
+        },
         # Sharing and titles have their own tests (test_share.py, test_titles.py): here a
         # research ends where it completes, and only its models are called.
         research={"share_reports": False, "title_role": None, **(research or {})},

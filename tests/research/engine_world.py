@@ -17,7 +17,14 @@ from typing import TypeVar
 import pytest
 from dbos import DBOS
 from pydantic_ai.exceptions import ModelHTTPError
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, UserPromptPart
+from pydantic_ai.messages import (
+    FinishReason,
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    UserPromptPart,
+)
 from pydantic_ai.models import Model
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
@@ -45,6 +52,19 @@ def answer(text: str) -> Behaviour:
 def fail(status_code: int = 500) -> Behaviour:
     async def respond(prompt: str) -> str:
         raise ModelHTTPError(status_code, "scripted", body={"error": "scripted failure"})
+
+    return respond
+
+
+class _CutText(str):
+    """An answer that stopped at its length limit (the provider's finish reason 'length')."""
+
+
+def cut_off(text: str) -> Behaviour:
+    """Answers ``text`` as a model that ran out of its answer budget does."""
+
+    async def respond(prompt: str) -> str:
+        return _CutText(text)
 
     return respond
 
@@ -119,9 +139,11 @@ class ScriptedModels:
         self.calls.clear()
         self.prompts.clear()
 
-    def overrides(self, models: Iterable[str]) -> dict[str, Model]:
-        """Model-string overrides, and ``default`` for any other model string."""
-        return {name: self._model(name) for name in [*models, "default"]}
+    def overrides(self, models: Iterable[str], *, default: bool = True) -> dict[str, Model]:
+        """Model-string overrides, and ``default`` for any other model string (without
+        it, other model strings reach their real provider: a fake server's)."""
+        names = [*models, "default"] if default else list(models)
+        return {name: self._model(name) for name in names}
 
     def _model(self, key: str) -> FunctionModel:
         async def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -130,7 +152,9 @@ class ScriptedModels:
             self.prompts.setdefault(key, []).append(prompt)
             plan = self.plans.get(key)
             behaviour = plan.popleft() if plan else answer(f"Answer of {key}")
-            return ModelResponse(parts=[TextPart(await behaviour(prompt))])
+            text = await behaviour(prompt)
+            finish: FinishReason = "length" if isinstance(text, _CutText) else "stop"
+            return ModelResponse(parts=[TextPart(str(text))], finish_reason=finish)
 
         return FunctionModel(respond, model_name=key)
 

@@ -1,9 +1,10 @@
 """Research runs through the real durable engine, on SQLite and PostgreSQL, with scripted
 models in place of the providers: every path of the seed's lifecycle (all answer; one
-fails, then proceed, retry or cancel; all fail, then retry; the synthesis fails, then
-retry), models that finish at the same instant synthesised exactly once, a completed
-model call not made again when its workflow runs again, per-provider limits, and the
-sweep that re-enqueues work a stopped process never enqueued."""
+fails, then proceed, retry or cancel; all fail, then retry; the synthesis fails: the
+research completes without it, then retry runs it), models that finish at the same
+instant synthesised exactly once, a completed model call not made again when its workflow
+runs again, per-provider limits, and the sweep that re-enqueues work a stopped process
+never enqueued."""
 
 from __future__ import annotations
 
@@ -196,56 +197,59 @@ async def test_every_model_failing_fails_the_research_and_a_retry_recovers_it(
         await world.service.retry(world.owner_id, research.id)
 
 
-async def test_a_failed_synthesis_is_run_again_by_a_retry(world: World) -> None:
+async def test_a_failed_synthesis_completes_without_it_and_a_retry_runs_it(world: World) -> None:
+    """Issue 22 (the seed failed the research): the answers arrived, so the research
+    completes without a synthesis and says why; Retry runs only the synthesis again."""
     world.models.plan(SYNTHESIZER, fail(500), answer(SYNTHESIS))
     research = await started(world)
 
-    failed = await world.settled(research.id, ResearchStatus.FAILED)
-    assert failed.synthesis_error is not None and "HTTP 500" in failed.synthesis_error
+    unavailable = await world.settled(research.id, ResearchStatus.COMPLETED)
+    assert unavailable.synthesized_result is None
+    assert unavailable.synthesis_error is not None and "HTTP 500" in unavailable.synthesis_error
+    assert [r.status for r in unavailable.llm_results] == [LLMResultStatus.COMPLETED] * 2
 
-    await world.service.retry(world.owner_id, research.id)
+    retried = await world.service.retry(world.owner_id, research.id)
+    assert retried.status == ResearchStatus.SYNTHESIZING
     done = await world.settled(research.id, ResearchStatus.COMPLETED)
     assert done.synthesized_result == SYNTHESIS
+    assert done.synthesis_error is None
     # The models' answers were kept: only the synthesis ran again.
     assert world.models.calls == {OPENAI: 1, ANTHROPIC: 1, SYNTHESIZER: 2}
+    assert (await event_types(world, research.id))[-4:] == [
+        "research.synthesizing",
+        "research.completed",
+        "research.synthesizing",
+        "research.completed",
+    ]
+    with pytest.raises(ConflictError, match="Only a failed research can be retried"):
+        await world.service.retry(world.owner_id, research.id)
 
 
-async def test_failed_models_and_a_failed_synthesis_are_retried_until_the_synthesis_runs(
+async def test_after_proceed_a_failed_synthesis_is_retried_without_the_failed_models(
     world: World,
 ) -> None:
-    """After Proceed the synthesis fails while a model has failed: Retry calls the failed
-    model again (the seed's first row) while retries are left, and once they are used up
-    Retry runs the synthesis on the answers received. The research never becomes a dead
-    end, and the advice always says what Retry will do."""
-    world.models.plan(ANTHROPIC, *[fail(500)] * (MAX_RETRIES + 1))
-    world.models.plan(SYNTHESIZER, *[fail(503)] * (MAX_RETRIES + 1), answer(SYNTHESIS))
+    """After Proceed the synthesis fails while a model has failed: the research completes
+    with the answers received, and Retry runs the synthesis again on them (the user chose
+    to go on without the failed model, which is not called again)."""
+    world.models.plan(ANTHROPIC, fail(500))
+    world.models.plan(SYNTHESIZER, fail(503), fail(503), answer(SYNTHESIS))
     research = await started(world, models=MODELS)
 
-    for attempt in range(MAX_RETRIES + 1):
-        await world.settled(research.id, ResearchStatus.AWAITING_CONFIRMATION)
-        await world.service.confirm(world.owner_id, research.id, ConfirmAction.PROCEED)
-        failed = await world.settled(research.id, ResearchStatus.FAILED)
-        assert failed.failed_models == [ANTHROPIC]
-        assert failed.synthesis_error is not None and "HTTP 503" in failed.synthesis_error
-        assert failed.retry_count == attempt
-        summary = error_summary(failed)
-        assert summary is not None and summary.user_action is UserAction.RETRY
+    await world.settled(research.id, ResearchStatus.AWAITING_CONFIRMATION)
+    await world.service.confirm(world.owner_id, research.id, ConfirmAction.PROCEED)
+    for _ in range(2):
+        unavailable = await world.settled(research.id, ResearchStatus.COMPLETED)
+        assert unavailable.failed_models == [ANTHROPIC]
+        assert unavailable.synthesis_error is not None
+        assert "HTTP 503" in unavailable.synthesis_error
+        assert error_summary(unavailable) is None
         retried = await world.service.retry(world.owner_id, research.id)
-        if attempt < MAX_RETRIES:
-            assert "the failed models are called again" in summary.advice
-            assert retried.status == ResearchStatus.RETRYING
-        else:
-            assert "the synthesis runs again on the answers already received" in summary.advice
-            assert retried.status == ResearchStatus.SYNTHESIZING
+        assert retried.status == ResearchStatus.SYNTHESIZING  # settles from here again
 
     done = await world.settled(research.id, ResearchStatus.COMPLETED)
     assert done.synthesized_result == SYNTHESIS
-    assert world.models.calls == {
-        OPENAI: 1,
-        ANTHROPIC: MAX_RETRIES + 1,
-        GOOGLE: 1,
-        SYNTHESIZER: MAX_RETRIES + 2,
-    }
+    assert done.synthesis_retries == 2
+    assert world.models.calls == {OPENAI: 1, ANTHROPIC: 1, GOOGLE: 1, SYNTHESIZER: 3}
     final_prompt = world.models.prompts[SYNTHESIZER][-1]
     assert f"These models failed and are not among the sources: {ANTHROPIC}" in final_prompt
 

@@ -31,8 +31,16 @@ def _all_llms_failed() -> Research:
 
 
 def _synthesis_failed() -> Research:
-    subject = research("synthesizing", llm_results=results("completed", "completed"))
-    return record_synthesis_failed(subject, "HTTP 503", now=LATER).research
+    # Since issue 22 a failed synthesis call completes the research without a synthesis
+    # (test_synthesis.py); a research failed for its synthesis is one stored before then,
+    # whose row of the summary still applies.
+    return research(
+        "failed",
+        llm_results=results("completed", "completed"),
+        error="Synthesis failed: HTTP 503",
+        synthesis_error="HTTP 503",
+        failure_reason=FailureReason.SYNTHESIS_FAILED,
+    )
 
 
 def _max_retries_exceeded() -> Research:
@@ -124,12 +132,30 @@ def test_a_key_failure_names_the_models_whose_key_was_refused() -> None:
 
 
 def test_a_synthesis_key_failure_names_the_synthesis_model() -> None:
-    subject = research("synthesizing", llm_results=results("completed", "completed"))
-    failed = record_synthesis_failed(subject, "HTTP 401", error_code="api_key_invalid").research
+    # A research stored failed for its synthesis's key before issue 22 (now such a
+    # synthesis completes the research without one: the next test).
+    failed = research(
+        "failed",
+        llm_results=results("completed", "completed"),
+        error="Synthesis failed: HTTP 401",
+        synthesis_error="HTTP 401",
+        failure_reason=FailureReason.API_KEY_INVALID,
+    )
     summary = error_summary(failed)
     assert summary is not None
     assert summary.reason == FailureReason.API_KEY_INVALID
     assert summary.models_with_key_errors == [GOOGLE]
+
+
+def test_a_synthesis_refused_for_its_key_completes_the_research_and_says_so() -> None:
+    subject = research("synthesizing", llm_results=results("completed", "completed"))
+    done = record_synthesis_failed(
+        subject, "The google API key was refused.", error_code="api_key_invalid"
+    ).research
+    assert done.status == ResearchStatus.COMPLETED
+    assert error_summary(done) is None  # nothing failed: the answers are there
+    assert done.synthesis_error_code == "api_key_invalid"
+    assert done.synthesis_error == "The google API key was refused."
 
 
 @pytest.mark.parametrize(

@@ -36,6 +36,8 @@ LEGAL = [
     pytest.param(S.FAILED, S.RETRYING, id="failed->retrying (retry failed LLMs)"),
     pytest.param(S.FAILED, S.SYNTHESIZING, id="failed->synthesizing (re-run synthesis)"),
     pytest.param(S.FAILED, S.COMPLETED, id="failed->completed (nothing to retry)"),
+    # Issue 22: a synthesis that failed completes the research without it; Retry runs it.
+    pytest.param(S.COMPLETED, S.SYNTHESIZING, id="completed->synthesizing (synthesis retried)"),
 ]
 _LEGAL_PAIRS = {(p.values[0], p.values[1]) for p in LEGAL}
 ILLEGAL = [
@@ -68,7 +70,7 @@ def test_an_illegal_transition_is_a_conflict_naming_it(current: S, target: S) ->
 def test_the_table_has_exactly_the_seeds_moves() -> None:
     table = {(a, b) for a in S for b in allowed_transitions(a)}
     assert table == _LEGAL_PAIRS
-    assert allowed_transitions(S.COMPLETED) == frozenset()
+    assert allowed_transitions(S.COMPLETED) == frozenset({S.SYNTHESIZING})
 
 
 def test_every_status_has_a_hint_saying_what_to_do() -> None:

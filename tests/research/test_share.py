@@ -294,3 +294,42 @@ async def test_the_sweep_shares_a_completed_research_nobody_shared(world: World)
     assert (world.owner_id, draft.id) not in await unshared_research(
         ResearchStore(world.runtime.database), world.runtime.settings.research
     )
+
+
+async def test_a_synthesis_retried_after_it_failed_rewrites_the_shared_page(
+    world: World, hooks: HookServer
+) -> None:
+    """Issue 22: the synthesis fails, the research completes without it and is shared
+    saying why; Retry runs it, and the same link then shows the synthesis (a second
+    edition of the page: no second research.shared, no second notification)."""
+    path = await notify_at(world, hooks, f"/owner-{uuid.uuid4().hex[:8]}")
+    world.models.plan(SYNTHESIZER, fail(503), answer("# Both agree [M1][M2]"))
+    research = await started(world)
+    first = await shared(world, research.id)
+    assert first.synthesis_error is not None and first.share_info is not None
+    token = first.share_info.token
+    assert token is not None
+    page = await ShareStorage(SHARES).read(token)
+    assert "Synthesis not available: " in page and "Retry runs the synthesis again." in page
+    [notice] = posted_to(hooks, path)
+    assert "Synthesis not available" in notice.body["message"]
+
+    await world.service.retry(world.owner_id, research.id)
+    done = await world.settled(research.id, ResearchStatus.COMPLETED)
+    assert done.synthesized_result == "# Both agree [M1][M2]"
+
+    async def rewritten() -> str | None:
+        text = await ShareStorage(SHARES).read(token)
+        return text if "Both agree" in text else None
+
+    page = await eventually(rewritten, "the shared page shows the synthesis")
+    assert "Synthesis not available" not in page
+    runs = await DBOS.list_workflows_async(workflow_id_prefix=share_workflow_id(research.id))
+    assert sorted(run.workflow_id for run in runs) == [
+        share_workflow_id(research.id),
+        share_workflow_id(research.id, 1),
+    ]
+    after = await world.service.get(world.owner_id, research.id)
+    assert after.share_info is not None and after.share_info.token == token
+    assert (await event_types(world, research.id)).count("research.shared") == 1
+    assert len(posted_to(hooks, path)) == 1

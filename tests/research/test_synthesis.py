@@ -96,21 +96,40 @@ def test_a_successful_synthesis_completes_with_the_result() -> None:
     assert event.synthesized
 
 
-def test_a_failed_synthesis_fails_with_the_synthesis_error() -> None:
+def test_a_failed_synthesis_completes_the_research_without_it() -> None:
+    """Issue 22 (the seed failed the research): every answer arrived, so the research
+    completes with them; the synthesis error says why there is no synthesis."""
     subject = research("synthesizing", llm_results=results("completed", "completed"))
     change = record_synthesis_failed(subject, "google answered HTTP 503.", now=LATER)
-    assert change.research.status == ResearchStatus.FAILED
-    assert change.research.synthesis_error == "google answered HTTP 503."
-    assert change.research.error == "Synthesis failed: google answered HTTP 503."
-    assert change.research.failure_reason == FailureReason.SYNTHESIS_FAILED
+    done = change.research
+    assert done.status == ResearchStatus.COMPLETED
+    assert done.completed_at == LATER
+    assert done.synthesized_result is None
+    assert done.synthesis_error == "google answered HTTP 503."
+    assert (done.error, done.failure_reason) == (None, None)
+    assert done.llm_results == subject.llm_results
+    [event] = change.events
+    assert isinstance(event, ResearchCompleted)
+    assert not event.synthesized
+    assert event.synthesis_error == "google answered HTTP 503."
 
 
-def test_a_synthesis_refused_for_its_key_is_an_api_key_failure() -> None:
+def test_a_synthesis_refused_for_its_key_completes_and_keeps_the_code() -> None:
     subject = research("synthesizing", llm_results=results("completed", "completed"))
     change = record_synthesis_failed(
-        subject, "HTTP 401", error_code="missing_credentials", now=LATER
+        subject, "No key for google.", error_code="missing_credentials", now=LATER
     )
-    assert change.research.failure_reason == FailureReason.API_KEY_INVALID
+    assert change.research.status == ResearchStatus.COMPLETED
+    assert change.research.failure_reason is None
+    assert change.research.synthesis_error_code == "missing_credentials"
+
+
+def test_a_synthesis_cut_off_at_its_length_limit_is_kept_and_marked() -> None:
+    subject = research("synthesizing", llm_results=results("completed", "completed"))
+    done = record_synthesis_succeeded(subject, "# Synthesis, unfin", cut_off=True, now=LATER)
+    assert done.research.status == ResearchStatus.COMPLETED
+    assert done.research.synthesized_result == "# Synthesis, unfin"
+    assert done.research.synthesis_cut_off
 
 
 @pytest.mark.parametrize(

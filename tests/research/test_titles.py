@@ -269,3 +269,52 @@ async def test_no_title_role_or_a_fast_model_without_a_key_cuts_the_title(
 )
 def test_clean_title(answer: str, title: str | None) -> None:
     assert clean_title(answer) == title
+
+
+# --- issue 22: a title the model was asked for and did not give is a recorded fallback ---
+
+
+@pytest.mark.parametrize(
+    ("answer", "reason"),
+    [
+        pytest.param(says("One\nTwo"), "the fast model's title could not be used", id="unusable"),
+        pytest.param(fails(500), "answered HTTP 500", id="provider-error"),
+        pytest.param(crashes(), "the model call failed", id="sdk-exception"),
+        pytest.param(hangs(), "the fast model gave no title within 0.5 s", id="late"),
+    ],
+)
+async def test_a_title_the_model_did_not_give_is_recorded_as_a_fallback(
+    data_dir: Path, answer: Answer, reason: str
+) -> None:
+    model = TitleModel(answer)
+    async with runtime_for(data_dir, model, roles={"fast": OPENAI}) as runtime:
+        user, research = await draft(runtime)
+        assert research.title == CUT
+        [fallback] = research.fallbacks
+        assert fallback.feature == TITLE_FEATURE
+        assert reason in fallback.reason
+        assert "Error" not in fallback.reason  # plain words, no class names
+        stored = await research_service(runtime).get(user.id, research.id)
+        assert stored.fallbacks == research.fallbacks
+
+
+async def test_a_title_the_model_gave_or_nobody_asked_for_is_no_fallback(
+    titled: tuple[Runtime, TitleModel], data_dir: Path
+) -> None:
+    runtime, _model = titled
+    _, named_by_model = await draft(runtime)
+    _, named_by_user = await draft(runtime, title="Mine")
+    assert named_by_model.fallbacks == [] and named_by_user.fallbacks == []
+    async with runtime_for(data_dir / "offline", None) as offline:
+        _, cut = await draft(offline)
+        assert cut.fallbacks == []  # no model to ask: cut, as documented, not a fallback
+
+
+async def test_a_new_title_drops_the_title_fallback(data_dir: Path) -> None:
+    model = TitleModel(fails(503))
+    async with runtime_for(data_dir, model, roles={"fast": OPENAI}) as runtime:
+        user, research = await draft(runtime)
+        assert research.fallbacks
+        service = research_service(runtime)
+        edited = await service.edit(user.id, research.id, DraftEdit(prompt="Statins"))
+        assert (edited.title, edited.fallbacks) == ("Statins", [])

@@ -10,7 +10,7 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from scholarstream.errors import InvalidInputError, LLMError
+from scholarstream.errors import InvalidInputError
 from scholarstream.search import ModelSkillLLM
 from scholarstream.search.core import ParsedIntent
 from scholarstream.search.intent import LLMIntentParser, RuleIntentParser
@@ -233,10 +233,17 @@ async def test_missing_concepts_and_empty_pico_are_filled_or_dropped() -> None:
     assert intent.topic == "Machine learning for protein structure prediction"
 
 
-async def test_a_model_that_cannot_answer_is_an_llm_error() -> None:
+async def test_a_model_that_cannot_answer_leaves_the_question_to_the_rules() -> None:
+    # Issue 22: an unusable answer no longer fails the search; the rule parser reads it.
     parser = LLMIntentParser(scripted({"concepts": "not a list"}), today=TODAY)
-    with pytest.raises(LLMError):
-        await parser.parse(CLINICAL)
+    assert await parser.parse(CLINICAL) == RuleIntentParser(today=TODAY).parse_now(CLINICAL)
+    assert [f.skill for f in parser.fallbacks.items] == ["search.intent"]
+
+
+async def test_a_question_the_rules_cannot_read_is_refused_even_when_the_model_fails() -> None:
+    parser = LLMIntentParser(scripted({"concepts": "not a list"}), today=TODAY)
+    with pytest.raises(InvalidInputError):
+        await parser.parse("the of and")
 
 
 async def test_the_llm_parser_refuses_an_empty_question_without_calling_the_model() -> None:

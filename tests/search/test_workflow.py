@@ -20,6 +20,7 @@ from scholarstream.search import (
     DecisionAction,
     LLMIntentParser,
     ModelSkillLLM,
+    ParsedIntent,
     ResultPayload,
     SearchOptions,
     SearchServices,
@@ -307,16 +308,37 @@ async def test_one_failed_source_is_reported_and_the_rest_continue(
     assert all("openalex" not in p.sources for p in collection.papers)
 
 
-async def test_intent_parser_failure_propagates(make_harness: Callable[..., Harness]) -> None:
+async def test_an_intent_model_that_cannot_answer_leaves_the_question_to_the_rules(
+    make_harness: Callable[..., Harness],
+) -> None:
+    # Issue 22: the search no longer fails at "parsing"; the rule parser reads the question.
     def garbage(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         return ModelResponse(parts=[TextPart("I cannot help with that.")])
 
     harness = make_harness()
+    workflow = harness.workflow(None, strategy_checkpoint=False)
+    workflow.intent_parser = LLMIntentParser(
+        ModelSkillLLM(FunctionModel(garbage)), fallbacks=workflow.fallbacks
+    )
+    collection = await workflow.run(QUESTION)
+    assert collection.papers
+    assert [(f.skill, f.reason) for f in workflow.state.fallbacks] == [
+        ("search.intent", "unusable")
+    ]
+
+
+async def test_intent_parser_failure_propagates(make_harness: Callable[..., Harness]) -> None:
+    class Broken:
+        async def parse(self, user_input: str) -> ParsedIntent:
+            raise LLMError("no parser today", hint="Try again.")
+
+    harness = make_harness()
     workflow = harness.workflow(ScriptedUser([]))
-    workflow.intent_parser = LLMIntentParser(ModelSkillLLM(FunctionModel(garbage)))
+    workflow.intent_parser = Broken()
     with pytest.raises(LLMError):
         await workflow.run(QUESTION)
     assert not harness.world.requests
+    assert workflow.state.fallbacks == []
 
 
 async def test_checkpoint_handler_failure_propagates(

@@ -342,7 +342,12 @@ def test_bad_input_is_refused_with_an_error_event_and_changes_nothing(
         assert creation(client, cid)["config"] == before["config"]
 
 
-def test_a_failed_turn_leaves_the_stored_session_unchanged(db_settings: Settings) -> None:
+def test_a_turn_the_model_cannot_answer_is_answered_offline_and_saved(
+    db_settings: Settings,
+) -> None:
+    # Issue 22: a model answer that cannot be used no longer fails the turn (it did, with
+    # the session unchanged); the rule-based guide answers it, and the next turn asks the
+    # model again.
     script = GuideScript(
         Malformed('{"mode": "question", "message": "Hel'),
         Malformed('{"mode": "question", "message": '),
@@ -350,21 +355,21 @@ def test_a_failed_turn_leaves_the_stored_session_unchanged(db_settings: Settings
     )
     with stream_server(db_settings, {"default": script.model()}) as (_, client):
         cid = start(client)["id"]
-        before = creation(client, cid)
         edits = {"stream_name": "Palatin Watch"}
         events = turn(client, cid, PURPOSE, edits=edits)
-        assert events[-1].type == "error"
-        error = events[-1].data
-        assert error["code"] == "llm_error"
-        assert "could not be used" in error["message"]
-        assert error["hint"]
-        assert creation(client, cid) == before  # not even the inline edit was kept
+        offline = result(events)
+        fallback = offline["fallback"]
+        assert fallback["skill"] == "stream_guide" and fallback["reason"] == "unusable"
+        assert "could not be used" in fallback["message"]
+        assert [e.data["reason"] for e in events if e.type == "retry"][-1] == fallback["message"]
+        saved = creation(client, cid)
+        assert saved["config"]["stream_name"] == "Palatin Watch"
+        assert saved["messages"][-1]["fallback"] == fallback
 
-        again = result(turn(client, cid, PURPOSE, edits=edits))
-        assert again["revision"] == 1
-        after = creation(client, cid)
-        assert after["config"]["stream_name"] == "Palatin Watch"
-        assert [m["content"] for m in after["messages"][1:]] == [PURPOSE, again["message"]]
+        again = result(turn(client, cid, "Its pipeline"))
+        assert again["message"] == "Noted the name. What should the stream focus on?"
+        assert again["fallback"] is None
+        assert creation(client, cid)["messages"][-1]["fallback"] is None
 
 
 def test_another_user_can_neither_see_nor_change_a_stream(

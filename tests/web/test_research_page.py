@@ -344,3 +344,41 @@ def test_a_failed_research_is_retried_and_one_answer_has_no_synthesis(
     )
     assert context["research"]["synthesis_not_available"] is True
     problems.assert_none()
+
+
+def test_a_failed_synthesis_shows_the_reports_and_its_retry_runs_it(
+    research_server: LiveServer, new_page: NewPage, problems: PageProblems, models: ScriptedModels
+) -> None:
+    """Issue 22: the synthesis fails, the research completes with both reports and says
+    once, in plain words, why there is no synthesis; its Retry button runs it again."""
+    models.plan(SYNTHESIZER, fail(503), answer(SYNTHESIS))
+    with httpx.Client(base_url=research_server.base_url, timeout=20) as client:
+        draft = client.post(
+            f"{RESEARCH}/draft",
+            json={"prompt": PROMPT, "selectedLlms": [OPENAI, GOOGLE], "synthesisLlm": SYNTHESIZER},
+        )
+        assert draft.status_code == 201, draft.text
+        research_id = draft.json()["id"]
+        started = client.post(RESEARCH, json={"researchId": research_id})
+        assert started.status_code == 200, started.text
+
+    page = new_page(research_server)
+    page.goto(f"/research/{research_id}")
+    expect(page.get_by_test_id("research-status")).to_have_text("Completed", timeout=SETTLE_MS)
+    results = page.get_by_test_id("results")
+    notice = results.get_by_test_id("synthesis-notice")
+    expect(notice).to_have_text(re.compile(r"^Synthesis not available: .*HTTP 503.*"))
+    expect(notice).to_contain_text("Retry runs the synthesis again.")
+    expect(results.get_by_role("tab")).to_have_text([OPENAI, GOOGLE])
+    expect(page.get_by_test_id("failure")).to_be_hidden()
+
+    with page.expect_response(re.compile(r"/retry$")) as retried:
+        results.get_by_role("button", name="Retry the synthesis").click()
+    assert retried.value.status == 200
+    expect(results.get_by_role("tab")).to_have_text(
+        ["Synthesis", OPENAI, GOOGLE], timeout=SETTLE_MS
+    )
+    expect(results.get_by_test_id("synthesis-not-available")).to_be_hidden()
+    results.get_by_role("tab", name="Synthesis").click()
+    expect(page.get_by_test_id("synthesis")).to_contain_text("All three models")
+    assert models.calls[SYNTHESIZER] == 2

@@ -24,6 +24,8 @@ from scholarstream.research import (
     retry_action,
     retry_research,
     synthesis_not_available,
+    synthesis_notice,
+    synthesis_retryable,
 )
 from scholarstream.web import RESEARCH_STATUS_LABELS
 from tests.research.builders import LATER, OPENAI, research, result, results
@@ -82,8 +84,10 @@ CASES: dict[str, Research] = {
         ConfirmAction.RETRY,
         now=LATER,
     ).research,
+    # Issue 22: completed without it, "Synthesis not available: <why>", Retry runs it.
     "synthesis failed": record_synthesis_failed(
-        research("synthesizing", llm_results=results("completed", "completed")), "HTTP 503"
+        research("synthesizing", llm_results=results("completed", "completed")),
+        "google answered HTTP 503. Try again shortly.",
     ).research,
     **{
         f"synthesis failed and a model failed, retry {count}": _failed(
@@ -119,6 +123,8 @@ def _python(subject: Research) -> dict[str, Any]:
         "label": RESEARCH_STATUS_LABELS[subject.status],
         "card": card_display(subject).value,
         "notAvailable": synthesis_not_available(subject),
+        "notice": synthesis_notice(subject),
+        "synthesisRetryable": synthesis_retryable(subject),
         "retry": retry_action(subject) if failed else None,
         "userAction": summary.user_action.value if summary else None,
     }
@@ -135,6 +141,8 @@ _ASK = """async ([module, cases]) => {
       label: m.STATUS_LABELS[r.status],
       card: m.cardDisplay(r),
       notAvailable: m.synthesisNotAvailable(r),
+      notice: m.synthesisNotice(r),
+      synthesisRetryable: m.synthesisRetryable(r),
       retry: r.status === "failed" ? m.retryAction(r) : null,
       userAction: m.userAction(r)?.action ?? null,
     }])),
@@ -164,3 +172,4 @@ def test_the_cases_cover_every_status_card_failure_and_retry() -> None:
     assert {s.failure_reason for s in CASES.values()} - {None} == set(FailureReason)
     assert {a["retry"] for a in answers} - {None} == {row.action for row in RETRY_FROM_FAILED}
     assert {a["notAvailable"] for a in answers} == {True, False}
+    assert {a["synthesisRetryable"] for a in answers} == {True, False}

@@ -448,18 +448,19 @@ def test_a_model_guide_streams_its_message_then_offers_chips_and_options(
     expect(page).to_have_url(re.compile(rf"/streams/new/{UUID}$"))
     expect(page.get_by_test_id("guide-kind")).to_have_text("(a language model)")
 
-    # The model fails twice (its answer is not valid JSON): an error event, shown inline;
-    # the typed answer stays in the box and nothing is saved.
+    # The model fails twice (its answer is not valid JSON): the offline guide answers the
+    # turn instead (issue 22), and the page says so in plain words.
     _answer_box(page).fill(PURPOSE)
     _answer_box(page).press("Enter")
-    problem = page.get_by_test_id("turn-problem").get_by_role("alert")
-    expect(problem).to_contain_text("The guide could not answer.", timeout=TURN_WAIT_MS)
-    expect(_answer_box(page)).to_have_value(PURPOSE)
-    expect(_log(page).locator(".guide-msg.user")).to_have_count(0)
+    notice = page.get_by_test_id("guide-fallback")
+    expect(notice).to_contain_text("could not be used", timeout=TURN_WAIT_MS)
+    expect(notice).to_contain_text("the offline guide answered this turn")
+    expect(_log(page).locator(".guide-msg.user")).to_have_count(1)
     creation_id = page.url.rsplit("/", 1)[1]
-    assert _api(model_server, f"/api/v1/streams/creation/{creation_id}")["revision"] == 0
+    assert _api(model_server, f"/api/v1/streams/creation/{creation_id}")["revision"] == 1
 
-    # Sent again: the message streams in, token by token.
+    # Sent again, the model is asked again: the message streams in, token by token.
+    _answer_box(page).fill(PURPOSE)
     _guide(page).get_by_role("button", name="Send").click()
     assert script.reached.wait(TURN_WAIT_MS / 1000), "the model was not asked again"
     streaming = page.get_by_test_id("streaming-message")

@@ -30,6 +30,7 @@ from scholarstream.ai_columns._models import (
 from scholarstream.db import Database, OwnerScope
 from scholarstream.errors import LLMError, OfflineModeError
 from scholarstream.llm import LLMGateway
+from scholarstream.search import FALLBACK_ERRORS, FallbackLog, FallbackReason, fallback_reason
 
 log = logging.getLogger(__name__)
 
@@ -175,8 +176,8 @@ class ColumnEvaluator:
         self.concurrency = max(1, concurrency)
         self.role = role
 
-    def check_online(self) -> None:
-        if self.gateway.offline:
+    async def check_online(self, owner_id: uuid.UUID) -> None:
+        if await self.gateway.registry.offline_for_owner(self.database, owner_id):
             raise OfflineModeError(
                 "AI column values need a language model, and none is configured "
                 "(offline mode). Columns can still be created; their values appear once a "
@@ -184,19 +185,27 @@ class ColumnEvaluator:
             )
 
     async def evaluate(
-        self, owner_id: uuid.UUID, column: AIColumn, items: Sequence[ColumnItem]
+        self,
+        owner_id: uuid.UUID,
+        column: AIColumn,
+        items: Sequence[ColumnItem],
+        *,
+        fallbacks: FallbackLog | None = None,
     ) -> list[EvaluatedValue]:
-        """One evaluation per item, in order; ``OfflineModeError`` with no model at all."""
+        """One evaluation per item, in order; ``OfflineModeError`` with no model at all.
+        An item the model could not evaluate is 'not available' (there is no offline way to
+        answer a column's criteria), and ``fallbacks`` gets one record for the request."""
+        fallbacks = fallbacks if fallbacks is not None else FallbackLog()
         if not items:
             return []
-        self.check_online()
+        await self.check_online(owner_id)
         agent = build_agent(column)
         kind = output_kind(column.output_type)
         gate = asyncio.Semaphore(self.concurrency)
 
         async def one(item: ColumnItem) -> EvaluatedValue:
             async with gate:
-                return await self._evaluate_one(owner_id, agent, kind, column, item)
+                return await self._evaluate_one(owner_id, agent, kind, column, item, fallbacks)
 
         return list(await asyncio.gather(*(one(item) for item in items)))
 
@@ -207,9 +216,15 @@ class ColumnEvaluator:
         kind: OutputKind,
         column: AIColumn,
         item: ColumnItem,
+        fallbacks: FallbackLog,
     ) -> EvaluatedValue:
         try:
-            async with self.database.session() as session:
+            # The whole call's deadline: a model that keeps writing never trips the
+            # per-read timeout.
+            async with (
+                asyncio.timeout(self.gateway.settings.llm.deadline_seconds),
+                self.database.session() as session,
+            ):
                 result = await self.gateway.run(
                     agent,
                     build_prompt(column, item),
@@ -217,13 +232,15 @@ class ColumnEvaluator:
                     feature=FEATURE,
                     role=self.role,
                 )
-        except LLMError as exc:
-            return _failed(item, exc.message)
+        except FALLBACK_ERRORS as exc:
+            fallbacks.failed(FEATURE, exc)
+            return _failed(item, fallback_reason(exc), exc)
         except Exception as exc:
-            # This item's failure (a timeout, a dropped connection, a provider SDK error) is
-            # tolerated: the batch goes on, the cell says what went wrong.
+            # This item's failure (a dropped connection, a provider SDK error) is tolerated:
+            # the batch goes on, the cell says so in plain words, the log has the details.
             log.warning("AI column %s: item %s failed", column.id, item.key, exc_info=True)
-            return _failed(item, f"{type(exc).__name__}: {exc}")
+            fallbacks.failed(FEATURE, exc)
+            return _failed(item, "failed", None)
         answer = result.output
         value = ColumnValue(
             item_key=item.key, value=kind.normalize(answer.value), reason=answer.reason or "-"
@@ -231,13 +248,27 @@ class ColumnEvaluator:
         return EvaluatedValue(value=value, model=result.response.model_name or "unknown")
 
 
-def _failed(item: ColumnItem, message: str) -> EvaluatedValue:
+_UNAVAILABLE: dict[FallbackReason, str] = {
+    "unusable": "the model's answer could not be used",
+    "late": "the model did not answer in time",
+    "failed": "the model call failed",
+    "not_configured": "no model is set up for AI columns",
+}
+
+
+def _failed(item: ColumnItem, reason: FallbackReason, exc: BaseException | None) -> EvaluatedValue:
+    """A 'not available' cell. A failed call names the provider's own message (the
+    product's words for it); an unusable answer's details are library text, left out."""
+    why = _UNAVAILABLE[reason]
+    if reason == "failed" and isinstance(exc, LLMError):
+        why = exc.message
     return EvaluatedValue(
         value=ColumnValue(
             item_key=item.key,
             value=None,
-            reason=f"Not evaluated: {message}",
+            reason=f"Not available: {why}",
             failed=True,
+            unavailable=reason,
         ),
         model="",
     )

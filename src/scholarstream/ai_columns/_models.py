@@ -20,6 +20,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from scholarstream.search.core import FallbackReason, ModelFallback
+
 OutputType = Literal["yes_no", "text", "number", "category"]
 OUTPUT_TYPES: tuple[OutputType, ...] = ("yes_no", "text", "number", "category")
 
@@ -200,6 +202,13 @@ class ColumnValue(BaseModel):
     reason: str
     cached: bool = False
     failed: bool = False
+    unavailable: FallbackReason | None = Field(
+        default=None,
+        description="Why a failed cell has no value: unusable (the model's answer could not "
+        "be used), late (no answer in time), failed (the call failed). There is no offline "
+        "way to answer a column's criteria: the cell is 'not available', is not stored, and "
+        "is evaluated again on retry.",
+    )
 
     @field_validator("reason")
     @classmethod
@@ -217,3 +226,8 @@ class EvaluatedValue(BaseModel):
 class ColumnValues(BaseModel):
     column_id: uuid.UUID
     values: list[ColumnValue]
+    fallbacks: list[ModelFallback] = Field(
+        default_factory=list,
+        description="Set when some cells of this request could not be evaluated: one notice "
+        "in plain words (the cells say 'not available'; retry evaluates them again).",
+    )

@@ -18,6 +18,7 @@ from scholarstream.ai_columns._models import ColumnItem, ColumnValue, ColumnValu
 from scholarstream.ai_columns._store import WHAT, AIColumnStore
 from scholarstream.db import Database, OwnerScope
 from scholarstream.errors import NotFoundError
+from scholarstream.search import FallbackLog
 
 
 async def column_values(
@@ -35,7 +36,8 @@ async def column_values(
         column = await store.get(column_id)
         cached = await store.cached(column, items)
     missing = [item for item in items if item.key not in cached]
-    evaluated = await evaluator.evaluate(owner_id, column, missing)
+    fallbacks = FallbackLog()  # one notice per request, however many cells failed
+    evaluated = await evaluator.evaluate(owner_id, column, missing, fallbacks=fallbacks)
     try:
         async with database.session() as session:
             store = AIColumnStore(OwnerScope(session, owner_id))
@@ -49,4 +51,5 @@ async def column_values(
     return ColumnValues(
         column_id=column.id,
         values=[cached.get(item.key) or fresh[item.key] for item in items],
+        fallbacks=fallbacks.items,
     )

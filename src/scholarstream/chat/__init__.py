@@ -10,6 +10,7 @@ from scholarstream.chat._agent_loop import TurnTranscript
 from scholarstream.chat._assistant import Assistant, ChatMessageIn
 from scholarstream.chat._builtin_payloads import BUILTIN_PAYLOAD_TYPES
 from scholarstream.chat._commands import available_commands
+from scholarstream.chat._compact_prompt import tool_definitions
 from scholarstream.chat._conversations import (
     ConversationRename,
     ConversationStore,
@@ -19,7 +20,7 @@ from scholarstream.chat._conversations import (
     MessageView,
     StartedTurn,
 )
-from scholarstream.chat._prompt import build_system_prompt
+from scholarstream.chat._prompt import TurnPrompt, build_system_prompt, build_turn_prompt
 from scholarstream.chat._stream_instructions import (
     set_stream_instructions_loader,
     stream_instructions,
@@ -86,9 +87,11 @@ __all__ = [
     "ToolServices",
     "Turn",
     "TurnHub",
+    "TurnPrompt",
     "TurnTranscript",
     "available_commands",
     "build_system_prompt",
+    "build_turn_prompt",
     "get_server_action",
     "make_json_parser",
     "register_page",
@@ -98,4 +101,5 @@ __all__ = [
     "set_stream_instructions_loader",
     "stored_outcome",
     "stream_instructions",
+    "tool_definitions",
 ]

@@ -12,6 +12,7 @@ most of the delay before the first token (``bench/chat_sse.py``)."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 from collections import Counter
@@ -44,12 +45,21 @@ from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.usage import RunUsage
 
+from scholarstream.chat._text_tool_calls import (
+    TEXT_CALL_PREFIX,
+    adopt_text_calls,
+    invalid_arguments_notice,
+    without_tool_parts,
+)
 from scholarstream.chat.continuity import QuerySent
 from scholarstream.chat.core import (
     ChatEvent,
     CustomPayload,
     MarkerFilter,
     StatusEvent,
+    SuggestedValue,
+    TextCall,
+    TextCallFilter,
     TextDeltaEvent,
     ToolCompleteEvent,
     ToolHistoryEntry,
@@ -63,9 +73,10 @@ from scholarstream.chat.tools import (
     ToolProgress,
     execute_tool,
 )
-from scholarstream.errors import LLMError, ScholarStreamError
-from scholarstream.llm import MODEL_FAILURES, ResolvedModel, RetryPolicy, model_error
+from scholarstream.errors import LLMError, ModelCapabilityError, ScholarStreamError
+from scholarstream.llm import MODEL_FAILURES, ModelCall, ResolvedModel, RetryPolicy, model_error
 from scholarstream.prompt_fences import fenced_data
+from scholarstream.settings import LLMSettings
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +96,10 @@ class TurnTranscript:
     queries: list[QuerySent] = field(default_factory=list)
     usage: RunUsage | None = None
     model: ResolvedModel | None = None
+    chips: list[SuggestedValue] = field(default_factory=list)
+    """Slash commands offered for what the model could not run itself."""
+    offer_commands: bool = False
+    """The model answered without tools: the answer offers the commands."""
 
 
 QueryRewrite = Callable[[str], str]
@@ -180,27 +195,46 @@ class ToolRunner:
         return f"The tool {tool.name} failed: {error}"
 
 
+@dataclass(frozen=True)
+class AgentTools:
+    """The tools of a turn: ``tools`` (what text calls may name and what runs),
+    ``definitions`` (what the model is told; empty when it is called without tools), and
+    ``no_tools_prompt``, the system prompt to go on with when the model's server turns
+    out not to support tool calling (``None``: no fallback, the error ends the turn)."""
+
+    tools: Sequence[ToolConfig]
+    definitions: Sequence[ToolDefinition]
+    no_tools_prompt: str | None = None
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.definitions)
+
+
 async def run_agent_turn(
     *,
     resolved: ResolvedModel,
     system_prompt: str,
     message: str,
     history: Sequence[ModelMessage],
-    tools: Sequence[ToolConfig],
+    tools: AgentTools,
     tool_context: ToolContext,
     markers: Sequence[str],
     emit: Emit,
     transcript: TurnTranscript,
     max_tool_calls: int,
-    timeout_seconds: float,
+    llm: LLMSettings,
     rewrite: QueryRewrite | None = None,
 ) -> None:
-    """Fills ``transcript`` as it goes, so a stopped turn still has what it said."""
+    """Fills ``transcript`` as it goes, so a stopped turn still has what it said.
+    ``message`` is the user's message as the model reads it (in the compact layout, with
+    the turn's page context before it)."""
     runner = ToolRunner(tool_context, emit, transcript, max_tool_calls, rewrite)
-    text = _TextCollector(MarkerFilter(markers), emit)
-    calls = _ToolCalls(runner, {tool.name: tool for tool in tools}, transcript, emit)
-    model = _ModelCalls(resolved, timeout_seconds, tools)
-    messages = [*history]
+    known = {tool.name: tool for tool in tools.tools}
+    text = _TextCollector(MarkerFilter(markers), emit, known)
+    calls = _ToolCalls(runner, known, transcript, emit)
+    model = _ModelCalls(resolved, llm, tools.definitions)
+    messages = [*history] if tools.enabled else without_tool_parts(history)
     new_messages: list[ModelMessage] = []
     usage = RunUsage()
     request = ModelRequest(parts=[UserPromptPart(message)], instructions=system_prompt)
@@ -208,13 +242,25 @@ async def run_agent_turn(
         # Tool rounds are bounded by the runner; this only stops a model that loops on retries.
         for _ in range(max_tool_calls + 2 * TOOL_RETRIES + 2):
             messages.append(request)
+            try:
+                response = await model.request(messages, text)
+            except ModelCapabilityError as exc:
+                if exc.capability != "tools" or tools.no_tools_prompt is None or not model.tools:
+                    raise
+                system_prompt = _without_tools(exc, tools.no_tools_prompt, model, transcript, emit)
+                request = dataclasses.replace(request, instructions=system_prompt)
+                messages = [*without_tool_parts(messages[:-1]), request]
+                response = await model.request(messages, text)
             new_messages.append(request)
-            response = await model.request(messages, text)
             messages.append(response)
-            new_messages.append(response)
             usage.requests += 1
             usage.incr(response.usage)
             tool_calls = [part for part in response.parts if isinstance(part, ToolCallPart)]
+            if not tool_calls and text.calls:
+                response = _adopt(response, text, known, model.tools_enabled, transcript, emit)
+                messages[-1] = response
+                tool_calls = [part for part in response.parts if isinstance(part, ToolCallPart)]
+            new_messages.append(response)
             if tool_calls:
                 usage.tool_calls += len(tool_calls)
                 request = ModelRequest(
@@ -232,10 +278,56 @@ async def run_agent_turn(
         )
     except MODEL_FAILURES as exc:
         transcript.text = text.full
-        raise model_error(exc, resolved, timeout_seconds=timeout_seconds) from exc
+        raise model_error(exc, resolved, timeout_seconds=llm.timeout_seconds) from exc
     finally:
         text.finish()
         transcript.text = text.full
+
+
+def _without_tools(
+    error: ModelCapabilityError,
+    prompt: str,
+    model: _ModelCalls,
+    transcript: TurnTranscript,
+    emit: Emit,
+) -> str:
+    """The server refused tools: the turn goes on without them (the prompt offers the
+    slash commands), and the user is told once, with what would give tools back."""
+    model.disable_tools()
+    transcript.offer_commands = True
+    note = (
+        "This model's server does not take tool calls, so this answer comes without "
+        "searches or look-ups; the commands (/help) run them."
+    )
+    if error.hint:
+        note += f" {error.hint}"
+    transcript.warnings.append(note)
+    emit(StatusEvent(message=note))
+    return prompt
+
+
+def _adopt(
+    response: ModelResponse,
+    text: _TextCollector,
+    known: dict[str, ToolConfig],
+    tools_enabled: bool,
+    transcript: TurnTranscript,
+    emit: Emit,
+) -> ModelResponse:
+    """A response whose calls were written as text, as the response a native call leaves;
+    the calls that cannot run are reported (in the answer, when nothing else runs)."""
+    adopted = adopt_text_calls(
+        response, text.calls, text.response_text, known, tools_enabled=tools_enabled
+    )
+    transcript.chips.extend(c for c in adopted.chips if c not in transcript.chips)
+    if adopted.runnable:
+        for notice in adopted.notices:
+            transcript.warnings.append(notice)
+            emit(StatusEvent(message=notice))
+    else:
+        for notice in adopted.notices:
+            text.note(notice)
+    return adopted.response
 
 
 class _ToolCalls:
@@ -285,6 +377,8 @@ class _ToolCalls:
         try:
             result = await self.runner.run(tool, arguments)
         except ModelRetry as exc:  # bad arguments: the runner says what is wrong
+            if call.tool_call_id.startswith(TEXT_CALL_PREFIX):
+                self.transcript.warnings.append(invalid_arguments_notice(tool, arguments))
             return self._retry(call, exc.message, "validation_error")
         return ToolReturnPart(
             tool_name=name,
@@ -319,74 +413,119 @@ class _ToolCalls:
 
 
 class _ModelCalls:
-    """One streamed request to the model at a time, under the product's retry policy for a
-    provider's model (``llm.retries``): a transient fault before anything streamed is tried
-    again within the request's budget; a stream that broke after it started is not."""
+    """One streamed request to the model at a time, each a ``ModelCall`` of the ``chat``
+    feature (its answer budget, ``max_tokens``; its total deadline, ``llm.deadline_seconds``,
+    which also stops a stream that keeps producing; its failure logged), under the product's
+    retry policy for a provider's model (``llm.retries``): a transient fault before anything
+    streamed is tried again within the request's budget; a stream that broke after it started
+    is not."""
 
     def __init__(
-        self, resolved: ResolvedModel, timeout_seconds: float, tools: Sequence[ToolConfig]
+        self, resolved: ResolvedModel, llm: LLMSettings, tools: Sequence[ToolDefinition]
     ) -> None:
         self.resolved = resolved
-        self.timeout_seconds = timeout_seconds
-        self.policy = RetryPolicy(timeout_seconds) if resolved.from_provider else None
-        self.parameters = ModelRequestParameters(
-            function_tools=[
-                ToolDefinition(
-                    name=tool.name,
-                    description=tool.description,
-                    parameters_json_schema=tool.input_schema,
-                )
-                for tool in tools
-            ]
-        )
+        self.llm = llm
+        self.timeout_seconds = llm.timeout_seconds
+        self.policy = RetryPolicy(self.timeout_seconds) if resolved.from_provider else None
+        self.tools = list(tools)
+        self.tools_enabled = bool(self.tools)
+        self.parameters = ModelRequestParameters(function_tools=self.tools)
+
+    def disable_tools(self) -> None:
+        self.tools_enabled = False
+        self.parameters = ModelRequestParameters(function_tools=[])
 
     async def request(self, messages: list[ModelMessage], text: _TextCollector) -> ModelResponse:
+        async with ModelCall.of(self.resolved, "chat", self.llm) as call:
+            return await self._attempts(call, messages, text)
+        # The call's exit raises every failure (as an LLMError); it never swallows one.
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _attempts(
+        self, call: ModelCall, messages: list[ModelMessage], text: _TextCollector
+    ) -> ModelResponse:
         deadline = time.monotonic() + self.timeout_seconds
         attempt = 0
         while True:
             attempt += 1
-            streamed = False
+            text.begin_response()
             try:
                 async with model_request_stream(
                     self.resolved.model,
                     messages,
-                    model_settings=self._settings(deadline - time.monotonic()),
+                    model_settings=self._settings(call, deadline - time.monotonic()),
                     model_request_parameters=self.parameters,
                 ) as stream:
                     async for event in stream:
-                        streamed = True
+                        call.output_started()
                         _show(event, text)
-                return stream.get()
+                response = stream.get()
+                text.end_response()
+                return response
             except MODEL_FAILURES as exc:
-                if self.policy is None or streamed:
+                if self.policy is None or call.answered:
                     raise
                 remaining = deadline - time.monotonic()
                 await asyncio.sleep(self.policy.wait_before_retry(exc, attempt, remaining))
 
-    def _settings(self, remaining: float) -> ModelSettings:
+    def _settings(self, call: ModelCall, remaining: float) -> ModelSettings:
         if self.policy is None:  # a test's scripted model: its faults are the test's script
-            return {"timeout": self.timeout_seconds}
-        return self.policy.attempt_settings(remaining, streaming=True)
+            return call.model_settings
+        return self.policy.attempt_settings(remaining, streaming=True, base=call.model_settings)
 
 
 class _TextCollector:
     """The turn's whole text (every response's text parts, separated by a blank line), and
-    what of it is streamed."""
+    what of it is streamed. Each response's text first passes a ``TextCallFilter``: tool
+    calls the model wrote as text are held back and taken out (``calls``), never shown."""
 
-    def __init__(self, marker_filter: MarkerFilter, emit: Emit) -> None:
+    def __init__(
+        self, marker_filter: MarkerFilter, emit: Emit, known: dict[str, ToolConfig]
+    ) -> None:
         self.filter = marker_filter
         self.emit = emit
+        self.known = known
         self.full = ""
-        self._new_part = False
+        self.response_text = ""
+        """The text of the latest response, calls taken out."""
+        self._calls = TextCallFilter(known)
+
+    @property
+    def calls(self) -> list[TextCall]:
+        """The calls the latest response wrote as text."""
+        return self._calls.calls
+
+    def begin_response(self) -> None:
+        self._calls = TextCallFilter(self.known)
+        self.response_text = ""
+
+    def end_response(self) -> None:
+        self._show(self._calls.flush())
 
     def start_part(self, content: str) -> None:
-        if self.full and not self.full.endswith("\n\n"):
-            content = "\n\n" + content
-        self.add(content)
+        self.add(self._separated(content))
+
+    def note(self, content: str) -> None:
+        """Our own words in the answer (they pass no call filter)."""
+        self._show(self._separated(content))
+
+    def _separated(self, content: str) -> str:
+        """``content`` after a blank line (counting the newlines the text already ends with:
+        a call taken out of the text may leave one)."""
+        if not self.full:
+            return content
+        ending = len(self.full) - len(self.full.rstrip("\n"))
+        return "\n" * max(0, 2 - ending) + content
 
     def add(self, delta: str) -> None:
-        self.full += delta
-        shown = self.filter.feed(delta)
+        self._show(self._calls.feed(delta))
+
+    def _show(self, released: str) -> None:
+        if not released:
+            return
+        self.response_text += released
+        self.full += released
+        shown = self.filter.feed(released)
         if shown:
             self.emit(TextDeltaEvent(text=shown))
 

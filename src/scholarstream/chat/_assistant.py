@@ -14,17 +14,19 @@ from pydantic import BaseModel, Field, field_validator
 from pydantic_ai import ModelRetry
 
 from scholarstream.chat._actions import server_actions
-from scholarstream.chat._agent_loop import ToolRunner, TurnTranscript, run_agent_turn
+from scholarstream.chat._agent_loop import AgentTools, ToolRunner, TurnTranscript, run_agent_turn
 from scholarstream.chat._commands import (
     HELP,
+    command_chip,
     command_chips,
     help_text,
     is_command,
     parse_command,
 )
+from scholarstream.chat._compact_prompt import tool_definitions
 from scholarstream.chat._conversations import ConversationStore, MessageError, StartedTurn
 from scholarstream.chat._offline_retrieval import offline_retrieval
-from scholarstream.chat._prompt import build_system_prompt
+from scholarstream.chat._prompt import TurnPrompt, build_turn_prompt
 from scholarstream.chat._stream_instructions import stream_instructions
 from scholarstream.chat._turns import Turn, TurnHub
 from scholarstream.chat.continuity import (
@@ -148,13 +150,13 @@ class Assistant:
                 await self._run_command(
                     turn, request.message, resolution, context, transcript, continuity
                 )
-            elif self.models.offline:
+            elif await self.models.offline_for_owner(self.database, turn.owner_id):
                 await self._run_offline(turn, resolution, context, transcript, continuity)
             else:
                 await self._run_model(
                     turn, request, resolution, context, started, transcript, continuity
                 )
-            response = self._response(turn, resolution, transcript, started)
+            response = await self._response(turn, resolution, transcript, started)
             await recorded
             await self.store.finish_turn(
                 turn.owner_id,
@@ -203,7 +205,7 @@ class Assistant:
     ) -> None:
         call = parse_command(message, resolution)
         name = message.split()[0]
-        offline = self.models.offline
+        offline = await self.models.offline_for_owner(self.database, turn.owner_id)
         if call is None:
             unknown = None if name[1:].lower() == HELP else name
             transcript.text = help_text(resolution, offline=offline, unknown=unknown)
@@ -249,26 +251,45 @@ class Assistant:
         instructions = await stream_instructions(
             self.database, turn.owner_id, request.context.stream_id
         )
-        system_prompt = build_system_prompt(
-            resolution,
-            request.context,
-            server_actions=[(a.name, a.description) for a in server_actions()],
-            stream_instructions=instructions,
-            conversation=context_pack(started.thread, continuity) if continuity else None,
-        )
+        capabilities = resolved.capabilities
+        conversation = context_pack(started.thread, continuity) if continuity else None
+
+        def prompt(*, tools: bool) -> TurnPrompt:
+            return build_turn_prompt(
+                resolution,
+                request.context,
+                compact=capabilities.compact_prompt,
+                server_actions=[(a.name, a.description) for a in server_actions()],
+                stream_instructions=instructions,
+                conversation=conversation,
+                tools=tools,
+            )
+
+        with_tools = capabilities.supports_tools and bool(resolution.tools)
+        turn_prompt = prompt(tools=with_tools)
+        if not with_tools:
+            transcript.offer_commands = True
+            transcript.chips.extend(_planned_commands(continuity, resolution))
         markers = [p.parse_marker for p in resolution.llm_payloads() if p.parse_marker]
         await run_agent_turn(
             resolved=resolved,
-            system_prompt=system_prompt,
-            message=request.message,
+            system_prompt=turn_prompt.system,
+            message=turn_prompt.user_message(request.message),
             history=started.model_history(),
-            tools=resolution.tools,
+            tools=AgentTools(
+                tools=resolution.tools,
+                definitions=tool_definitions(resolution.tools, compact=capabilities.compact_prompt)
+                if with_tools
+                else [],
+                # A server without tool support: the turn goes on without tools.
+                no_tools_prompt=prompt(tools=False).system if with_tools else None,
+            ),
             tool_context=context,
             markers=[*markers, *SUGGESTION_MARKERS],
             emit=turn.publish,
             transcript=transcript,
             max_tool_calls=self.settings.max_tool_rounds,
-            timeout_seconds=self.app_settings.llm.timeout_seconds,
+            llm=self.app_settings.llm,
             rewrite=continuity.rewrite if continuity is not None else None,
         )
         transcript.model = resolved
@@ -288,7 +309,7 @@ class Assistant:
 
         return write
 
-    def _response(
+    async def _response(
         self,
         turn: Turn,
         resolution: Resolution,
@@ -305,14 +326,16 @@ class Assistant:
             log.warning("chat turn %s: %s", turn.id, warning)
         payloads = [*transcript.tool_payloads, *parsed.payloads]
         custom = parsed.payloads[0] if parsed.payloads else (payloads[-1] if payloads else None)
-        offline_chips = self.models.offline and not parsed.suggested_values
+        offline = await self.models.offline_for_owner(self.database, turn.owner_id)
+        offline_chips = offline and not parsed.suggested_values
+        chips = _chips(parsed.suggested_values, transcript.chips)
+        if transcript.offer_commands and not chips:
+            chips = command_chips(resolution)
         return ChatResponsePayload(
             message=parsed.text,
             custom_payload=custom,
             payloads=payloads,
-            suggested_values=command_chips(resolution)
-            if offline_chips
-            else parsed.suggested_values,
+            suggested_values=command_chips(resolution) if offline_chips else chips,
             suggested_actions=parsed.suggested_actions,
             tool_history=transcript.tool_history,
             conversation_id=turn.conversation_id,
@@ -328,7 +351,7 @@ class Assistant:
         started: StartedTurn,
         recorded: asyncio.Task[None],
     ) -> None:
-        response = self._response(turn, resolution, transcript, started)
+        response = await self._response(turn, resolution, transcript, started)
         with contextlib.suppress(Exception):  # as in _failed
             await recorded
         await self.store.finish_turn(
@@ -400,6 +423,25 @@ def _thread_update(
         response.suggested_values = _chips(chips, response.suggested_values)
 
     return update
+
+
+def _planned_commands(
+    continuity: TurnContinuity | None, resolution: Resolution
+) -> list[SuggestedValue]:
+    """For a model called without tools: the commands that run the retrieval follow-up
+    continuity planned for this message (``/library <reframed query>`` ...), where a tool
+    would have helped."""
+    if continuity is None:
+        return []
+    tools = {tool.name: tool for tool in resolution.tools}
+    chips = []
+    for step in continuity.steps:
+        tool = tools.get(step.tool or "")
+        if tool is not None and tool.command_argument is not None and step.query.strip():
+            chip = command_chip(tool, {tool.command_argument: step.query})
+            if chip is not None:
+                chips.append(chip)
+    return chips
 
 
 def _chips(first: list[SuggestedValue], then: list[SuggestedValue]) -> list[SuggestedValue]:

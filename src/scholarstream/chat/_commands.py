@@ -34,6 +34,34 @@ class CommandCall:
     arguments: dict[str, Any]
 
 
+def command_line(tool: ToolConfig, arguments: dict[str, Any] | None = None) -> str | None:
+    """The slash command that runs ``tool`` with ``arguments`` (its command argument, the
+    one a command can fill), e.g. ``/library EGFR resistance``; its usage when the
+    arguments do not give that argument; None for a tool without a command."""
+    if tool.command is None:
+        return None
+    command = Command(tool.command, tool)
+    argument = tool.command_argument
+    value = (arguments or {}).get(argument) if argument else None
+    if isinstance(value, list):
+        value = " ".join(str(v) for v in value)
+    if isinstance(value, str | int | float) and str(value).strip():
+        return f"/{command.name} {str(value).strip()}"
+    return command.usage
+
+
+def command_chip(
+    tool: ToolConfig, arguments: dict[str, Any] | None = None
+) -> SuggestedValue | None:
+    """A chip that runs ``command_line(tool, arguments)``; without the argument it puts
+    the command in the box for the user to complete."""
+    line = command_line(tool, arguments)
+    if line is None or tool.command is None:
+        return None
+    filled = line != Command(tool.command, tool).usage or tool.command_argument is None
+    return SuggestedValue(label=line, value=line if filled else f"/{tool.command} ")
+
+
 def available_commands(resolution: Resolution) -> list[Command]:
     return [Command(t.command, t) for t in resolution.tools if t.command is not None]
 

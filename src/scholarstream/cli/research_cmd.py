@@ -310,7 +310,8 @@ def research_retry(
     on_partial_failure: OnPartialFailureOption = OnPartialFailure.ASK,
     user: UserOption = "local",
 ) -> None:
-    """Retry a failed research (its failed models, else its synthesis) and follow it."""
+    """Retry a failed research (its failed models, else its synthesis), or the synthesis
+    of a completed one that has none because it failed, and follow it."""
     from scholarstream.cli._research_run import (
         answerer,
         drive,
@@ -329,7 +330,8 @@ def research_retry(
         async def work(runtime: "Runtime") -> "Research":
             service = research_service(runtime)
             owner = await owner_of(runtime, user)
-            # What the service would refuse (a research not failed), before the engine starts.
+            # What the service would refuse (a research neither failed nor completed without
+            # its failed synthesis), before the engine starts.
             retry_research(await service.get(owner, research_id))
             async with durable_engine(runtime):
                 seq = await last_seq(service, owner, research_id)

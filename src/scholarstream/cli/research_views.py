@@ -29,6 +29,8 @@ from scholarstream.research import (
     UserAction,
     error_summary,
     synthesis_not_available,
+    synthesis_notice,
+    synthesis_retryable,
 )
 
 __all__ = [
@@ -41,6 +43,8 @@ __all__ = [
     "report_markdown",
     "results_table",
 ]
+
+CUT_OFF_NOTE = "Cut off: this answer reached its length limit before it was finished."
 
 # Where following a research stops: a question for the user, or the end.
 SETTLED = frozenset(
@@ -188,8 +192,13 @@ def progress_view(console: Console) -> ProgressView:
 def report_markdown(research: Research) -> str:
     """The synthesis (or why there is none), then each model's report, as Markdown."""
     lines = [f"# {research.title}", ""]
+    notice = synthesis_notice(research)
     if research.synthesized_result:
         lines += ["## Synthesis", "", research.synthesized_result.strip(), ""]
+        if research.synthesis_cut_off:
+            lines += [f"*{CUT_OFF_NOTE}*", ""]
+    elif synthesis_retryable(research) and notice:
+        lines += [f"*{notice}*", ""]
     elif synthesis_not_available(research):
         lines += ["*Synthesis not available* (one model answered, and no external report).", ""]
     elif research.synthesis_error:
@@ -197,6 +206,8 @@ def report_markdown(research: Research) -> str:
     for result in research.llm_results:
         if result.status is LLMResultStatus.COMPLETED:
             lines += [f"## {result.model}", "", (result.content or "").strip(), ""]
+            if result.cut_off:
+                lines += [f"*{CUT_OFF_NOTE}*", ""]
         elif result.status is LLMResultStatus.FAILED:
             lines += [f"## {result.model} (failed)", "", f"*{result.error or 'failed'}*", ""]
         else:
@@ -229,8 +240,14 @@ def _print_failure(research: Research) -> None:
 
 
 def print_outcome(research: Research) -> None:
-    """The report on stdout (for a failure, what was received) and the error summary."""
+    """The report on stdout (for a failure, what was received) and the error summary; for
+    a research completed without the synthesis that failed, how to run it again."""
     if research.status is ResearchStatus.COMPLETED or research.successful_results:
         _print_report(research)
     if research.status is ResearchStatus.FAILED:
         _print_failure(research)
+    elif synthesis_retryable(research):
+        err_console.print(
+            f"Run the synthesis again: scholarstream research retry {research.id}",
+            highlight=False,
+        )

@@ -55,6 +55,7 @@ def search(
     """Search the literature: confirm the strategy, review and mark results, iterate,
     then export the collection."""
     from rich.console import Console
+    from rich.markup import escape
 
     from scholarstream.cli._search_terminal import PausingHandler, TerminalProgress
     from scholarstream.papers.formats import get_format
@@ -98,11 +99,15 @@ def search(
             max_iterations=max_iterations,
             options=options,
             observer=progress,
+            offline=await runtime.models.offline_for_owner(runtime.database, owner),
         )
         try:
             return await workflow.run(question)
         finally:
             progress.pause()
+            # The AI steps that used their offline counterpart, once each (issue 22).
+            for fallback in workflow.state.fallbacks:
+                console.print("[yellow]![/]", escape(fallback.message))
 
     collection = run_with_runtime(ctx, work)
     relevant = sum(1 for p in collection.papers if p.label == "relevant")

@@ -1,10 +1,31 @@
 """The LLM layer: providers, roles, credentials, usage, and the gateway that runs agents."""
 
+from scholarstream.llm._calls import ModelCall, answer_budget, log_model_failure
 from scholarstream.llm._capabilities import (
     STRUCTURED_OUTPUTS,
     ModelCapabilities,
     StructuredOutput,
     output_spec,
+)
+from scholarstream.llm._capability_errors import (
+    Capability,
+    missing_capability,
+    provider_message,
+    register_capability_pattern,
+)
+from scholarstream.llm._check import (
+    CheckName,
+    CheckReport,
+    CheckStep,
+    check_model,
+    list_endpoint_models,
+)
+from scholarstream.llm._choices import (
+    ChoiceSource,
+    EndpointInput,
+    ModelChoices,
+    RoleChoice,
+    UserEndpoint,
 )
 from scholarstream.llm._credentials import CredentialStore, StoredKeyInfo
 from scholarstream.llm._gateway import LLMGateway
@@ -33,6 +54,7 @@ from scholarstream.llm._roles import (
     ResolvedModel,
     RoleStatus,
 )
+from scholarstream.llm._setup_check import check_and_record, check_summary
 from scholarstream.llm._usage import UsageTotal, estimate_cost, record_usage, usage_totals
 
 __all__ = [
@@ -42,10 +64,18 @@ __all__ = [
     "MAX_RETRY_AFTER_SECONDS",
     "MODEL_FAILURES",
     "STRUCTURED_OUTPUTS",
+    "Capability",
+    "CheckName",
+    "CheckReport",
+    "CheckStep",
+    "ChoiceSource",
     "Credential",
     "CredentialStore",
+    "EndpointInput",
     "LLMGateway",
+    "ModelCall",
     "ModelCapabilities",
+    "ModelChoices",
     "ModelFailure",
     "ModelRegistry",
     "ProviderRetries",
@@ -53,15 +83,26 @@ __all__ = [
     "ResolvedModel",
     "RetryPolicy",
     "RetryRecord",
+    "RoleChoice",
     "RoleStatus",
     "StoredKeyInfo",
     "StructuredOutput",
     "UsageTotal",
+    "UserEndpoint",
+    "answer_budget",
+    "check_and_record",
+    "check_model",
+    "check_summary",
     "estimate_cost",
     "get_provider",
+    "list_endpoint_models",
+    "log_model_failure",
+    "missing_capability",
     "model_error",
     "output_spec",
+    "provider_message",
     "record_usage",
+    "register_capability_pattern",
     "register_provider",
     "registered_providers",
     "retry_capabilities",

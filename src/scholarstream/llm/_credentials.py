@@ -26,6 +26,11 @@ class CredentialStore:
         self._settings = settings
         self._box = box
 
+    @property
+    def box(self) -> SecretBox:
+        """The server secret's box (users' endpoint keys are encrypted with it too)."""
+        return self._box
+
     def server_credential(self, provider: str) -> Credential:
         configured = self._settings.llm.providers.get(canonical_provider(provider))
         spec = get_provider(

@@ -1,6 +1,13 @@
 """The one way product code runs a pydantic-ai agent: pick the role's model for this user,
-apply the timeout and the retry policy (``llm.retries``), translate provider failures into
-``LLMError`` (``llm.model_errors``), record the usage."""
+apply the answer budget (``max_tokens`` per feature), the per-read timeout, the retry policy
+(``llm.retries``) and the total deadline (``llm.calls``: cancelled on the wire when it
+passes), translate provider failures into ``LLMError`` (``llm.model_errors``), log them, and
+record the usage.
+
+Code that calls pydantic-ai itself (a streamed chat turn, the stream guide) takes the same
+budget from ``LLMGateway.call(resolved, feature)``: a ``ModelCall`` with ``model_settings``,
+``capabilities`` (the retry policy), the deadline and the error translation (see
+``llm.calls``)."""
 
 from __future__ import annotations
 
@@ -13,12 +20,12 @@ from pydantic_ai.messages import ModelMessage
 from pydantic_ai.settings import ModelSettings
 
 from scholarstream.db import OwnerScope
+from scholarstream.llm._calls import ModelCall, answer_budget
 from scholarstream.llm._capabilities import output_spec
-from scholarstream.llm._model_errors import MODEL_FAILURES, model_error
-from scholarstream.llm._retries import retry_capabilities
+from scholarstream.llm._model_errors import model_error
 from scholarstream.llm._roles import DEFAULT_ROLE, ModelRegistry, ResolvedModel
 from scholarstream.llm._usage import record_usage
-from scholarstream.settings import DEFAULT_MAX_TOKENS, Settings
+from scholarstream.settings import Settings
 
 __all__ = ["LLMGateway", "model_error"]
 
@@ -38,22 +45,17 @@ class LLMGateway:
     def max_tokens(self, resolved: ResolvedModel, feature: str) -> int:
         """The answer budget of ``feature`` on this model: the provider's override, the
         server's setting, the built-in default, in that order."""
-        for budgets in (
-            resolved.capabilities.max_tokens,
-            self.settings.llm.max_tokens,
-            DEFAULT_MAX_TOKENS,
-        ):
-            if feature in budgets:
-                return budgets[feature]
-        return self.settings.llm.max_tokens.get("default", DEFAULT_MAX_TOKENS["default"])
+        return answer_budget(resolved, self.settings.llm, feature)
 
     def model_settings(self, resolved: ResolvedModel, feature: str) -> ModelSettings:
         """What every request of ``feature`` to this model carries: the per-read timeout
         and the answer budget."""
-        return {
-            "timeout": self.settings.llm.timeout_seconds,
-            "max_tokens": self.max_tokens(resolved, feature),
-        }
+        return self.call(resolved, feature).model_settings
+
+    def call(self, resolved: ResolvedModel, feature: str) -> ModelCall:
+        """One call's budget, deadline and error handling, for code that calls pydantic-ai
+        itself: ``async with llm.call(resolved, feature) as call: ...`` (``llm.calls``)."""
+        return ModelCall.of(resolved, feature, self.settings.llm)
 
     async def run(
         self,
@@ -88,20 +90,19 @@ class LLMGateway:
         deps: DepsT = None,  # type: ignore[assignment]
         message_history: Sequence[ModelMessage] | None = None,
     ) -> AgentRunResult[OutputT]:
-        timeout = self.settings.llm.timeout_seconds
-        settings = self.model_settings(resolved, feature)
-        try:
+        """``agent`` answering ``prompt`` on ``resolved``; raises ``LLMError`` (logged)
+        when the model fails, cannot do what is asked (``ModelCapabilityError``), or has not
+        finished within ``llm.deadline_seconds``."""
+        async with self.call(resolved, feature) as call:
             result: AgentRunResult[OutputT] = await agent.run(
                 prompt,
                 output_type=output_spec(agent.output_type, resolved.capabilities),
                 model=resolved.model,
                 deps=deps,
-                model_settings=settings,
+                model_settings=call.model_settings,
                 message_history=message_history,
-                capabilities=retry_capabilities(resolved, timeout),
+                capabilities=call.capabilities,
             )
-        except MODEL_FAILURES as exc:
-            raise model_error(exc, resolved, timeout_seconds=timeout) from exc
         await record_usage(
             scope, self.settings, feature=feature, resolved=resolved, usage=result.usage
         )

@@ -17,11 +17,23 @@ the provider said              code                    the user is told to
 the key is invalid             ``api_key_invalid``     update the provider's key
 the key may not use the model  ``llm_error``           pick another model or check access
 quota or credits used up       ``llm_error``           top up (waiting will not help)
-the input is too long          ``llm_error``           shorten it, or a larger model
+no tool calling (``--jinja``)  ``model_capability``    start llama-server with --jinja, or
+                                                       set supports_tools = false
+no JSON-schema output          ``model_capability``    set structured_output = "tool" or
+                                                       "prompted"
+the input is too long          ``model_capability``    raise -c on the server, shorten it,
+                                                       or a larger model
 unknown model                  ``llm_error``           check the model string
 rate limit                     ``llm_error``           wait, then try again
 overloaded, unavailable, 5xx   ``llm_error``           try again shortly
+no answer within the budget    ``llm_error``           (says whether anything came)
 =============================  ======================  ====================================
+
+Capability errors are recognised by the provider's message (``capability_errors``), before
+the status: llama-server says it cannot call tools with an HTTP 500. Every message ends with
+what the provider itself said (``The provider said: "..."``), so a server's own words (a
+flag to set, a limit) reach the user; a timeout says whether nothing came ("did not answer
+within N s") or the answer had started and then stopped.
 """
 
 from __future__ import annotations
@@ -48,7 +60,12 @@ from pydantic_ai.exceptions import (
     UnexpectedModelBehavior,
 )
 
-from scholarstream.errors import ApiKeyInvalidError, LLMError
+from scholarstream.errors import ApiKeyInvalidError, LLMError, ModelCapabilityError
+from scholarstream.llm._capability_errors import (
+    Capability,
+    missing_capability,
+    provider_message,
+)
 from scholarstream.llm._retries import MAX_RETRY_AFTER_SECONDS, RetryRecord, retry_record
 from scholarstream.llm._roles import ResolvedModel
 
@@ -62,6 +79,7 @@ MODEL_FAILURES: tuple[type[ModelAPIError], type[UnexpectedModelBehavior]] = (
 """What a pydantic-ai run raises when its model failed (``ModelHTTPError`` is one)."""
 
 Fault = Literal[
+    "capability",
     "timed_out",
     "key_invalid",
     "no_access",
@@ -104,6 +122,8 @@ _STATUSES: dict[int, Fault] = {
 
 def fault_of(exc: ModelFailure) -> Fault:
     """What went wrong, as the provider said it."""
+    if missing_capability(exc) is not None:
+        return "capability"
     status = exc.status_code if isinstance(exc, ModelHTTPError) else None
     for kind, fault in _CATEGORIES:
         if isinstance(exc, kind):
@@ -140,6 +160,10 @@ class _Call:
     def detail(self) -> str:
         return self.exc.message
 
+    @property
+    def in_stream(self) -> bool:
+        return isinstance(self.exc, ModelAPIError) and self.exc.in_stream
+
 
 def model_error(
     exc: ModelFailure, resolved: ResolvedModel, *, timeout_seconds: float | None = None
@@ -147,15 +171,65 @@ def model_error(
     """``exc`` as the product's ``LLMError``, with what to do about it. ``timeout_seconds``
     is the call's budget, named when the model did not answer within it."""
     call = _Call(exc, resolved, retry_record(exc), timeout_seconds)
-    return _DESCRIBE[fault_of(exc)](call)
+    fault = fault_of(exc)
+    error = _DESCRIBE[fault](call)
+    said = provider_message(exc) if fault not in _OWN_WORDS else None
+    if said and said not in error.message:
+        # The server's own words: a flag to set, a limit, what it could not parse.
+        error.message = f'{error.message} The provider said: "{said}"'
+        error.args = (error.message,)
+    return error
+
+
+# Faults whose message is the product's own account (a timeout has no provider words; a
+# connection error's words are already in the message).
+_OWN_WORDS: frozenset[Fault] = frozenset({"timed_out", "connection", "failed", "unusable"})
 
 
 def _timed_out(call: _Call) -> LLMError:
-    within = f" within {call.timeout:g} s" if call.timeout is not None else " in time"
+    seconds = f" {call.timeout:g} s" if call.timeout is not None else ""
+    if call.in_stream:
+        message = f"{call.model} stopped answering: nothing more came for{seconds or ' too long'}"
+        message += " after its answer had started, so the answer is cut off."
+    else:
+        within = f" within{seconds}" if seconds else " in time"
+        message = f"{call.model} did not answer{within}."
     return LLMError(
-        f"{call.model} did not answer{within}.",
+        message,
         hint=f"The provider is slow or not responding: try again, or pick another model "
         f"than {call.model}. llm.timeout_seconds sets how long ScholarStream waits.",
+    )
+
+
+_CAPABILITY_HINTS: dict[Capability, tuple[str, str]] = {
+    "tools": (
+        "{model} cannot call tools as its server runs{status}.",
+        "Start llama-server with --jinja (its chat template then knows tools), or choose a "
+        "model that supports tools; or, for the {provider} provider in Settings, set "
+        "supports_tools = false (chat then offers slash commands) and "
+        'structured_output = "native".',
+    ),
+    "json_schema": (
+        "{model} does not accept a JSON schema for its answer (response_format){status}.",
+        'For the {provider} provider in Settings, set structured_output = "tool" (or '
+        '"prompted" if it cannot call tools either), or choose another model. '
+        "'scholarstream models --check' shows what it supports.",
+    ),
+    "context": (
+        "The request is longer than {model} can read (its context window){status}.",
+        "Shorten the message, start a new conversation, or use fewer or shorter documents; "
+        "or raise the server's context size (llama-server -c 8192, Ollama num_ctx), or pick "
+        "a model with a larger context window than {model}.",
+    ),
+}
+
+
+def _capability(call: _Call) -> LLMError:
+    capability = missing_capability(call.exc) or "context"
+    message, hint = _CAPABILITY_HINTS[capability]
+    fields = {"model": call.model, "provider": call.provider, "status": call.status}
+    return ModelCapabilityError(
+        message.format(**fields), capability=capability, hint=hint.format(**fields)
     )
 
 
@@ -185,10 +259,10 @@ def _quota(call: _Call) -> LLMError:
 
 
 def _too_long(call: _Call) -> LLMError:
-    return LLMError(
-        f"The request is longer than {call.model} can read (its context window){call.status}.",
-        hint="Shorten the message, start a new conversation, or use fewer or shorter "
-        f"documents; or pick a model with a larger context window than {call.model}.",
+    message, hint = _CAPABILITY_HINTS["context"]
+    fields = {"model": call.model, "provider": call.provider, "status": call.status}
+    return ModelCapabilityError(
+        message.format(**fields), capability="context", hint=hint.format(**fields)
     )
 
 
@@ -263,6 +337,7 @@ def _unusable(call: _Call) -> LLMError:
 
 
 _DESCRIBE: dict[Fault, Callable[[_Call], LLMError]] = {
+    "capability": _capability,
     "timed_out": _timed_out,
     "key_invalid": _key_invalid,
     "no_access": _no_access,

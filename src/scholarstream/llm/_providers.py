@@ -91,13 +91,24 @@ def split_model_string(model_string: str) -> tuple[str, str]:
     return canonical_provider(provider), model_name
 
 
+OPENAI_API_HOST = "api.openai.com"
+
+
 def _openai_chat(model_name: str, credential: Credential) -> Model:
     from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.profiles.openai import OpenAIModelProfile
     from pydantic_ai.providers.openai import OpenAIProvider
 
     # Local servers such as Ollama accept any key; the OpenAI client insists on one.
     provider = OpenAIProvider(base_url=credential.base_url, api_key=credential.api_key or "unused")
-    return OpenAIChatModel(model_name, provider=provider)
+    base_url = credential.base_url
+    if base_url is None or OPENAI_API_HOST in base_url:
+        return OpenAIChatModel(model_name, provider=provider)
+    # Anything but OpenAI itself (llama-server, Ollama, vLLM, LM Studio, OpenRouter) gets the
+    # answer budget as ``max_tokens``, the field every OpenAI-compatible server reads; OpenAI's
+    # newer ``max_completion_tokens`` is ignored or refused by some of them.
+    profile = OpenAIModelProfile(openai_chat_supports_max_completion_tokens=False)
+    return OpenAIChatModel(model_name, provider=provider, profile=profile)
 
 
 def _anthropic(model_name: str, credential: Credential) -> Model:

@@ -14,13 +14,17 @@ answer started                                sent one, else after 0.5 s, 1 s, 2
 (30 s), or above what is left of the budget   (the error says how long it asked for)
 no answer within the budget (a hang)          not tried again: the budget is spent
 a stream that breaks after it started         not tried again: its text reached the user
+the server cannot do what was asked (no tool  not tried again, whatever the status (llama-
+calling, no JSON schema, context too long:    server answers HTTP 500 "tools param requires
+``capability_errors``)                        --jinja flag"): the same request fails again
 anything else (401, 403, 404, 400, quota)     not tried again: the same request would fail
 ============================================  ==========================================
 
 The budget is ``llm.timeout_seconds`` for one request to a model, every attempt and every
 wait between attempts included: each attempt gets what is left of it. On a streamed
 request (chat) it bounds the wait for the first output and then each silence between
-chunks, not the length of a long answer. The provider SDKs' own retries are turned off
+chunks, not the length of a long answer: that is ``llm.deadline_seconds``, the total
+deadline of a call (``llm.calls``). The provider SDKs' own retries are turned off
 (``max_retries=0``): one policy, not two stacked ones with their own waits.
 
 A request that gives up raises the provider's last error, with what the policy did
@@ -54,6 +58,7 @@ from pydantic_ai.messages import ModelResponse
 from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.settings import ModelSettings
 
+from scholarstream.llm._capability_errors import missing_capability
 from scholarstream.llm._roles import ResolvedModel
 
 __all__ = [
@@ -109,6 +114,8 @@ class RetryPolicy:
         """A fault that the same request, sent again, may not meet."""
         if not isinstance(error, ModelAPIError) or error.in_stream:
             return False
+        if missing_capability(error) is not None:
+            return False  # the server cannot do it: asking again gets the same answer
         if isinstance(error, (ModelTimeoutError, ModelRequestTimeout)):
             return False  # the attempt had the whole budget left; nothing is left for another
         if isinstance(error, ModelQuotaExceededError):

@@ -54,7 +54,7 @@ from scholarstream.errors import ConflictError, EngineError, InvalidInputError, 
 from scholarstream.llm import split_model_string
 from scholarstream.research._engine import RECORD_STEP as _RECORD_STEP
 from scholarstream.research._model_calls import CallOutcome, ask_model, ask_synthesis_model
-from scholarstream.research._share_workflow import start_share, unshared_research
+from scholarstream.research._share_workflow import start_share, unshared_editions
 from scholarstream.research._store import AppliedChange, ResearchStore, StoredResearch
 from scholarstream.research._webhook_cursors import WebhookCursors
 from scholarstream.research._webhook_delivery import start_webhooks, webhook_backlog
@@ -109,6 +109,11 @@ class Dispatch(CamelModel):
     announced: bool = Field(
         default=False, description="The change saved events: deliver them to the webhooks."
     )
+    share_edition: int = Field(
+        default=0,
+        description="Which completion of the research is shared: 0, then one more each time "
+        "Retry re-ran a synthesis that had failed (its report is shared again).",
+    )
 
     @property
     def runs_synthesis(self) -> bool:
@@ -129,6 +134,7 @@ def dispatch_for(applied: AppliedChange[Any]) -> Dispatch:
         calls=applied.change.llm_calls,
         synthesis_llm=research.synthesis_llm,
         announced=bool(applied.change.events),
+        share_edition=research.synthesis_retries,
     )
 
 
@@ -168,7 +174,7 @@ async def dispatch(work: Dispatch) -> None:
     the events the change saved; work already started (same id) is kept."""
     await _enqueue(work)
     if work.shares:
-        await start_share(work.owner_id, work.research_id)
+        await start_share(work.owner_id, work.research_id, edition=work.share_edition)
     if work.announced:
         await start_webhooks(work.research_id, str(work.revision))
 
@@ -248,7 +254,7 @@ async def _ask_model(owner_id: str, model: str, prompt: str) -> CallOutcome:
         database=runtime.database,
         models=runtime.models,
         llm=runtime.llm,
-        timeout_seconds=runtime.settings.llm.timeout_seconds,
+        timeout_seconds=runtime.settings.llm.deadline_seconds,
     )
 
 
@@ -257,7 +263,9 @@ def _recorded_call(
 ) -> Callable[[Research], ResearchChange]:
     def record(research: Research) -> ResearchChange:
         if outcome.content is not None:
-            change = record_call_succeeded(research, model, attempt, outcome.content)
+            change = record_call_succeeded(
+                research, model, attempt, outcome.content, cut_off=outcome.cut_off
+            )
         else:
             change = record_call_failed(
                 research,
@@ -309,14 +317,14 @@ async def _ask_synthesis_model(owner_id: str, job: SynthesisJob) -> CallOutcome:
         database=runtime.database,
         models=runtime.models,
         llm=runtime.llm,
-        timeout_seconds=runtime.settings.llm.timeout_seconds,
+        timeout_seconds=runtime.settings.llm.deadline_seconds,
     )
 
 
 def _recorded_synthesis(outcome: CallOutcome) -> Callable[[Research], ResearchChange]:
     def record(research: Research) -> ResearchChange:
         if outcome.content is not None:
-            return record_synthesis_succeeded(research, outcome.content)
+            return record_synthesis_succeeded(research, outcome.content, cut_off=outcome.cut_off)
         return record_synthesis_failed(
             research,
             outcome.error or "The synthesis call failed.",
@@ -332,6 +340,13 @@ async def _record_synthesis(
     applied = await _apply(
         owner_id, research_id, _recorded_synthesis(outcome), expected_revision=revision
     )
+    if applied is not None and outcome.content is None:
+        # The model failure itself is logged by the LLM layer; this is what it meant here.
+        log.warning(
+            "research %s: synthesis not available (the research completes without it): %s",
+            research_id,
+            outcome.error,
+        )
     return dispatch_for(applied) if applied else None
 
 
@@ -339,9 +354,9 @@ async def _active_work() -> list[Dispatch]:
     return [_resumed(stored) for stored in await ResearchStore(current_runtime().database).active()]
 
 
-async def _unshared() -> list[tuple[uuid.UUID, uuid.UUID]]:
+async def _unshared() -> list[tuple[uuid.UUID, uuid.UUID, int]]:
     runtime = current_runtime()
-    return await unshared_research(ResearchStore(runtime.database), runtime.settings.research)
+    return await unshared_editions(ResearchStore(runtime.database), runtime.settings.research)
 
 
 async def _webhook_backlog() -> list[uuid.UUID]:
@@ -421,8 +436,8 @@ async def research_sweep_workflow(scheduled_at: datetime, context: Any) -> None:
     for item in work:
         await dispatch(item)
     unshared = await DBOS.run_step_async({"name": "research.sweep.unshared"}, _unshared)
-    for owner_id, research_id in unshared:
-        await start_share(owner_id, research_id)
+    for owner_id, research_id, edition in unshared:
+        await start_share(owner_id, research_id, edition=edition)
     owed = await DBOS.run_step_async({"name": "research.sweep.webhooks"}, _webhook_backlog)
     for research_id in owed:
         await start_webhooks(research_id, f"sweep-{scheduled_at:%Y%m%dT%H%M%S}")

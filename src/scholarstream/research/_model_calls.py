@@ -14,8 +14,14 @@ failure                                     ``error_code`` recorded
 no answer within the timeout                ``llm_error``
 the provider refused the key (HTTP 401)     ``api_key_invalid``
 any product error (no key, unknown ...)     its code (``missing_credentials`` ...)
+an empty answer                             ``llm_error``
 anything else the provider's SDK raised     ``llm_error``
 ==========================================  =====================================
+
+The error is the product's wording of the failure (``LLMError``: the provider's message
+and what to do), never an exception's class name. An answer that stopped at its length
+limit (the finish reason ``length``: ``llm.max_tokens`` of the feature) is an answer: it
+is kept, with ``cut_off`` set.
 """
 
 from __future__ import annotations
@@ -60,6 +66,7 @@ class CallOutcome(CamelModel):
     """What one call produced: ``content``, or ``error`` with its ``error_code``."""
 
     content: str | None = None
+    cut_off: bool = False
     error: str | None = None
     error_code: str | None = None
 
@@ -84,7 +91,9 @@ def _product_error(exc: BaseException, model: str, timeout: float) -> CallOutcom
 def _unexpected(exc: BaseException, model: str, timeout: float) -> CallOutcome:
     log.warning("research call of %s failed", model, exc_info=exc)
     return CallOutcome(
-        error=f"{model} failed: {type(exc).__name__}: {exc}", error_code=LLMError.code
+        error=f"The call of {model} failed unexpectedly (the server's log has the details). "
+        f"Try again, or pick another model than {model}.",
+        error_code=LLMError.code,
     )
 
 
@@ -132,7 +141,15 @@ async def _ask(
                 )
     except Exception as exc:
         return _failure(exc, model, timeout)
-    return CallOutcome(content=result.output)
+    if not result.output.strip():
+        return CallOutcome(
+            error=f"{model} answered with an empty text. Try again, or pick another model "
+            f"than {model}.",
+            error_code=LLMError.code,
+        )
+    # The answer budget ran out before the model finished: what it wrote is kept.
+    cut_off = result.response.finish_reason == "length"
+    return CallOutcome(content=result.output, cut_off=cut_off)
 
 
 async def ask_model(

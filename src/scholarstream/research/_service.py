@@ -29,11 +29,11 @@ from collections.abc import Callable, Sequence
 
 from scholarstream.db import Database, OwnerScope
 from scholarstream.errors import UnknownProviderError
-from scholarstream.llm import CredentialStore, LLMGateway, ModelRegistry, split_model_string
+from scholarstream.llm import CredentialStore, LLMGateway, ModelRegistry
 from scholarstream.research._execution import dispatch, dispatch_for, require_engine
 from scholarstream.research._model_calls import SYNTHESIS_ROLE
 from scholarstream.research._store import ResearchStore, StoredEvent
-from scholarstream.research._titles import model_title
+from scholarstream.research._titles import DraftTitle, draft_title
 from scholarstream.research.core import (
     ConfirmAction,
     DraftEdit,
@@ -73,13 +73,11 @@ class ResearchService:
         self.store = ResearchStore(database)
 
     async def available_models(self, owner_id: uuid.UUID) -> list[str]:
-        """The configured models (those of the model roles) this user has a key for: a
-        draft's default selection."""
-        configured = dict.fromkeys(
-            model
-            for role in self.models.roles()
-            if (model := self.models.model_string(role)) is not None
-        )
+        """The models of this user's roles (their choices, the server defaults, the
+        settings) and of their checked endpoints that they have a key for: a draft's
+        default selection."""
+        async with self.database.session() as session:
+            configured = await self.models.user_models(OwnerScope(session, owner_id))
         usable = await self._models_with_credentials(
             owner_id, list(configured), unknown_providers_allowed=True
         )
@@ -87,12 +85,13 @@ class ResearchService:
 
     async def draft(self, owner_id: uuid.UUID, request: DraftRequest) -> Research:
         """A new draft. Without a title, the title model writes one from the prompt (in at
-        most ``research.title_timeout_seconds``), else it is cut from the prompt."""
+        most ``research.title_timeout_seconds``), else it is cut from the prompt (recorded
+        in ``fallbacks`` when the model was asked and gave none)."""
         needs_defaults = request.selected_llms is None or request.synthesis_llm is None
         available = await self.available_models(owner_id) if needs_defaults else []
         untitled = not (request.title or "").strip()
-        generated = (
-            await model_title(
+        titled = (
+            await draft_title(
                 owner_id,
                 request.prompt,
                 settings=self.settings,
@@ -101,15 +100,22 @@ class ResearchService:
                 llm=self.llm,
             )
             if untitled
-            else None
+            else DraftTitle()
         )
         research = create_draft(
             request,
             available_models=available,
-            synthesis_model=self.models.model_string(SYNTHESIS_ROLE),
-            generated_title=generated,
+            synthesis_model=await self.synthesis_model(owner_id),
+            generated_title=titled.title,
+            title_fallback=titled.fallback,
         )
         return await self.store.create(owner_id, research)
+
+    async def synthesis_model(self, owner_id: uuid.UUID) -> str | None:
+        """The model of this user's ``synthesis`` role (else their default's)."""
+        async with self.database.session() as session:
+            choice = await self.models.choice(SYNTHESIS_ROLE, OwnerScope(session, owner_id))
+        return None if choice is None else choice.model
 
     async def edit(self, owner_id: uuid.UUID, research_id: uuid.UUID, edit: DraftEdit) -> Research:
         applied = await self.store.apply(
@@ -140,8 +146,9 @@ class ResearchService:
         return await self._act(owner_id, research_id, lambda r: confirm(r, action))
 
     async def retry(self, owner_id: uuid.UUID, research_id: uuid.UUID) -> Research:
-        """Retry a failed research: its failed models, else its synthesis; ``ConflictError``
-        (409) for any other status."""
+        """Retry a failed research (its failed models, else its synthesis), or the
+        synthesis of a completed research whose synthesis failed; ``ConflictError`` (409)
+        for any other research."""
         require_engine()
         return await self._act(owner_id, research_id, retry_research)
 
@@ -174,8 +181,7 @@ class ResearchService:
             scope = OwnerScope(session, owner_id)
             for model in models:
                 try:
-                    provider = split_model_string(model)[0]
-                    if await self.credentials.has_credential(scope, provider):
+                    if await self.models.can_call(scope, model):
                         usable.add(model)
                 except UnknownProviderError:
                     if not unknown_providers_allowed:

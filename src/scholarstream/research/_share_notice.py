@@ -5,7 +5,7 @@ to the owner's targets that receive ``research_report`` notifications."""
 from __future__ import annotations
 
 from scholarstream.notify import Level, Notification, NotificationKind
-from scholarstream.research.core import Research
+from scholarstream.research.core import Research, synthesis_notice
 
 __all__ = ["KIND", "SHARED_PATH", "research_notification", "shared_path"]
 
@@ -31,11 +31,14 @@ def research_notification(research: Research, link: str) -> Notification:
     lines = [f"{answered} of {total} model{'s' if total != 1 else ''} answered."]
     if failed:
         lines.append(f"Failed: {', '.join(failed)}.")
+    notice = synthesis_notice(research)
     if research.synthesized_result:
         lines.append(f"Synthesis: {_cut(research.synthesized_result, _MAX_EXCERPT)}")
+    elif notice and research.synthesis_error:
+        lines.append(_cut(notice, _MAX_EXCERPT))
     else:
         lines.append("No synthesis: the report has the models' answers.")
-    level: Level = "warning" if failed else "success"
+    level: Level = "warning" if failed or research.synthesis_error else "success"
     return Notification(
         kind=KIND,
         title=_cut(f"Research ready: {research.title}", _MAX_TITLE),

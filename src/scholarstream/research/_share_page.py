@@ -24,7 +24,7 @@ from scholarstream.research.core import (
     ResearchStatus,
     conflict,
     render_markdown,
-    synthesis_not_available,
+    synthesis_notice,
     utc_now,
 )
 
@@ -101,6 +101,7 @@ class _ModelReport:
     attempt: int
     content: Markup | None
     error: str | None
+    cut_off: bool
 
 
 @dataclass(frozen=True)
@@ -137,6 +138,7 @@ def render_share_page(research: Research, *, now: datetime | None = None) -> str
             attempt=result.attempt,
             content=Markup(render_markdown(result.content)) if result.content else None,  # noqa: S704
             error=result.error,
+            cut_off=result.cut_off,
         )
         for result in research.llm_results
     ]
@@ -159,7 +161,7 @@ def render_share_page(research: Research, *, now: datetime | None = None) -> str
         generated=_when(utc_now(now)),
         answered=len(research.successful_results),
         synthesis=Markup(render_markdown(synthesis)) if synthesis else None,  # noqa: S704
-        not_available=synthesis_not_available(research),
+        notice=synthesis_notice(research),
         reports=reports,
         external=external,
     )

@@ -8,6 +8,12 @@ nothing left to retry) dispatches ``research_share_workflow``; its id,
 (the engine's sweep dispatches it again for a recently completed research with neither
 ``shareInfo`` nor ``shareError``, which covers a process that stopped in between).
 
+A research that completed without a synthesis because the synthesis failed may complete
+again once Retry has run it (``synthesis_retries``): each such completion is an
+*edition*, shared once by ``research-<id>-share-<edition>``. A later edition rewrites the
+page under the same token (the same link now shows the synthesis); ``shareInfo`` stays,
+so no second ``research.shared`` and no second notification.
+
 =====================  ==================================================================
 step                   what it does (each is checkpointed; a repeated one is harmless)
 =====================  ==================================================================
@@ -67,6 +73,7 @@ __all__ = [
     "research_share_workflow",
     "share_workflow_id",
     "start_share",
+    "unshared_editions",
     "unshared_research",
 ]
 
@@ -86,32 +93,41 @@ _PAGE_STEP: StepOptions = {
 }
 
 
-def share_workflow_id(research_id: uuid.UUID) -> str:
-    return f"research-{research_id}-share"
+def share_workflow_id(research_id: uuid.UUID, edition: int = 0) -> str:
+    base = f"research-{research_id}-share"
+    return base if edition == 0 else f"{base}-{edition}"
 
 
-async def start_share(owner_id: uuid.UUID, research_id: uuid.UUID) -> None:
-    """Shares a completed research, once (see the module), when sharing is on."""
+async def start_share(owner_id: uuid.UUID, research_id: uuid.UUID, *, edition: int = 0) -> None:
+    """Shares a completed research, once per edition (see the module), when sharing is on."""
     if not current_runtime().settings.research.share_reports:
         return
-    with SetWorkflowID(share_workflow_id(research_id)):
+    with SetWorkflowID(share_workflow_id(research_id, edition)):
         await DBOS.start_workflow_async(research_share_workflow, str(owner_id), str(research_id))
 
 
-async def unshared_research(
+async def unshared_editions(
     store: ResearchStore, settings: ResearchSettings, *, now: datetime | None = None
-) -> list[tuple[uuid.UUID, uuid.UUID]]:
-    """(owner, research) of the research completed recently with neither a shareable
-    report nor a recorded failure to make one; none when sharing is off."""
+) -> list[tuple[uuid.UUID, uuid.UUID, int]]:
+    """(owner, research, edition) of the research completed recently with neither a
+    shareable report nor a recorded failure to make one; none when sharing is off."""
     if not settings.share_reports:
         return []
     since = utc_now(now) - RECENTLY_COMPLETED
     completed = await store.completed_since(since)
     return [
-        (stored.owner_id, stored.research.id)
+        (stored.owner_id, stored.research.id, stored.research.synthesis_retries)
         for stored in completed
         if stored.research.share_info is None and stored.research.share_error is None
     ]
+
+
+async def unshared_research(
+    store: ResearchStore, settings: ResearchSettings, *, now: datetime | None = None
+) -> list[tuple[uuid.UUID, uuid.UUID]]:
+    """(owner, research) of ``unshared_editions``."""
+    found = await unshared_editions(store, settings, now=now)
+    return [(owner_id, research_id) for owner_id, research_id, _edition in found]
 
 
 class SharePlan(CamelModel):

@@ -19,7 +19,12 @@ malformed answer
 =============================================  ============================================
 
 A usable answer is one line of at most ``TITLE_MAX_LENGTH`` characters once a ``Title:``
-prefix, Markdown markup, wrapping quotes and a final full stop are removed. A model's title
+prefix, Markdown markup, wrapping quotes and a final full stop are removed.
+
+A title the model was asked for and did not give (late, failed, unusable) is a fallback
+(issue 22): ``draft_title`` says why in plain words, the draft records it
+(``fallbacks``, feature ``research.title``) and the research page says once that the
+title was cut from the question. No model to ask is not a fallback. A model's title
 is marked ``title_generated``: like a title cut from the prompt, it follows prompt edits
 (the new title is cut from the new prompt: editing a draft makes no model call).
 """
@@ -31,26 +36,28 @@ import logging
 import re
 import unicodedata
 import uuid
+from dataclasses import dataclass
 
 from pydantic_ai import Agent
 
 from scholarstream.db import Database, OwnerScope
+from scholarstream.errors import ScholarStreamError
 from scholarstream.llm import LLMGateway, ModelRegistry
 from scholarstream.prompt_fences import fence_for
-from scholarstream.research.core import TITLE_MAX_LENGTH
+from scholarstream.research.core import TITLE_FEATURE, TITLE_MAX_LENGTH
 from scholarstream.settings import ResearchSettings
 
 __all__ = [
     "TITLE_FEATURE",
     "TITLE_INSTRUCTIONS",
+    "DraftTitle",
     "clean_title",
+    "draft_title",
     "model_title",
     "title_role",
 ]
 
 log = logging.getLogger(__name__)
-
-TITLE_FEATURE = "research.title"  # the usage ledger's feature of title calls
 
 TITLE_INSTRUCTIONS = """\
 You name research questions. Write a short, specific title for the research question in
@@ -85,15 +92,28 @@ def clean_title(answer: str) -> str | None:
 def title_role(settings: ResearchSettings, llm: LLMGateway) -> str | None:
     """The role that writes titles (resolved like every role: ``fast`` falls back to the
     ``default`` model), or None when titles are cut from the prompt."""
-    role = settings.title_role
-    if role is None or llm.offline:
-        return None
-    return role
+    return settings.title_role  # whether this user has a model is asked per title
 
 
 def _question(prompt: str) -> str:
     fence = fence_for([prompt])
     return f"Research question:\n\n{fence}text\n{prompt}\n{fence}"
+
+
+@dataclass(frozen=True)
+class DraftTitle:
+    """The model's title, or why there is none: ``fallback`` is the plain reason when the
+    model was asked and gave no usable title (``None`` when it was not asked)."""
+
+    title: str | None = None
+    fallback: str | None = None
+
+
+def _failure_text(exc: Exception) -> str:
+    # The product's wording (the LLM layer's message), never a class name.
+    if isinstance(exc, ScholarStreamError):
+        return exc.message.rstrip(".")
+    return "the model call failed"
 
 
 async def model_title(
@@ -108,9 +128,25 @@ async def model_title(
     """The title the title model writes for ``prompt``, or ``None`` when there is no usable
     one (see the module): the caller then cuts the title from the prompt. Never raises for
     the model's sake and never waits longer than ``research.title_timeout_seconds``."""
+    found = await draft_title(
+        owner_id, prompt, settings=settings, database=database, models=models, llm=llm
+    )
+    return found.title
+
+
+async def draft_title(
+    owner_id: uuid.UUID,
+    prompt: str,
+    *,
+    settings: ResearchSettings,
+    database: Database,
+    models: ModelRegistry,
+    llm: LLMGateway,
+) -> DraftTitle:
+    """``model_title`` with the reason the model gave none, when it was asked."""
     role = title_role(settings, llm)
-    if role is None:
-        return None
+    if role is None or await models.offline_for_owner(database, owner_id):
+        return DraftTitle()
     timeout = settings.title_timeout_seconds
     agent: Agent[None, str] = Agent(output_type=str, instructions=TITLE_INSTRUCTIONS)
     try:
@@ -127,12 +163,13 @@ async def model_title(
                     feature=TITLE_FEATURE,
                 )
     except TimeoutError:
-        log.info("the %s model gave no title within %g s", role, timeout)
-        return None
+        log.warning("the %s model gave no title within %g s: cut from the prompt", role, timeout)
+        return DraftTitle(fallback=f"the {role} model gave no title within {timeout:g} s")
     except Exception as exc:  # no title from the model is an answer: the draft goes on
-        log.info("the %s model gave no title: %s: %s", role, type(exc).__name__, exc)
-        return None
+        log.warning("the %s model gave no title (cut from the prompt): %s", role, exc)
+        return DraftTitle(fallback=_failure_text(exc))
     title = clean_title(result.output)
     if title is None:
-        log.info("the %s model's title was not usable: %r", role, result.output[:200])
-    return title
+        log.warning("the %s model's title was not usable: %r", role, result.output[:200])
+        return DraftTitle(fallback=f"the {role} model's title could not be used")
+    return DraftTitle(title=title)

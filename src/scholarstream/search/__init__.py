@@ -12,6 +12,7 @@ from scholarstream.papers.dedup import RecordDeduplicator
 from scholarstream.search._adjudicate import LLMPairAdjudicator
 from scholarstream.search._assembly import SearchOptions, SearchServices, build_skills
 from scholarstream.search._durable import cancel_search_run, deliver_decision, start_search_run
+from scholarstream.search._fallbacks import FALLBACK_ERRORS, FallbackLog, fallback_reason
 from scholarstream.search._llm import GatewaySkillLLM, ModelSkillLLM, SkillLLM
 from scholarstream.search._mesh import MeshVocabulary
 from scholarstream.search._run_store import SearchRunStore, workflow_id_for
@@ -28,10 +29,12 @@ from scholarstream.search.core import (
     Decision,
     DecisionAction,
     Deduplicator,
+    FallbackReason,
     Grouping,
     IntentParser,
     IterationRecord,
     LabelledPaper,
+    ModelFallback,
     PaperCollection,
     PaperGroup,
     ParsedIntent,
@@ -57,6 +60,7 @@ from scholarstream.search.query import LLMQueryBuilder, RuleQueryBuilder
 from scholarstream.search.scoring import LexicalRelevanceScorer, LLMRelevanceScorer
 
 __all__ = [
+    "FALLBACK_ERRORS",
     "Checkpoint",
     "CheckpointHandler",
     "CheckpointKind",
@@ -66,6 +70,8 @@ __all__ = [
     "Decision",
     "DecisionAction",
     "Deduplicator",
+    "FallbackLog",
+    "FallbackReason",
     "GatewaySkillLLM",
     "Grouping",
     "IntentParser",
@@ -78,6 +84,7 @@ __all__ = [
     "LabelledPaper",
     "LexicalRelevanceScorer",
     "MeshVocabulary",
+    "ModelFallback",
     "ModelSkillLLM",
     "PaperCollection",
     "PaperGroup",
@@ -115,6 +122,7 @@ __all__ = [
     "build_skills",
     "cancel_search_run",
     "deliver_decision",
+    "fallback_reason",
     "paper_key",
     "start_search_run",
     "validate_decision",

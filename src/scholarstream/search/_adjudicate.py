@@ -16,11 +16,13 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field
 from pydantic_ai import Agent
 
-from scholarstream.errors import LLMError
 from scholarstream.papers import Paper, Record
+from scholarstream.search._fallbacks import FALLBACK_ERRORS, FallbackLog
 from scholarstream.search._llm import SkillLLM
 
 logger = logging.getLogger(__name__)
+
+FEATURE = "search.dedup"
 
 BATCH_SIZE = 10
 MAX_PAIRS = 200
@@ -93,11 +95,17 @@ class LLMPairAdjudicator:
     """Asks the model about borderline pairs, ``batch_size`` pairs per call."""
 
     def __init__(
-        self, llm: SkillLLM, *, batch_size: int = BATCH_SIZE, max_pairs: int = MAX_PAIRS
+        self,
+        llm: SkillLLM,
+        *,
+        batch_size: int = BATCH_SIZE,
+        max_pairs: int = MAX_PAIRS,
+        fallbacks: FallbackLog | None = None,
     ) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
         self.llm = llm
+        self.fallbacks = fallbacks if fallbacks is not None else FallbackLog()
         self.batch_size = batch_size
         self.max_pairs = max_pairs
 
@@ -107,13 +115,12 @@ class LLMPairAdjudicator:
         for start in range(0, asked, self.batch_size):
             batch = pairs[start : min(start + self.batch_size, asked)]
             try:
-                result = await self.llm.structured(
-                    _AGENT, prompt_for(batch), feature="search.dedup"
-                )
-            except LLMError as exc:
+                result = await self.llm.structured(_AGENT, prompt_for(batch), feature=FEATURE)
+            except FALLBACK_ERRORS as exc:
                 logger.warning(
                     "Duplicate adjudication failed; %d pairs kept apart: %s", len(batch), exc
                 )
+                self.fallbacks.failed(FEATURE, exc)
                 continue
             for judgement in result.judgements:
                 if 1 <= judgement.pair <= len(batch):

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from scholarstream.errors import InvalidInputError
 from scholarstream.papers.dedup import RecordDeduplicator
 from scholarstream.search._adjudicate import LLMPairAdjudicator
+from scholarstream.search._fallbacks import FallbackLog
 from scholarstream.search._llm import GatewaySkillLLM
 from scholarstream.search._mesh import MeshVocabulary
 from scholarstream.search._searcher import SourceSearcher
@@ -107,8 +108,14 @@ def build_skills(
     options: SearchOptions,
     *,
     on_source_done: Callable[[SourceStatus], None] | None = None,
+    fallbacks: FallbackLog | None = None,
+    offline: bool | None = None,
 ) -> Skills:
+    """The run's skills; the LLM ones record their fallbacks in ``fallbacks`` (one log per
+    run, shared with the workflow that shows and stores them). ``offline``: whether this
+    user has no model (``ModelRegistry.offline_for_owner``); unset, the server's."""
     settings = services.settings
+    fallbacks = fallbacks if fallbacks is not None else FallbackLog()
     sources = chosen_sources(services.sources, settings, options)
     infos = {name: info for name, info in source_infos(services.sources).items() if name in sources}
     per_source = options.results_per_source or settings.results_per_source
@@ -122,7 +129,9 @@ def build_skills(
         on_source_done=on_source_done,
     )
     lexical = LexicalRelevanceScorer()
-    if options.offline or services.llm.offline:
+    if offline is None:
+        offline = services.llm.offline
+    if options.offline or offline:
         return (
             RuleIntentParser(),
             rule_builder,
@@ -132,9 +141,11 @@ def build_skills(
             RuleResultOrganizer(),
         )
     llm = GatewaySkillLLM(services.llm, services.database, owner_id)
-    adjudicator = LLMPairAdjudicator(llm) if settings.llm_adjudication else None
+    adjudicator = (
+        LLMPairAdjudicator(llm, fallbacks=fallbacks) if settings.llm_adjudication else None
+    )
     return (
-        LLMIntentParser(llm),
+        LLMIntentParser(llm, fallbacks=fallbacks),
         LLMQueryBuilder(
             llm,
             sources=sources,
@@ -142,9 +153,12 @@ def build_skills(
             mesh=mesh,
             fallback=rule_builder,
             results_per_source=per_source,
+            fallbacks=fallbacks,
         ),
         searcher,
         RecordDeduplicator(adjudicator=adjudicator),
-        LLMRelevanceScorer(llm, batch_size=settings.scoring_batch_size, fallback=lexical),
-        LLMResultOrganizer(llm),
+        LLMRelevanceScorer(
+            llm, batch_size=settings.scoring_batch_size, fallback=lexical, fallbacks=fallbacks
+        ),
+        LLMResultOrganizer(llm, fallbacks=fallbacks),
     )

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from dbos import DBOS, SetWorkflowID
 
@@ -22,6 +23,7 @@ from scholarstream.durable import current_runtime
 from scholarstream.errors import ConflictError, ScholarStreamError
 from scholarstream.papers import Record
 from scholarstream.search._assembly import SearchServices, check_sources
+from scholarstream.search._fallbacks import FallbackLog
 from scholarstream.search._run_store import SearchRunStore, workflow_id_for
 from scholarstream.search._runs import SearchRequest, SearchRun
 from scholarstream.search._workflow import SearchWorkflow, Stage
@@ -36,6 +38,7 @@ from scholarstream.search.core import (
     Deduplicator,
     IntentParser,
     LabelledPaper,
+    ModelFallback,
     PaperCollection,
     ParsedIntent,
     QueryBuilder,
@@ -57,20 +60,46 @@ _WAIT_SECONDS = 3600.0
 _CANCEL = {"cancel": True}
 
 
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class _Stepped:
+    """A step's result with the run's fallbacks as they stood after it: the step's record
+    keeps them, so a run resumed after a crash still knows which skills fell back."""
+
+    output: Any
+    fallbacks: list[ModelFallback]
+
+
+async def _step(name: str, fallbacks: FallbackLog, call: Callable[[], Awaitable[T]]) -> T:
+    async def stepped() -> _Stepped:
+        return _Stepped(await call(), fallbacks.items)
+
+    # A step recorded before fallbacks were kept holds the bare output.
+    result: Any = await DBOS.run_step_async({"name": name}, stepped)
+    if not isinstance(result, _Stepped):  # pragma: no cover - an older run resumed
+        return result  # type: ignore[no-any-return]
+    fallbacks.merge(result.fallbacks)
+    return result.output  # type: ignore[no-any-return]
+
+
 class _DurableIntentParser:
-    def __init__(self, inner: IntentParser) -> None:
+    def __init__(self, inner: IntentParser, fallbacks: FallbackLog) -> None:
         self.inner = inner
+        self.fallbacks = fallbacks
 
     async def parse(self, user_input: str) -> ParsedIntent:
-        return await DBOS.run_step_async({"name": "search.parse"}, self.inner.parse, user_input)
+        return await _step("search.parse", self.fallbacks, lambda: self.inner.parse(user_input))
 
 
 class _DurableQueryBuilder:
-    def __init__(self, inner: QueryBuilder) -> None:
+    def __init__(self, inner: QueryBuilder, fallbacks: FallbackLog) -> None:
         self.inner = inner
+        self.fallbacks = fallbacks
 
     async def build(self, data: QueryBuilderInput) -> SearchStrategy:
-        return await DBOS.run_step_async({"name": "search.build"}, self.inner.build, data)
+        return await _step("search.build", self.fallbacks, lambda: self.inner.build(data))
 
 
 class _DurableSearcher:
@@ -82,18 +111,19 @@ class _DurableSearcher:
 
 
 class _DurableDeduplicator:
-    def __init__(self, inner: Deduplicator) -> None:
+    def __init__(self, inner: Deduplicator, fallbacks: FallbackLog) -> None:
         self.inner = inner
+        self.fallbacks = fallbacks
 
     async def deduplicate(self, records: Sequence[Record]) -> list[Record]:
-        return await DBOS.run_step_async(
-            {"name": "search.dedup"}, self.inner.deduplicate, list(records)
-        )
+        records = list(records)
+        return await _step("search.dedup", self.fallbacks, lambda: self.inner.deduplicate(records))
 
 
 class _DurableScorer:
-    def __init__(self, inner: RelevanceScorer) -> None:
+    def __init__(self, inner: RelevanceScorer, fallbacks: FallbackLog) -> None:
         self.inner = inner
+        self.fallbacks = fallbacks
 
     async def score(
         self,
@@ -105,12 +135,13 @@ class _DurableScorer:
         async def call() -> list[ScoredPaper]:
             return await self.inner.score(records, intent, labelled=labelled)
 
-        return await DBOS.run_step_async({"name": "search.score"}, call)
+        return await _step("search.score", self.fallbacks, call)
 
 
 class _DurableOrganizer:
-    def __init__(self, inner: ResultOrganizer) -> None:
+    def __init__(self, inner: ResultOrganizer, fallbacks: FallbackLog) -> None:
         self.inner = inner
+        self.fallbacks = fallbacks
 
     async def organize(
         self,
@@ -123,7 +154,7 @@ class _DurableOrganizer:
         async def call() -> PaperCollection:
             return await self.inner.organize(scored, strategy, user_input, results=results)
 
-        return await DBOS.run_step_async({"name": "search.organize"}, call)
+        return await _step("search.organize", self.fallbacks, call)
 
 
 class _StoreObserver:
@@ -162,12 +193,13 @@ class DurableCheckpointHandler:
 
 
 def make_durable(workflow: SearchWorkflow) -> None:
-    workflow.intent_parser = _DurableIntentParser(workflow.intent_parser)
-    workflow.query_builder = _DurableQueryBuilder(workflow.query_builder)
+    log_ = workflow.fallbacks
+    workflow.intent_parser = _DurableIntentParser(workflow.intent_parser, log_)
+    workflow.query_builder = _DurableQueryBuilder(workflow.query_builder, log_)
     workflow.searcher = _DurableSearcher(workflow.searcher)
-    workflow.deduplicator = _DurableDeduplicator(workflow.deduplicator)
-    workflow.relevance_scorer = _DurableScorer(workflow.relevance_scorer)
-    workflow.result_organizer = _DurableOrganizer(workflow.result_organizer)
+    workflow.deduplicator = _DurableDeduplicator(workflow.deduplicator, log_)
+    workflow.relevance_scorer = _DurableScorer(workflow.relevance_scorer, log_)
+    workflow.result_organizer = _DurableOrganizer(workflow.result_organizer, log_)
 
 
 @DBOS.workflow(name="search_run")
@@ -191,13 +223,16 @@ async def search_run_workflow(run_id: str, owner_id: str) -> None:
         max_iterations=run.options.max_iterations,
         options=run.options,
         observer=_StoreObserver(store),
+        offline=await runtime.models.offline_for_owner(runtime.database, owner_uuid),
     )
     workflow.checkpoint_handler = DurableCheckpointHandler(store, run_uuid, workflow)
     make_durable(workflow)
     try:
         collection = await workflow.run(run.question, run_id=run_id)
     except ScholarStreamError as exc:
-        await DBOS.run_step_async({"name": "search.failed"}, store.fail, run_uuid, exc)
+        await DBOS.run_step_async(
+            {"name": "search.failed"}, store.fail, run_uuid, exc, workflow.state
+        )
         return
     except Exception:
         log.exception("search run %s failed", run_id)
@@ -206,6 +241,7 @@ async def search_run_workflow(run_id: str, owner_id: str) -> None:
             store.fail,
             run_uuid,
             ScholarStreamError("The search failed unexpectedly.", hint="Start it again."),
+            workflow.state,
         )
         return
 

@@ -7,11 +7,12 @@ pydantic-ai's ``TestModel`` or ``FunctionModel``.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from typing import Protocol, TypeVar
 
 from pydantic_ai import Agent
-from pydantic_ai.exceptions import UnexpectedModelBehavior
+from pydantic_ai.exceptions import ModelAPIError, UnexpectedModelBehavior
 from pydantic_ai.models import Model
 
 from scholarstream.db import Database, OwnerScope
@@ -39,7 +40,12 @@ class GatewaySkillLLM:
     async def structured(
         self, agent: Agent[None, OutputT], prompt: str, *, feature: str, role: str = DEFAULT_ROLE
     ) -> OutputT:
-        async with self.database.session() as session:
+        # The whole call's deadline (a stream that keeps producing never trips the per-read
+        # timeout); running out is a fallback like any model failure (``FALLBACK_ERRORS``).
+        async with (
+            asyncio.timeout(self.gateway.settings.llm.deadline_seconds),
+            self.database.session() as session,
+        ):
             result = await self.gateway.run(
                 agent, prompt, scope=OwnerScope(session, self.owner_id), feature=feature, role=role
             )
@@ -62,4 +68,7 @@ class ModelSkillLLM:
                 f"The model gave an answer that could not be used: {exc.message}",
                 hint="Try again, or configure a stronger model for this role.",
             ) from exc
+        except ModelAPIError as exc:
+            # As the gateway does: a provider failure is the product's LLMError.
+            raise LLMError(f"The model failed: {exc.message}", hint="Try again shortly.") from exc
         return result.output

@@ -54,6 +54,7 @@ def to_view(row: SearchRunRow) -> SearchRun:
             "pending": row.pending,
             "collection": row.collection,
             "iterations": state.iterations if state else [],
+            "fallbacks": state.fallbacks if state else [],
             "error": row.error,
         }
     )
@@ -175,13 +176,20 @@ class SearchRunStore:
     async def save_state(self, run_id: uuid.UUID, state: WorkflowState) -> None:
         await self._update(run_id, state=state.model_dump(mode="json"))
 
-    async def fail(self, run_id: uuid.UUID, error: ScholarStreamError) -> None:
+    async def fail(
+        self, run_id: uuid.UUID, error: ScholarStreamError, state: WorkflowState | None = None
+    ) -> None:
+        """``state``: what the run had done (its iterations, which skills fell back)."""
+        values: dict[str, Any] = {}
+        if state is not None:
+            values["state"] = state.model_dump(mode="json")
         await self._update(
             run_id,
             status="failed",
             stage=None,
             pending=None,
             error=RunError(code=error.code, message=error.message, hint=error.hint).model_dump(),
+            **values,
         )
 
     async def cancel(self, owner_id: uuid.UUID, run_id: uuid.UUID) -> tuple[str, str | None]:

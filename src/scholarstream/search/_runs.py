@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, field_validator
 
 from scholarstream.search._assembly import SearchOptions
-from scholarstream.search.core import Checkpoint, IterationRecord, PaperCollection
+from scholarstream.search.core import Checkpoint, IterationRecord, ModelFallback, PaperCollection
 
 RunStatus = Literal["running", "waiting", "completed", "failed", "cancelled"]
 FINISHED: frozenset[str] = frozenset({"completed", "failed", "cancelled"})
@@ -62,6 +62,11 @@ class SearchRun(SearchRunSummary):
         description="The final collection when completed, else the latest results."
     )
     iterations: list[IterationRecord] = Field(default_factory=list)
+    fallbacks: list[ModelFallback] = Field(
+        default_factory=list,
+        description="The AI steps that used their offline counterpart in this run, one per "
+        "step, with what happened in plain words (shown once on the run's page).",
+    )
     error: RunError | None = None
 
 

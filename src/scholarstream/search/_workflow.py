@@ -12,7 +12,9 @@ Decision semantics:
     RESULT_REVIEW          REJECT   note -> free-text feedback, iterate
 
 Failures of the intent parser and of the checkpoint handler propagate; failed sources do
-not (the Searcher reports them in the collection's ``source_statuses``).
+not (the Searcher reports them in the collection's ``source_statuses``). An LLM skill whose
+model answer is unusable, late or failed uses its offline counterpart for that call and
+tells ``fallbacks``; the run's state carries one record per skill (``state.fallbacks``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from pydantic import ValidationError
 
 from scholarstream.errors import InvalidInputError
+from scholarstream.search._fallbacks import FallbackLog
 from scholarstream.search.core import (
     Checkpoint,
     CheckpointHandler,
@@ -78,6 +81,7 @@ class SearchWorkflow:
         enable_strategy_checkpoint: bool = True,
         *,
         observer: StageObserver | None = None,
+        fallbacks: FallbackLog | None = None,
     ) -> None:
         if max_iterations < 1:
             raise InvalidInputError(
@@ -94,6 +98,9 @@ class SearchWorkflow:
         self.max_iterations = max_iterations
         self.enable_strategy_checkpoint = enable_strategy_checkpoint
         self.observer = observer
+        self.fallbacks = fallbacks if fallbacks is not None else FallbackLog()
+        """Where the skills record their fallbacks (the skills built with the workflow
+        share it); ``state.fallbacks`` follows it at each checkpoint and at the end."""
         self.state = WorkflowState()
 
     @classmethod
@@ -106,14 +113,22 @@ class SearchWorkflow:
         *,
         options: SearchOptions | None = None,
         observer: StageObserver | None = None,
+        offline: bool | None = None,
     ) -> SearchWorkflow:
         """The skills for this user: LLM skills when a model is configured, the
-        deterministic ones in offline mode; the sources from the settings or ``options``."""
+        deterministic ones in offline mode (``offline``: this user has no model; unset,
+        the server's settings decide); the sources from the settings or ``options``."""
         from scholarstream.search._assembly import SearchOptions, build_skills
 
         options = options or SearchOptions()
+        fallbacks = FallbackLog()
         skills = build_skills(
-            services, owner_id, options, on_source_done=observer.source_done if observer else None
+            services,
+            owner_id,
+            options,
+            on_source_done=observer.source_done if observer else None,
+            fallbacks=fallbacks,
+            offline=offline,
         )
         return cls(
             *skills,
@@ -121,9 +136,20 @@ class SearchWorkflow:
             max_iterations=max_iterations or services.settings.max_iterations,
             enable_strategy_checkpoint=options.strategy_checkpoint,
             observer=observer,
+            fallbacks=fallbacks,
         )
 
     async def run(self, user_input: str, *, run_id: str | None = None) -> PaperCollection:
+        try:
+            return await self._run(user_input, run_id=run_id)
+        finally:
+            # Whatever the end (done, failed, cancelled), the state says what fell back.
+            self._note_fallbacks()
+
+    def _note_fallbacks(self) -> None:
+        self.state.fallbacks = self.fallbacks.items
+
+    async def _run(self, user_input: str, *, run_id: str | None) -> PaperCollection:
         if not user_input.strip():
             raise InvalidInputError(
                 "The search question is empty.",
@@ -149,6 +175,7 @@ class SearchWorkflow:
             )
 
             if self.enable_strategy_checkpoint and self.checkpoint_handler is not None:
+                self._note_fallbacks()
                 decision = await self.checkpoint_handler.handle(
                     _checkpoint(
                         CheckpointKind.STRATEGY_CONFIRMATION,
@@ -171,6 +198,7 @@ class SearchWorkflow:
             state.last_collection = collection
 
             if self.checkpoint_handler is not None:
+                self._note_fallbacks()
                 decision = await self.checkpoint_handler.handle(
                     _checkpoint(
                         CheckpointKind.RESULT_REVIEW,

@@ -13,6 +13,7 @@ stored session for the API and saves it only when the turn succeeds.
 The web page, and the monitoring runs and reports, are built on this next.
 """
 
+from scholarstream.streams._fallback_guide import FallbackGuide
 from scholarstream.streams._model_guide import ModelGuide, UsageSink
 from scholarstream.streams._selection import guide_for
 from scholarstream.streams._store import StreamStore
@@ -115,6 +116,7 @@ __all__ = [
     "CreationTurnIn",
     "CreationTurnResult",
     "CreationView",
+    "FallbackGuide",
     "FieldKind",
     "FieldSpec",
     "Guide",

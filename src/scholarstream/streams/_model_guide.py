@@ -26,7 +26,13 @@ from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RunUsage, UsageLimits
 
 from scholarstream.errors import LLMError
-from scholarstream.llm import MODEL_FAILURES, ResolvedModel, model_error, retry_capabilities
+from scholarstream.llm import (
+    MODEL_FAILURES,
+    ResolvedModel,
+    model_error,
+    output_spec,
+    retry_capabilities,
+)
 from scholarstream.streams.core import (
     GuideAnswer,
     GuideMessage,
@@ -51,19 +57,26 @@ class ModelGuide:
         timeout_seconds: float = 60.0,
         output_retries: int = 1,
         on_usage: UsageSink | None = None,
+        max_tokens: int | None = None,
     ) -> None:
         self.resolved = resolved
         self.timeout_seconds = timeout_seconds
+        self.max_tokens = max_tokens
+        """The answer's budget (``LLMGateway.max_tokens`` of ``stream_guide``): a small
+        model that rambles stops there instead of writing for minutes."""
         self.output_retries = output_retries
         self.on_usage = on_usage
 
     async def respond(self, request: GuideRequest) -> AsyncGenerator[GuideStreamItem, None]:
         agent = Agent(
-            output_type=GuideAnswer,
+            # Asked for as the model's server supports it (JSON schema, a tool, or prompted).
+            output_type=output_spec(GuideAnswer, self.resolved.capabilities),
             instructions=request.system_prompt,
             retries={"output": self.output_retries},
         )
         settings: ModelSettings = {"timeout": self.timeout_seconds}
+        if self.max_tokens is not None:
+            settings["max_tokens"] = self.max_tokens
         attempts = 0
         try:
             async with agent.iter(

@@ -31,9 +31,10 @@ from pydantic_core import PydanticCustomError
 
 from scholarstream.db import Database, OwnerScope
 from scholarstream.errors import InvalidInputError, ScholarStreamError
-from scholarstream.llm import ModelRegistry, ResolvedModel, record_usage
+from scholarstream.llm import LLMGateway, ModelRegistry, ResolvedModel, record_usage
 from scholarstream.settings import Settings
 from scholarstream.sse import Identified
+from scholarstream.streams._fallback_guide import FallbackGuide
 from scholarstream.streams._model_guide import FEATURE, ModelGuide, UsageSink
 from scholarstream.streams._selection import guide_for
 from scholarstream.streams._store import StreamStore
@@ -175,17 +176,20 @@ async def creation_guide(
     database: Database, models: ModelRegistry, settings: Settings, owner_id: uuid.UUID
 ) -> Guide:
     """The owner's guide (``guide_for``): a model guide records each turn's usage under the
-    ``stream_guide`` feature. ``settings``: the llm section (the model's timeout) and what
-    ``record_usage`` prices the usage with."""
+    ``stream_guide`` feature, answers within its budget and deadline, and leaves a turn it
+    cannot answer to the rule-based guide (``FallbackGuide``). ``settings``: the llm
+    section (timeouts, budgets) and what ``record_usage`` prices the usage with."""
     async with database.session() as session:
         guide = await guide_for(
             models,
             OwnerScope(session, owner_id),
             timeout_seconds=settings.llm.timeout_seconds,
         )
-    if isinstance(guide, ModelGuide):
-        guide.on_usage = _usage_recorder(database, settings, owner_id, guide.resolved)
-    return guide
+    if not isinstance(guide, ModelGuide):
+        return guide
+    guide.on_usage = _usage_recorder(database, settings, owner_id, guide.resolved)
+    guide.max_tokens = LLMGateway(settings, models).max_tokens(guide.resolved, FEATURE)
+    return FallbackGuide(guide, deadline_seconds=settings.llm.deadline_seconds)
 
 
 def _usage_recorder(

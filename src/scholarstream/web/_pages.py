@@ -41,6 +41,17 @@ router = APIRouter(include_in_schema=False)
 
 MaybeUser = Annotated[User | None, Depends(optional_user)]
 
+
+async def _models_offline(request: Request, user: MaybeUser, runtime: RuntimeDep) -> None:
+    """Whether this user can ask a model (their own choice counts, not only the server's
+    settings), for the offline banner ``render`` shows."""
+    if user is not None:
+        offline = await runtime.models.offline_for_owner(runtime.database, user.id)
+        request.state.models_offline = offline
+
+
+router.dependencies.append(Depends(_models_offline))
+
 register_nav_item(NavItem("search", "Search", "/search", order=5))
 register_nav_item(NavItem("library", "Library", "/library", order=10))
 register_nav_item(NavItem("trials", "Trials", "/trials", order=20))
@@ -70,7 +81,7 @@ def render(
             "active": active,
             "version": __version__,
             "multi_user": runtime.settings.server.multi_user,
-            "offline": runtime.models.offline,
+            "offline": getattr(request.state, "models_offline", runtime.models.offline),
             **context,
         },
     )

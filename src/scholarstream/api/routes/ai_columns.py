@@ -36,7 +36,7 @@ async def list_columns(
     scope: ScopeDep,
     runtime: RuntimeDep,
 ) -> AIColumnList:
-    offline = runtime.models.offline
+    offline = await runtime.models.offline_for(scope)
     return AIColumnList(
         columns=await AIColumnStore(scope).list(table),
         can_evaluate=not offline,

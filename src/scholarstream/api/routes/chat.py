@@ -179,7 +179,7 @@ async def chat_config(
     resolution = resolve(ChatContext(current_page=page, active_tab=tab, active_subtab=subtab))
     return ChatConfig(
         page=page,
-        offline=runtime.models.offline,
+        offline=await runtime.models.offline_for_owner(runtime.database, user.id),
         tools=[
             ToolInfo(name=t.name, description=t.description, command=t.command)
             for t in resolution.tools

@@ -31,7 +31,6 @@ from scholarstream.api._deps import ReleasedUser, RuntimeDep
 from scholarstream.api.routes._sse import event_stream_response
 from scholarstream.research import (
     MAX_SEQ,
-    SYNTHESIS_ROLE,
     CamelModel,
     ConfirmRequest,
     DraftDefaults,
@@ -84,8 +83,9 @@ class ResearchList(CamelModel):
 async def research_models(user: ReleasedUser, runtime: RuntimeDep) -> DraftDefaults:
     """The models a draft may select: the configured models (of the model roles) you have a
     key for, which a draft selects when it names none; and the default synthesis model."""
-    available = await research_service(runtime).available_models(user.id)
-    return draft_defaults(available, synthesis_model=runtime.models.model_string(SYNTHESIS_ROLE))
+    service = research_service(runtime)
+    available = await service.available_models(user.id)
+    return draft_defaults(available, synthesis_model=await service.synthesis_model(user.id))
 
 
 @router.post("/draft", response_model=Research, status_code=201)

@@ -57,13 +57,17 @@ def _locator(request: Request) -> StreamLocator:
     return locate
 
 
-def _guide_kind(runtime: Runtime) -> GuideKind:
-    return "rules" if runtime.models.offline else "model"
+async def _guide_kind(runtime: Runtime, owner_id: uuid.UUID) -> GuideKind:
+    offline = await runtime.models.offline_for_owner(runtime.database, owner_id)
+    return "rules" if offline else "model"
 
 
-def _view(record: CreationRecord, runtime: Runtime, request: Request) -> CreationView:
+async def _view(
+    record: CreationRecord, runtime: Runtime, request: Request, owner_id: uuid.UUID
+) -> CreationView:
     url = _locator(request)(record.stream_id) if record.stream_id else None
-    return CreationView.of(record, guide=_guide_kind(runtime), stream_url=url)
+    guide = await _guide_kind(runtime, owner_id)
+    return CreationView.of(record, guide=guide, stream_url=url)
 
 
 # --- creation -----------------------------------------------------------------------------
@@ -74,7 +78,7 @@ async def start_creation(user: ReleasedUser, runtime: RuntimeDep, request: Reque
     """A new creation at ``exploration``, with the guide's opening question. ``guide`` says
     who answers: the configured model, or the rule-based guide in offline mode."""
     record = await StreamStore(runtime.database).start_creation(user.id)
-    return _view(record, runtime, request)
+    return await _view(record, runtime, request, user.id)
 
 
 CreationFilter = Literal["open", "completed", "abandoned", "all"]
@@ -100,7 +104,7 @@ async def get_creation(
     creation_id: uuid.UUID, user: ReleasedUser, runtime: RuntimeDep, request: Request
 ) -> CreationView:
     record = await StreamStore(runtime.database).creation(user.id, creation_id)
-    return _view(record, runtime, request)
+    return await _view(record, runtime, request, user.id)
 
 
 @router.post(
@@ -137,7 +141,7 @@ async def abandon_creation(
 ) -> CreationView:
     """Ends an open creation without creating a stream (409 once completed)."""
     record = await StreamStore(runtime.database).abandon(user.id, creation_id)
-    return _view(record, runtime, request)
+    return await _view(record, runtime, request, user.id)
 
 
 # --- streams ------------------------------------------------------------------------------

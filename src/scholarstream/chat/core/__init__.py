@@ -44,6 +44,7 @@ from scholarstream.chat.core._response import (
     SuggestedAction,
     ToolHistoryEntry,
 )
+from scholarstream.chat.core._text_calls import TextCall, TextCallFilter
 
 __all__ = [
     "SUGGESTED_ACTIONS",
@@ -66,6 +67,8 @@ __all__ = [
     "SuggestedAction",
     "SuggestedValue",
     "SummaryValue",
+    "TextCall",
+    "TextCallFilter",
     "TextDeltaEvent",
     "ToolCompleteEvent",
     "ToolHistoryEntry",

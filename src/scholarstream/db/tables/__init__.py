@@ -4,7 +4,12 @@ from scholarstream.db.tables._accounts import ApiToken, User, WebSession
 from scholarstream.db.tables._ai_columns import AIColumnRow, AIColumnValueRow
 from scholarstream.db.tables._chat import ChatConversation, ChatMessage
 from scholarstream.db.tables._library import LibraryRecord
-from scholarstream.db.tables._llm import LLMUsage, ProviderKey
+from scholarstream.db.tables._llm import (
+    LLMUsage,
+    ModelChoiceRow,
+    ModelEndpointRow,
+    ProviderKey,
+)
 from scholarstream.db.tables._notifications import NotificationTargetRow
 from scholarstream.db.tables._research import (
     ResearchEventRow,
@@ -28,6 +33,8 @@ __all__ = [
     "ChatMessage",
     "LLMUsage",
     "LibraryRecord",
+    "ModelChoiceRow",
+    "ModelEndpointRow",
     "NotificationTargetRow",
     "ProviderKey",
     "ResearchEventRow",

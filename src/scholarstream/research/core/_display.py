@@ -13,9 +13,22 @@ completed (no synthesis)   "Synthesis not available" + the report      ``reports
 failed                     error message + Retry button                ``error_with_retry``
 =========================  ==========================================  ==========================
 
-The "Synthesis not available" notice itself shows only under the seed's condition
-(``synthesis_not_available``); its ``inputContexts`` are this package's
-``external_reports``.
+The "Synthesis not available" notice shows under the seed's condition (one answer, no
+external report: nothing to combine; its ``inputContexts`` are this package's
+``external_reports``) and, since issue 22, when the synthesis failed and the research
+completed without it (``synthesis_error``). ``synthesis_notice`` is its one wording, read
+by the web page (status.js has the same), the CLI and the shareable report:
+
+========================================  ================================================
+case                                      notice
+========================================  ================================================
+completed, the synthesis failed           "Synthesis not available: <why>. Retry runs the
+                                          synthesis again."
+completed, the seed's condition           "Synthesis not available: only one model
+                                          answered and no other report was given, so
+                                          there was nothing to combine."
+anything else                             none
+========================================  ================================================
 """
 
 from __future__ import annotations
@@ -26,7 +39,21 @@ from enum import StrEnum
 from scholarstream.research.core._lifecycle import ResearchStatus
 from scholarstream.research.core._records import Research
 
-__all__ = ["CARD_DISPLAY", "CardDisplay", "card_display", "synthesis_not_available"]
+__all__ = [
+    "CARD_DISPLAY",
+    "NOTHING_TO_COMBINE",
+    "SYNTHESIS_FAILED_NOTICE",
+    "CardDisplay",
+    "card_display",
+    "synthesis_not_available",
+    "synthesis_notice",
+]
+
+NOTHING_TO_COMBINE = (
+    "Synthesis not available: only one model answered and no other report was given, so "
+    "there was nothing to combine."
+)
+SYNTHESIS_FAILED_NOTICE = "Synthesis not available: {reason}. Retry runs the synthesis again."
 
 
 class CardDisplay(StrEnum):
@@ -61,7 +88,7 @@ def card_display(research: Research) -> CardDisplay:
     return CARD_DISPLAY[research.status](research)
 
 
-def synthesis_not_available(research: Research) -> bool:
+def _nothing_to_combine(research: Research) -> bool:
     """The seed's ``showSynthesisNotAvailable``."""
     return (
         research.status == ResearchStatus.COMPLETED
@@ -69,3 +96,27 @@ def synthesis_not_available(research: Research) -> bool:
         and len(research.successful_results) <= 1
         and not research.external_reports
     )
+
+
+def _synthesis_failed(research: Research) -> bool:
+    return (
+        research.status == ResearchStatus.COMPLETED
+        and not research.synthesized_result
+        and research.synthesis_error is not None
+    )
+
+
+def synthesis_not_available(research: Research) -> bool:
+    """The seed's ``showSynthesisNotAvailable``, or a completed research whose synthesis
+    failed."""
+    return _nothing_to_combine(research) or _synthesis_failed(research)
+
+
+def synthesis_notice(research: Research) -> str | None:
+    """What the user is told instead of a synthesis (see the module), or ``None``."""
+    if _synthesis_failed(research):
+        reason = (research.synthesis_error or "").strip().rstrip(".") or "the synthesis failed"
+        return SYNTHESIS_FAILED_NOTICE.format(reason=reason)
+    if _nothing_to_combine(research):
+        return NOTHING_TO_COMBINE
+    return None

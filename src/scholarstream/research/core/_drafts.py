@@ -28,10 +28,17 @@ from pydantic import Field
 from scholarstream.errors import InvalidInputError
 from scholarstream.research.core._base import CamelModel, utc_now
 from scholarstream.research.core._lifecycle import ResearchStatus, conflict
-from scholarstream.research.core._records import ExternalReport, ModelString, Prompt, Research
+from scholarstream.research.core._records import (
+    ExternalReport,
+    ModelFallback,
+    ModelString,
+    Prompt,
+    Research,
+)
 
 __all__ = [
     "GOOGLE_PROVIDERS",
+    "TITLE_FEATURE",
     "TITLE_MAX_LENGTH",
     "DraftDefaults",
     "DraftEdit",
@@ -45,6 +52,7 @@ __all__ = [
 ]
 
 TITLE_MAX_LENGTH = 80
+TITLE_FEATURE = "research.title"  # the usage ledger's feature of title calls
 UNTITLED = "Untitled research"
 GOOGLE_PROVIDERS = frozenset({"google", "google-gla", "google-vertex", "gemini"})
 """Provider names of Google's models, the seed's default synthesis provider."""
@@ -153,15 +161,18 @@ def create_draft(
     available_models: Sequence[str],
     synthesis_model: str | None = None,
     generated_title: str | None = None,
+    title_fallback: str | None = None,
     research_id: uuid.UUID | None = None,
     now: datetime | None = None,
 ) -> Research:
     """``generated_title``: the title a model wrote from the prompt, used when the request
-    has none."""
+    has none. ``title_fallback``: why the model's title could not be used (the title is
+    then cut from the prompt, and the fallback recorded in ``fallbacks``)."""
     moment = utc_now(now)
     defaults = draft_defaults(available_models, synthesis_model=synthesis_model)
     title = (request.title or "").strip()
     generated = (generated_title or "").strip() if not title else ""
+    fell_back = not title and not generated and title_fallback is not None
     return Research(
         id=research_id or uuid.uuid4(),
         title=title or generated or fallback_title(request.prompt),
@@ -173,6 +184,9 @@ def create_draft(
         synthesis_llm=request.synthesis_llm or defaults.synthesis_llm,
         external_reports=request.external_reports,
         status=ResearchStatus.DRAFT,
+        fallbacks=(
+            [ModelFallback(feature=TITLE_FEATURE, reason=title_fallback or "")] if fell_back else []
+        ),
         created_at=moment,
         updated_at=moment,
     )
@@ -199,5 +213,7 @@ def edit_draft(research: Research, edit: DraftEdit, *, now: datetime | None = No
         update |= {"title": title, "title_generated": False}
     elif edit.title is not None or (edit.prompt is not None and title_follows):
         update |= {"title": fallback_title(prompt), "title_generated": False}
+    if "title" in update:  # a title of the user's, or cut from the new prompt: no model's
+        update["fallbacks"] = [f for f in research.fallbacks if f.feature != TITLE_FEATURE]
     update["updated_at"] = utc_now(now)
     return Research.model_validate({**research.model_dump(by_alias=False), **update})

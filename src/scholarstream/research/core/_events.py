@@ -13,8 +13,9 @@ research.llm_completed          one model answered
 research.llm_failed             one model's call failed
 research.awaiting_confirmation  some models failed, the others answered: proceed/retry/cancel?
 research.retrying               failed models reset to pending and called again
-research.synthesizing           synthesis begins (it may still be skipped)
-research.completed              finished, with or without a synthesis
+research.synthesizing           synthesis begins (it may still be skipped), or runs again
+research.completed              finished, with or without a synthesis (a synthesis that
+                                failed: ``synthesisError``); also after Retry re-ran it
 research.failed                 failed; carries the error summary's reason and user action
 research.shared                 the shareable report was stored (notify with its URL)
 ==============================  ===============================================================
@@ -111,6 +112,11 @@ class ResearchSynthesizing(_ResearchEventBase):
 class ResearchCompleted(_ResearchEventBase):
     type: Literal["research.completed"] = "research.completed"
     synthesized: bool
+    synthesis_error: str | None = Field(
+        default=None,
+        description='Why there is no synthesis when it failed ("Synthesis not available"; '
+        "Retry runs it again).",
+    )
 
 
 class ResearchFailed(_ResearchEventBase):
@@ -182,6 +188,7 @@ def _completed(research: Research, at: datetime) -> ResearchEvent:
         research_id=research.id,
         occurred_at=at,
         synthesized=research.synthesized_result is not None,
+        synthesis_error=research.synthesis_error,
     )
 
 

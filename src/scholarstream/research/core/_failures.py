@@ -11,10 +11,16 @@ Cancelled by user        failed    Create new research           ``cancelled_by_
 =======================  ========  ============================  =========================
 
 A failed research stores its ``failure_reason`` next to the seed's ``error`` message, so
-the summary never has to parse messages. "API key invalid" is the reason whenever a
-failure that ended the research came from a refused or missing key (a model result, or
-the synthesis call, whose ``error_code`` is in ``API_KEY_ERROR_CODES``): retrying without
-fixing the key would only fail again.
+the summary never has to parse messages.
+
+Since issue 22 a synthesis call that fails no longer fails the research: it completes
+without a synthesis ("Synthesis not available", ``synthesis.record_synthesis_failed``).
+The "Synthesis failed" row (and "API key invalid" for a synthesis key) is then left for
+the skip logic's error (nothing to synthesise) and for research stored failed before.
+
+"API key invalid" is the reason whenever a failure that ended the research came from a
+refused or missing key (a model result, or the synthesis call, whose ``error_code`` is in
+``API_KEY_ERROR_CODES``): retrying without fixing the key would only fail again.
 
 The summary's advice says what Retry will really do for this research
 (``retry.retry_action``): call the failed models again (while retries are left), or run

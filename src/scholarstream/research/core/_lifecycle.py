@@ -12,13 +12,21 @@ awaiting_confirmation       synthesizing (proceed), retrying (retry), failed (ca
 retrying                    processing (the failed models are being called again)
 failed                      retrying (retry failed models), synthesizing (re-run synthesis),
                             completed (nothing to retry)
-completed                   nothing (terminal)
+completed                   synthesizing (Retry of a synthesis that failed: the research had
+                            completed without one, "Synthesis not available")
 ==========================  ===================================================================
+
+The seed's ``completed`` is terminal and its failed synthesis fails the research. Issue 22
+changes that: a synthesis that fails for any reason of its model leaves every answer
+usable, so the research completes without a synthesis (``synthesis_error`` says why) and
+Retry runs the synthesis again: ``completed -> synthesizing`` is that retry and nothing
+else (``retry.retry_research``).
 
 ``transition`` is the only place a research's status changes. It keeps the invariants
 that go with a status: a research that is not ``failed`` carries no error, no failure
-reason and no synthesis error; ``started_at`` is set on the first start and
-``completed_at`` when the research completes.
+reason and no synthesis error (``synthesis.record_synthesis_failed`` sets the synthesis
+error of a research it completes, after the transition); ``started_at`` is set on the
+first start and ``completed_at`` when the research completes.
 """
 
 from __future__ import annotations
@@ -63,7 +71,7 @@ TRANSITIONS: dict[ResearchStatus, frozenset[ResearchStatus]] = {
     _S.AWAITING_CONFIRMATION: frozenset({_S.SYNTHESIZING, _S.RETRYING, _S.FAILED}),
     _S.RETRYING: frozenset({_S.PROCESSING}),
     _S.FAILED: frozenset({_S.RETRYING, _S.SYNTHESIZING, _S.COMPLETED}),
-    _S.COMPLETED: frozenset(),
+    _S.COMPLETED: frozenset({_S.SYNTHESIZING}),
 }
 
 STATUS_HINTS: dict[ResearchStatus, str] = {
@@ -75,7 +83,10 @@ STATUS_HINTS: dict[ResearchStatus, str] = {
         "'retry' (call the failed models again) or 'cancel'."
     ),
     _S.RETRYING: "Wait while the failed models are called again.",
-    _S.COMPLETED: "It is finished; create a new research to ask again.",
+    _S.COMPLETED: (
+        "It is finished; create a new research to ask again (Retry runs a synthesis that "
+        "failed again)."
+    ),
     _S.FAILED: "Retry it, or create a new research.",
 }
 """What a user can do with a research in each status; the hint of every conflict."""
@@ -106,7 +117,12 @@ def transition(
     moment = utc_now(now)
     update: dict[str, object] = {"status": target, "updated_at": moment}
     if target != _S.FAILED:
-        update |= {"error": None, "failure_reason": None, "synthesis_error": None}
+        update |= {
+            "error": None,
+            "failure_reason": None,
+            "synthesis_error": None,
+            "synthesis_error_code": None,
+        }
     if target == _S.PROCESSING and research.started_at is None:
         update["started_at"] = moment
     if target == _S.COMPLETED:

@@ -28,6 +28,7 @@ __all__ = [
     "ExternalReport",
     "LLMResult",
     "LLMResultStatus",
+    "ModelFallback",
     "ModelString",
     "PartialFailure",
     "Prompt",
@@ -64,6 +65,11 @@ class LLMResult(CamelModel):
         description="The product's error code of the failure (errors.py), or "
         "'api_key_invalid' when the provider refused the key.",
     )
+    cut_off: bool = Field(
+        default=False,
+        description="The answer stopped at its length limit (max_tokens) before the model "
+        "finished it: kept as it came, and marked.",
+    )
     attempt: int = Field(default=1, ge=1)
     started_at: datetime | None = None
     completed_at: datetime | None = Field(
@@ -82,6 +88,15 @@ class PartialFailure(CamelModel):
     failed_providers: list[str] = Field(description="Model strings of the failed models.")
     detected_at: datetime
     retry_count: int = Field(default=0, ge=0)
+
+
+class ModelFallback(CamelModel):
+    """A model step whose answer could not be used, so its offline counterpart was used
+    instead (issue 22): ``feature`` as the usage ledger names it (``research.title``),
+    ``reason`` in plain words."""
+
+    feature: str
+    reason: str
 
 
 class ExternalReport(CamelModel):
@@ -133,7 +148,29 @@ class Research(CamelModel):
     partial_failure: PartialFailure | None = None
     synthesized_result: str | None = None
     synthesis_error: str | None = Field(
-        default=None, description="Why the synthesis failed (only while failed)."
+        default=None,
+        description="Why the synthesis failed: on a completed research without a synthesis "
+        '("Synthesis not available"; Retry runs the synthesis again), or on a failed one.',
+    )
+    synthesis_error_code: str | None = Field(
+        default=None,
+        description="The product's error code of the synthesis failure ('api_key_invalid' "
+        "when the provider refused the key).",
+    )
+    synthesis_cut_off: bool = Field(
+        default=False,
+        description="The synthesis stopped at its length limit (max_tokens): kept, and marked.",
+    )
+    synthesis_retries: int = Field(
+        default=0,
+        ge=0,
+        description="How often Retry ran the synthesis again after the research completed "
+        "without one; each run's report is shared again under the same link.",
+    )
+    fallbacks: list[ModelFallback] = Field(
+        default_factory=list,
+        description="Model steps whose answer could not be used and whose offline "
+        "counterpart was used (the title cut from the prompt).",
     )
     error: str | None = Field(default=None, description="Why the research failed.")
     failure_reason: FailureReason | None = Field(

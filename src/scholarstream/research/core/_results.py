@@ -63,14 +63,27 @@ def record_call_started(
 
 
 def record_call_succeeded(
-    research: Research, model: str, attempt: int, content: str, *, now: datetime | None = None
+    research: Research,
+    model: str,
+    attempt: int,
+    content: str,
+    *,
+    cut_off: bool = False,
+    now: datetime | None = None,
 ) -> ResearchChange:
+    """``cut_off``: the answer stopped at its length limit (the provider's finish reason
+    ``length``): it is kept as it came and marked, not failed (issue 22)."""
     moment = utc_now(now)
     current = _current_result(research, model, attempt)
-    if current.status == _L.COMPLETED and current.content == content:
+    if current.status == _L.COMPLETED and (current.content, current.cut_off) == (content, cut_off):
         return unchanged(research)
     updated = current.model_copy(
-        update={"status": _L.COMPLETED, "content": content, "completed_at": moment}
+        update={
+            "status": _L.COMPLETED,
+            "content": content,
+            "cut_off": cut_off,
+            "completed_at": moment,
+        }
     )
     event = ResearchLLMCompleted(
         research_id=research.id, occurred_at=moment, model=model, attempt=attempt

@@ -27,8 +27,17 @@ synthesise                                              external reports) alread
 left, nothing to synthesise                             exceeded" (Phase 5)
 ``failed`` + synthesis error          re-run synthesis  ``synthesizing`` -> ``completed``/``failed``
 ``failed`` + nothing to retry         no-op             ``completed`` (idempotent)
+``completed`` + synthesis error       re-run synthesis  ``synthesizing`` -> ``completed``, on
+("Synthesis not available")                             the same answers (failed models are
+                                                        not called again)
 any other status                      error             ``ConflictError`` (HTTP 409)
 ====================================  ================  ======================================
+
+The ``completed`` row is issue 22's: a synthesis that fails completes the research without
+one (``synthesis.record_synthesis_failed``) instead of failing it, so its Retry must be
+reachable from ``completed``. It re-runs only the synthesis: the user already has the
+answers (and, after Proceed, chose to go on without the failed models); its count
+(``synthesis_retries``) makes each run's report shared again.
 
 Retrying models throws away a synthesis error and any synthesis: the synthesis runs again
 once the retried models have answered. Re-running the synthesis keeps every model result.
@@ -66,10 +75,12 @@ __all__ = [
     "RetryFromFailedAction",
     "RetryFromFailedRow",
     "RetryOutcome",
+    "can_retry",
     "retries_left",
     "retry_action",
     "retry_failed_llms",
     "retry_research",
+    "synthesis_retryable",
 ]
 
 MAX_RETRIES = 2
@@ -161,13 +172,35 @@ def retry_action(research: Research) -> RetryFromFailedAction:
     return next(row.action for row in RETRY_FROM_FAILED if row.applies(research))
 
 
+def synthesis_retryable(research: Research) -> bool:
+    """A completed research whose synthesis failed ("Synthesis not available"): Retry
+    runs the synthesis again."""
+    return research.status == ResearchStatus.COMPLETED and research.synthesis_error is not None
+
+
+def can_retry(research: Research) -> bool:
+    """Whether ``retry_research`` accepts the research (else it is a 409)."""
+    return research.status == ResearchStatus.FAILED or synthesis_retryable(research)
+
+
 def retry_research(research: Research, *, now: datetime | None = None) -> RetryOutcome:
-    """Phase 6 (``POST /research/:id/retry``): retry a failed research; any other status
-    is a ``ConflictError`` (409)."""
+    """Phase 6 (``POST /research/:id/retry``): retry a failed research, or the synthesis
+    of a completed one whose synthesis failed; any other status is a ``ConflictError``
+    (409)."""
+    if synthesis_retryable(research):
+        action: RetryFromFailedAction = "rerun_synthesis"
+        change = _synthesise_again(research, utc_now(now))
+        return RetryOutcome(
+            action=action,
+            research=change.research,
+            events=change.events,
+            llm_calls=change.llm_calls,
+        )
     if research.status != ResearchStatus.FAILED:
         raise conflict(
             research.status,
-            f"Only a failed research can be retried; this one is {research.status}.",
+            f"Only a failed research can be retried (or a completed one whose synthesis "
+            f"failed); this one is {research.status}.",
         )
     action = retry_action(research)
     change = _RETRY_ACTIONS[action](research, utc_now(now))
@@ -178,6 +211,15 @@ def retry_research(research: Research, *, now: datetime | None = None) -> RetryO
 
 def _rerun_synthesis(research: Research, now: datetime) -> ResearchChange:
     return changed(research, transition(research, ResearchStatus.SYNTHESIZING, now=now), now=now)
+
+
+def _synthesise_again(research: Research, now: datetime) -> ResearchChange:
+    """A completed research without synthesis back to ``synthesizing``: its answers and
+    shareable report are kept; the next run's report is shared again (a new edition)."""
+    again = transition(research, ResearchStatus.SYNTHESIZING, now=now).model_copy(
+        update={"synthesis_retries": research.synthesis_retries + 1}
+    )
+    return changed(research, again, now=now)
 
 
 def _nothing_to_retry(research: Research, now: datetime) -> ResearchChange:

@@ -40,9 +40,13 @@ def attach_share_info(
 ) -> ResearchChange:
     _require_completed(research)
     current = research.share_info
-    if current is not None and share_info.token is not None and current.token == share_info.token:
-        return unchanged(research)  # already attached: a repeated step
     moment = utc_now(now)
+    if current is not None and share_info.token is not None and current.token == share_info.token:
+        if research.share_error is None:
+            return unchanged(research)  # already attached: a repeated step, or a new edition
+        # A new edition of the page was stored where the previous one could not be.
+        cleared = research.model_copy(update={"share_error": None, "updated_at": moment})
+        return ResearchChange(research=cleared)
     shared = research.model_copy(
         update={"share_info": share_info, "share_error": None, "updated_at": moment}
     )

@@ -18,6 +18,25 @@ research: ``begin_synthesis`` completes a skipped synthesis (no ``synthesized_re
 or fails the research; when it says ``run``, build the prompt
 (``synthesis_prompt.build_synthesis_prompt``), call the synthesis model, then record
 ``record_synthesis_succeeded`` or ``record_synthesis_failed``.
+
+How the synthesis call ends (the seed: success -> completed + synthesis, failure ->
+failed + error; issue 22 changes the failure row):
+
+=======================  ==================================================================
+the synthesis call       the research
+=======================  ==================================================================
+answers                  ``completed`` with ``synthesized_result`` (``synthesis_cut_off``
+                         when the answer stopped at its length limit: kept, marked)
+fails, for any reason    ``completed`` without ``synthesized_result``; ``synthesis_error``
+of its model             says why ("Synthesis not available: <why>. Retry runs the
+                         synthesis again."), and Retry (``retry.retry_research``) runs it
+                         again on the same answers
+=======================  ==================================================================
+
+A synthesis has no offline counterpart, but every model's answer arrived: failing the
+research for the synthesis would hide them behind an error. ``failed`` with a synthesis
+error is left for the skip logic's error row (nothing to synthesise) and for research
+stored before this change; Retry re-runs their synthesis as the seed says.
 """
 
 from __future__ import annotations
@@ -29,11 +48,7 @@ from typing import Literal
 
 from scholarstream.research.core._base import CamelModel, utc_now
 from scholarstream.research.core._changes import ResearchChange, changed, fail, unchanged
-from scholarstream.research.core._failures import (
-    NO_SUCCESSFUL_RESULTS,
-    FailureReason,
-    is_api_key_error,
-)
+from scholarstream.research.core._failures import NO_SUCCESSFUL_RESULTS, FailureReason
 from scholarstream.research.core._lifecycle import ResearchStatus, conflict, transition
 from scholarstream.research.core._records import Research
 
@@ -142,12 +157,17 @@ def begin_synthesis(
 
 
 def record_synthesis_succeeded(
-    research: Research, synthesized_result: str, *, now: datetime | None = None
+    research: Research,
+    synthesized_result: str,
+    *,
+    cut_off: bool = False,
+    now: datetime | None = None,
 ) -> ResearchChange:
+    """``cut_off``: the answer stopped at its length limit; it is kept, and marked."""
     _require_synthesizing(research)
     moment = utc_now(now)
     completed = transition(research, ResearchStatus.COMPLETED, now=moment).model_copy(
-        update={"synthesized_result": synthesized_result}
+        update={"synthesized_result": synthesized_result, "synthesis_cut_off": cut_off}
     )
     return changed(research, completed, now=moment)
 
@@ -159,17 +179,22 @@ def record_synthesis_failed(
     error_code: str | None = None,
     now: datetime | None = None,
 ) -> ResearchChange:
-    """The synthesis call failed: the research fails with ``synthesis_error`` set, so a
-    retry re-runs the synthesis. ``error_code`` as in ``results.record_call_failed``."""
+    """The synthesis call failed (an error, no answer in time, an answer that could not be
+    used): the research completes with the models' answers and without a synthesis,
+    ``synthesis_error`` says why, and Retry runs the synthesis again (see the module).
+    ``error_code`` as in ``results.record_call_failed``; kept as ``synthesis_error_code``
+    (a refused key sends the user to Settings)."""
     _require_synthesizing(research)
     moment = utc_now(now)
-    reason = (
-        FailureReason.API_KEY_INVALID
-        if is_api_key_error(error_code)
-        else FailureReason.SYNTHESIS_FAILED
+    completed = transition(research, ResearchStatus.COMPLETED, now=moment).model_copy(
+        update={
+            "synthesized_result": None,
+            "synthesis_cut_off": False,
+            "synthesis_error": error,
+            "synthesis_error_code": error_code,
+        }
     )
-    failed = fail(research, reason, f"Synthesis failed: {error}", now=moment, synthesis_error=error)
-    return changed(research, failed, now=moment)
+    return changed(research, completed, now=moment)
 
 
 def _require_synthesizing(research: Research) -> None:

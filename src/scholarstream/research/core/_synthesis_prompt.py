@@ -49,6 +49,9 @@ class SynthesisSource(CamelModel):
     kind: Literal["model", "external_report"]
     name: str = Field(description="The model string, or the report's title.")
     content: str
+    cut_off: bool = Field(
+        default=False, description="The model's answer stopped at its length limit."
+    )
 
 
 class SynthesisPrompt(CamelModel):
@@ -59,7 +62,9 @@ class SynthesisPrompt(CamelModel):
 
 def synthesis_sources(research: Research) -> list[SynthesisSource]:
     models = [
-        SynthesisSource(label=f"M{i}", kind="model", name=r.model, content=r.content or "")
+        SynthesisSource(
+            label=f"M{i}", kind="model", name=r.model, content=r.content or "", cut_off=r.cut_off
+        )
         for i, r in enumerate(research.successful_results, start=1)
     ]
     reports = [
@@ -88,6 +93,8 @@ def build_synthesis_prompt(research: Research) -> SynthesisPrompt:
         kind = "answer of model" if source.kind == "model" else "report supplied by the user:"
         name = " ".join(source.name.split())  # one line: a title cannot open a fence
         heading = f"Source [{source.label}], {kind} {name}"
+        if source.cut_off:  # so that its last claim is not read as a conclusion
+            heading += " (cut off at its length limit: it ends unfinished)"
         parts.append(f"{heading}\n\n{fence}text\n{source.content}\n{fence}")
     if research.failed_models:
         parts.append(

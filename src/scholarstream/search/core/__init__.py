@@ -15,6 +15,13 @@ from scholarstream.search.core._checkpoints import (
     validate_decision,
 )
 from scholarstream.search.core._export import ExportSelection, export_collection
+from scholarstream.search.core._fallbacks import (
+    FallbackReason,
+    ModelFallback,
+    fallback_message,
+    merge_fallbacks,
+    model_fallback,
+)
 from scholarstream.search.core._models import (
     CollectionStats,
     Concept,
@@ -54,11 +61,13 @@ __all__ = [
     "DecisionAction",
     "Deduplicator",
     "ExportSelection",
+    "FallbackReason",
     "GroupDimension",
     "Grouping",
     "IntentParser",
     "IterationRecord",
     "LabelledPaper",
+    "ModelFallback",
     "PaperCollection",
     "PaperGroup",
     "ParsedIntent",
@@ -77,6 +86,9 @@ __all__ = [
     "UserFeedback",
     "WorkflowState",
     "export_collection",
+    "fallback_message",
+    "merge_fallbacks",
+    "model_fallback",
     "revised_feedback",
     "revised_strategy",
     "validate_decision",

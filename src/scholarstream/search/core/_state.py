@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from scholarstream.search.core._fallbacks import ModelFallback
 from scholarstream.search.core._models import (
     LabelledPaper,
     PaperCollection,
@@ -37,6 +38,10 @@ class WorkflowState(BaseModel):
     )
     last_collection: PaperCollection | None = None
     is_complete: bool = False
+    fallbacks: list[ModelFallback] = Field(
+        default_factory=list,
+        description="The AI steps that did without the model's answer, one per step.",
+    )
 
     def record_iteration(
         self,

@@ -2,8 +2,9 @@
 
 The model's answer is checked before it becomes a ``ParsedIntent``: reversed dates are
 swapped, language names become ISO 639-1 codes, study types take their canonical names,
-an empty PICO is dropped, and missing concepts come from the rule parser. A failed model
-call raises ``LLMError``: without an intent the workflow cannot go on (seed 003).
+an empty PICO is dropped, and missing concepts come from the rule parser. When the model's
+answer is unusable, late or failed, the rule parser reads the question for that call (the
+README's promise), and the run's ``FallbackLog`` is told.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic_ai import Agent
 
 from scholarstream.errors import InvalidInputError
+from scholarstream.search._fallbacks import FALLBACK_ERRORS, FallbackLog
 from scholarstream.search._llm import SkillLLM
 from scholarstream.search.core import Concept, ParsedIntent, PicoElements
 from scholarstream.search.intent._rules import EMPTY_HINT, RuleIntentParser
@@ -69,8 +71,11 @@ def _unique(values: list[str]) -> list[str]:
 
 
 class LLMIntentParser:
-    def __init__(self, llm: SkillLLM, *, today: dt.date | None = None) -> None:
+    def __init__(
+        self, llm: SkillLLM, *, today: dt.date | None = None, fallbacks: FallbackLog | None = None
+    ) -> None:
         self._llm = llm
+        self.fallbacks = fallbacks if fallbacks is not None else FallbackLog()
         self._today = today
         self._rules = RuleIntentParser(today=today)
         self._agent: Agent[None, _IntentOutput] = Agent(
@@ -83,7 +88,14 @@ class LLMIntentParser:
             raise InvalidInputError("The question is empty.", hint=EMPTY_HINT)
         today = self._today or dt.date.today()
         prompt = f"Today's date: {today.isoformat()}\n\nRequest: {question}"
-        output = await self._llm.structured(self._agent, prompt, feature=FEATURE)
+        try:
+            output = await self._llm.structured(self._agent, prompt, feature=FEATURE)
+        except FALLBACK_ERRORS as exc:
+            # Checked before the fallback is recorded: a question the rules find nothing
+            # in is refused as the user's to fix, whatever the model did.
+            intent = self._rules.parse_now(user_input)
+            self.fallbacks.failed(FEATURE, exc)
+            return intent
         return self._intent(user_input, question, output)
 
     def _intent(self, user_input: str, question: str, output: _IntentOutput) -> ParsedIntent:

@@ -7,13 +7,14 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field
 from pydantic_ai import Agent
 
-from scholarstream.errors import LLMError
+from scholarstream.search._fallbacks import FALLBACK_ERRORS, FallbackLog
 from scholarstream.search._llm import SkillLLM
 from scholarstream.search.core import PaperGroup, ScoredPaper
 from scholarstream.search.organize._organizer import RuleResultOrganizer
 from scholarstream.search.organize._themes import MAX_THEMES, OTHER_THEME, rule_themes
 
 _MAX_PAPERS = 60  # beyond this the titles cost more than the themes are worth
+FEATURE = "search.organize"
 
 
 class _Theme(BaseModel):
@@ -37,8 +38,9 @@ _AGENT: Agent[None, _Themes] = Agent(
 
 
 class LLMResultOrganizer(RuleResultOrganizer):
-    def __init__(self, llm: SkillLLM) -> None:
+    def __init__(self, llm: SkillLLM, *, fallbacks: FallbackLog | None = None) -> None:
         self.llm = llm
+        self.fallbacks = fallbacks if fallbacks is not None else FallbackLog()
 
     async def themes(self, papers: Sequence[ScoredPaper]) -> list[PaperGroup]:
         if len(papers) < 3:
@@ -46,16 +48,22 @@ class LLMResultOrganizer(RuleResultOrganizer):
         shown = list(papers[:_MAX_PAPERS])
         prompt = "\n".join(f"{n}. {p.record.title}" for n, p in enumerate(shown, start=1))
         try:
-            answer = await self.llm.structured(_AGENT, prompt, feature="search.organize")
-        except LLMError:
+            answer = await self.llm.structured(_AGENT, prompt, feature=FEATURE)
+        except FALLBACK_ERRORS as exc:
+            self.fallbacks.failed(FEATURE, exc)
             return rule_themes(papers)
-        return _validated(answer, shown, papers)
+        groups = _validated(answer, shown, papers)
+        if groups is None:
+            self.fallbacks.unusable(FEATURE, "no theme named any paper given")
+            return rule_themes(papers)
+        return groups
 
 
 def _validated(
     answer: _Themes, shown: Sequence[ScoredPaper], papers: Sequence[ScoredPaper]
-) -> list[PaperGroup]:
-    """Numbers out of range or given twice are ignored; unplaced papers go to Other."""
+) -> list[PaperGroup] | None:
+    """Numbers out of range or given twice are ignored; unplaced papers go to Other.
+    ``None`` when no theme is left (the answer cannot be used)."""
     placed: set[str] = set()
     groups: list[PaperGroup] = []
     for theme in answer.themes[:MAX_THEMES]:
@@ -68,7 +76,7 @@ def _validated(
         if ids and label:
             groups.append(PaperGroup(key=f"theme-{len(groups) + 1}", label=label, paper_ids=ids))
     if not groups:
-        return rule_themes(papers)
+        return None
     rest = [p.id for p in papers if p.id not in placed]
     if rest:
         groups.append(PaperGroup(key=OTHER_THEME, label="Other", paper_ids=rest))

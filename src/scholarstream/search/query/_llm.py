@@ -20,11 +20,12 @@ from collections.abc import Mapping, Sequence
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_ai import Agent
 
-from scholarstream.errors import LLMError
+from scholarstream.search._fallbacks import FALLBACK_ERRORS, FallbackLog
 from scholarstream.search._llm import SkillLLM
 from scholarstream.search._mesh import MeshVocabulary
 from scholarstream.search.core import (
     ConceptBlock,
+    FallbackReason,
     QueryBuilderInput,
     SearchStrategy,
     SourceQuery,
@@ -63,6 +64,14 @@ _MESH_TAG = re.compile(
     r"\[(?P<tag>mesh|mh|mesh terms|majr|mesh major topic|mesh:noexp|mh:noexp)\]",
     re.I,
 )
+
+
+_WHY: dict[FallbackReason, str] = {
+    "unusable": "its answer could not be used",
+    "late": "it did not answer in time",
+    "failed": "the call failed",
+    "not_configured": "no model is set up for it",
+}
 
 
 class _QueryOut(BaseModel):
@@ -105,8 +114,10 @@ class LLMQueryBuilder:
         fallback: RuleQueryBuilder,
         source_infos: Mapping[str, SourceInfo] | None = None,
         results_per_source: int = 50,
+        fallbacks: FallbackLog | None = None,
     ) -> None:
         self._llm = llm
+        self.fallbacks = fallbacks if fallbacks is not None else FallbackLog()
         self.sources = list(dict.fromkeys(sources))
         self.mesh = mesh
         self.fallback = fallback
@@ -128,11 +139,14 @@ class LLMQueryBuilder:
                 )
             try:
                 output = await self._llm.structured(self._agent, asked, feature=FEATURE)
-            except LLMError as exc:
-                return await self._fall_back(data, f"the model failed ({exc.message})")
+            except FALLBACK_ERRORS as exc:
+                # The rationale is shown to the user: the plain reason, not the error's text.
+                why = _WHY[self.fallbacks.failed(FEATURE, exc).reason]
+                return await self._fall_back(data, f"the model failed ({why})")
             strategy, reason = self._checked(output, data)
             if strategy is not None:
                 return strategy
+        self.fallbacks.unusable(FEATURE, f"the model's strategy {reason}, twice")
         return await self._fall_back(data, f"the model's strategy {reason}, twice")
 
     async def _fall_back(self, data: QueryBuilderInput, why: str) -> SearchStrategy:

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pydantic import BaseModel, Field
 from pydantic_ai import Agent
 
-from scholarstream.errors import LLMError
 from scholarstream.papers import Paper, Record, paper_key
 from scholarstream.papers.ranking import record_text
+from scholarstream.search._fallbacks import FALLBACK_ERRORS, FallbackLog
 from scholarstream.search._llm import SkillLLM
 from scholarstream.search.core import LabelledPaper, ParsedIntent, ScoredPaper
 from scholarstream.search.scoring._cache import ScoreCache, cache_key
@@ -102,6 +102,7 @@ class LLMRelevanceScorer:
         max_concurrency: int = 3,
         role: str = "fast",
         feature: str = FEATURE,
+        fallbacks: FallbackLog | None = None,
     ) -> None:
         self.llm = llm
         self.batch_size = max(1, batch_size)
@@ -109,7 +110,8 @@ class LLMRelevanceScorer:
         self.fallback = fallback if fallback is not None else LexicalRelevanceScorer()
         self.max_concurrency = max(1, max_concurrency)
         self.role = role
-        self.feature = feature  # the usage ledger's name for these calls
+        self.feature = feature  # the usage ledger's (and the fallback record's) name
+        self.fallbacks = fallbacks if fallbacks is not None else FallbackLog()
 
     async def _ask(
         self,
@@ -142,14 +144,19 @@ class LLMRelevanceScorer:
     ) -> tuple[dict[int, Relevance], list[_Failure]]:
         try:
             judged = await self._ask(records, batch, intent, limit)
-        except LLMError:
+        except FALLBACK_ERRORS as exc:
+            self.fallbacks.failed(self.feature, exc)
             return {}, [_Failure(i, "the model call failed") for i in batch]
         missing = [i for i in batch if i not in judged]
         if missing:  # asked once more, for those papers only
             # Papers still missing after that are scored offline.
-            with contextlib.suppress(LLMError):
+            with contextlib.suppress(*FALLBACK_ERRORS):
                 judged |= await self._ask(records, missing, intent, limit)
         failures = [_Failure(i, "the model gave no score") for i in batch if i not in judged]
+        if failures:
+            self.fallbacks.unusable(
+                self.feature, f"no score for {len(failures)} of {len(batch)} papers"
+            )
         return judged, failures
 
     async def relevance(

@@ -48,7 +48,7 @@ from scholarstream.streams.core._fields import (
     field_specs,
     parse_field_value,
 )
-from scholarstream.streams.core._guide import Guide, GuideRequest, GuideStreamItem
+from scholarstream.streams.core._guide import Guide, GuideFellBack, GuideRequest, GuideStreamItem
 from scholarstream.streams.core._prompt import build_system_prompt, build_user_prompt
 from scholarstream.streams.core._records import (
     CreationList,
@@ -108,6 +108,7 @@ __all__ = [
     "GuideAnswer",
     "GuideError",
     "GuideEvent",
+    "GuideFellBack",
     "GuideKind",
     "GuideMessage",
     "GuideMode",

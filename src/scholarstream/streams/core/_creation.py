@@ -17,6 +17,7 @@ from collections.abc import AsyncGenerator, Mapping
 from contextlib import aclosing
 
 from scholarstream.errors import ConflictError, InvalidInputError, LLMError, ScholarStreamError
+from scholarstream.search.core import ModelFallback
 from scholarstream.streams.core._actions import (
     SkipStep,
     TextInput,
@@ -26,7 +27,7 @@ from scholarstream.streams.core._actions import (
 )
 from scholarstream.streams.core._answer import GuideAnswer
 from scholarstream.streams.core._events import GuideError, GuideEvent, GuideTurnResult
-from scholarstream.streams.core._guide import Guide, GuideRequest
+from scholarstream.streams.core._guide import Guide, GuideFellBack, GuideRequest
 from scholarstream.streams.core._prompt import build_system_prompt, build_user_prompt
 from scholarstream.streams.core._session import CreationSession, GuideMessage
 from scholarstream.streams.core._validation import ValidatedTurn, validate_answer
@@ -58,12 +59,15 @@ async def advance(
         yield _error(exc)
         return
     answer: GuideAnswer | None = None
+    fallback: ModelFallback | None = None
     try:
         # Closed with the turn, so a client that leaves stops the model call too.
         async with aclosing(guide.respond(request)) as items:
             async for item in items:
                 if isinstance(item, GuideAnswer):
                     answer = item
+                elif isinstance(item, GuideFellBack):
+                    fallback = item.fallback
                 else:
                     yield item
         if answer is None:
@@ -71,7 +75,7 @@ async def advance(
     except ScholarStreamError as exc:
         yield _error(exc)
         return
-    yield _result(session, request, validate_answer(answer, request))
+    yield _result(session, request, validate_answer(answer, request), fallback)
 
 
 def prepare_turn(
@@ -133,12 +137,15 @@ def prepare_turn(
 
 
 def _result(
-    session: CreationSession, request: GuideRequest, turn: ValidatedTurn
+    session: CreationSession,
+    request: GuideRequest,
+    turn: ValidatedTurn,
+    fallback: ModelFallback | None = None,
 ) -> GuideTurnResult:
     history = [
         *session.history,
         GuideMessage(role="user", content=request.message.strip(), action=request.action_note),
-        GuideMessage(role="assistant", content=turn.message),
+        GuideMessage(role="assistant", content=turn.message, fallback=fallback),
     ]
     next_session = CreationSession(
         current_step=turn.next_step,
@@ -160,6 +167,7 @@ def _result(
         completed_steps=next_session.completed_steps,
         available_next_steps=next_session.available_next_steps(),
         warnings=turn.warnings,
+        fallback=fallback,
         stream=turn.stream,
         session=next_session,
     )

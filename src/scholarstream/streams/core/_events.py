@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
 
+from scholarstream.search.core import ModelFallback
 from scholarstream.streams.core._answer import GuideMode
 from scholarstream.streams.core._config import PartialStreamConfig, StreamConfig
 from scholarstream.streams.core._session import CreationSession
@@ -48,6 +49,11 @@ class GuideTurnResult(BaseModel):
     )
     warnings: list[str] = Field(
         default_factory=list, description="Parts of the guide's answer that were not used."
+    )
+    fallback: ModelFallback | None = Field(
+        default=None,
+        description="Set when the offline guide answered this turn because the model's "
+        "answer was unusable, late or failed (its message says so in plain words).",
     )
     stream: StreamConfig | None = Field(
         default=None, description="The finished configuration when next_step is complete."

@@ -9,6 +9,7 @@ from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from scholarstream.search.core import ModelFallback
 from scholarstream.streams.core._actions import UserAction
 from scholarstream.streams.core._answer import GuideAnswer
 from scholarstream.streams.core._config import PartialStreamConfig
@@ -16,7 +17,16 @@ from scholarstream.streams.core._events import GuideRetry, GuideTextDelta
 from scholarstream.streams.core._session import GuideMessage
 from scholarstream.streams.core._workflow import WorkflowStep
 
-GuideStreamItem = GuideTextDelta | GuideRetry | GuideAnswer
+
+@dataclass(frozen=True)
+class GuideFellBack:
+    """Said by a guide that answered this turn without its model's answer (it was
+    unusable, late or failed): the turn's result and stored message carry the record."""
+
+    fallback: ModelFallback
+
+
+GuideStreamItem = GuideTextDelta | GuideRetry | GuideAnswer | GuideFellBack
 
 
 @dataclass(frozen=True)
@@ -39,6 +49,7 @@ class GuideRequest:
 
 class Guide(Protocol):
     def respond(self, request: GuideRequest) -> AsyncGenerator[GuideStreamItem, None]:
-        """Text deltas (and retries) while the message is written, then one ``GuideAnswer``.
-        Raises a ``ScholarStreamError`` (an ``LLMError`` for a model) when it cannot answer."""
+        """Text deltas (and retries) while the message is written, then one ``GuideAnswer``
+        (a ``GuideFellBack`` before it when the offline guide answered instead). Raises a
+        ``ScholarStreamError`` (an ``LLMError`` for a model) when it cannot answer."""
         ...

@@ -8,6 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from scholarstream.search.core import ModelFallback
 from scholarstream.streams.core._config import PartialStreamConfig, StreamConfig
 from scholarstream.streams.core._workflow import (
     OPTIONAL_FIELDS,
@@ -29,6 +30,11 @@ class GuideMessage(BaseModel):
     role: Literal["user", "assistant"]
     content: str = Field(description="What was typed or said (may be empty for an action).")
     action: str = Field(default="", description="The user's action in words, if any.")
+    fallback: ModelFallback | None = Field(
+        default=None,
+        description="On an assistant message: the offline guide wrote it, because the "
+        "model's answer was unusable, late or failed.",
+    )
 
     def as_text(self) -> str:
         return " ".join(part for part in (self.action, self.content) if part)

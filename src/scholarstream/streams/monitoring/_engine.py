@@ -160,6 +160,7 @@ async def build_result(
         since=since,
         scorer=by.name,
         feedback_used=len(labelled) if any(v.feedback is not None for v in judged) else 0,
+        fallbacks=by.fallbacks.items,
         items=items,
         groups=groups,
         ungrouped=ungrouped,

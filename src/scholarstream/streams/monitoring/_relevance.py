@@ -8,10 +8,11 @@ each item mentions, for the groups and the offline reason."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from scholarstream.papers import Record
+from scholarstream.search import FallbackLog
 from scholarstream.search.core import Concept, LabelledPaper, ParsedIntent
 from scholarstream.search.scoring import (
     LexicalRelevanceScorer,
@@ -62,6 +63,8 @@ class StreamJudge:
     scorer: RelevanceScorer
     name: ScorerName = "lexical"
     explains: bool = False
+    fallbacks: FallbackLog = field(default_factory=FallbackLog)
+    """Where a model scorer records the batches it scored offline (one judge per run)."""
 
 
 OFFLINE_JUDGE = StreamJudge(LexicalRelevanceScorer())

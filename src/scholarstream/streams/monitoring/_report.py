@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from scholarstream.notify import Delivery
 from scholarstream.papers import Record
+from scholarstream.search.core import ModelFallback
 from scholarstream.sources import DateKind
 
 RunStatus = Literal["running", "complete", "partial", "failed"]
@@ -116,6 +117,11 @@ class Report(_Model):
     )
     feedback_used: int = Field(
         default=0, description="Items marked relevant or irrelevant the ranking learnt from."
+    )
+    fallbacks: list[ModelFallback] = Field(
+        default_factory=list,
+        description="The AI steps that used their offline counterpart in this run (model "
+        "relevance: items scored offline), one per step, in plain words.",
     )
     items: list[ReportItem] = Field(default_factory=list, description="Best first.")
     groups: list[ReportGroup] = Field(default_factory=list)

@@ -17,7 +17,7 @@ from scholarstream.errors import ScholarStreamError
 from scholarstream.llm import LLMGateway
 from scholarstream.notify import NotificationTargetStore, Notifier
 from scholarstream.runtime import Runtime
-from scholarstream.search import GatewaySkillLLM
+from scholarstream.search import FallbackLog, GatewaySkillLLM
 from scholarstream.search.scoring import LexicalRelevanceScorer, LLMRelevanceScorer
 from scholarstream.settings import Settings, StreamSettings
 from scholarstream.sources import SourceHub
@@ -67,19 +67,26 @@ def stream_runner(runtime: Runtime) -> StreamRunner:
 
 
 def stream_judge(
-    llm: LLMGateway, database: Database, settings: StreamSettings, owner_id: uuid.UUID
+    llm: LLMGateway,
+    database: Database,
+    settings: StreamSettings,
+    owner_id: uuid.UUID,
+    *,
+    offline: bool | None = None,
 ) -> StreamJudge:
     """The owner's ``fast`` model when one is configured and ``streams.model_relevance``
     allows it (what it cannot judge is scored offline); the offline scorer otherwise."""
-    if llm.offline or not settings.model_relevance:
+    if (llm.offline if offline is None else offline) or not settings.model_relevance:
         return OFFLINE_JUDGE
+    fallbacks = FallbackLog()  # one per run: the report tells the user once
     scorer = LLMRelevanceScorer(
         GatewaySkillLLM(llm, database, owner_id),
         batch_size=settings.relevance_batch_size,
         fallback=LexicalRelevanceScorer(),
         feature=FEATURE,
+        fallbacks=fallbacks,
     )
-    return StreamJudge(scorer, name="model", explains=True)
+    return StreamJudge(scorer, name="model", explains=True, fallbacks=fallbacks)
 
 
 async def run_stream_now(
@@ -122,7 +129,13 @@ async def finish_run(runner: StreamRunner, owner_id: uuid.UUID, start: RunStart)
             windows=start.windows,
             reported=start.reported,
             local={LIBRARY: LibrarySource(runner.library, owner_id)},
-            by=stream_judge(runner.llm, runner.database, runner.settings.streams, owner_id),
+            by=stream_judge(
+                runner.llm,
+                runner.database,
+                runner.settings.streams,
+                owner_id,
+                offline=await runner.llm.registry.offline_for_owner(runner.database, owner_id),
+            ),
             labelled=start.labelled,
         )
     except BaseException as exc:

@@ -479,6 +479,16 @@ class AIColumnTable {
       return el("span", { ...attrs, title: why }, name, el("span", { dataset: { role: "value" } }, "—"),
         el("span", { class: "ai-cell-reason", dataset: { role: "reason" } }, why));
     }
+    if (state === "failed") {
+      // No offline way answers a column's criteria: the cell says so, and Retry asks the
+      // model again for the cells that failed (they were not stored).
+      const retry = el("button", { type: "button", class: "link", dataset: { action: "retry-cell" } }, "Retry");
+      retry.addEventListener("click", () => this.#evaluateColumn(column));
+      return el("span", { ...attrs, title: current.reason }, name,
+        el("span", { class: "ai-cell-value", dataset: { role: "value" } }, "Not available"), retry,
+        // After the button: the reason unfolds below on focus without moving it.
+        el("span", { class: "ai-cell-reason", dataset: { role: "reason" } }, current.reason));
+    }
     const shown = outputType(column.output_type).show(current.value);
     return el("span", { ...attrs, title: current.reason, dataset: { ...attrs.dataset, cached: String(Boolean(current.cached)) } },
       name,
@@ -505,6 +515,7 @@ class AIColumnTable {
     });
     if (!todo.length) return;
     for (const entry of todo) cells.set(entry.key, { state: "pending", sig: entry.sig });
+    let noticed = false;
     this.#refreshCells(column, todo);
     for (let start = 0; start < todo.length; start += BATCH) {
       const batch = todo.slice(start, start + BATCH);
@@ -524,6 +535,11 @@ class AIColumnTable {
         this.#refreshCells(column, todo.slice(start));
         this.#applyView();
         return;
+      }
+      if (answer.fallbacks?.length && !noticed) {
+        // One notice per evaluation of the column, however many cells or batches failed.
+        noticed = true;
+        renderStatus(this.status, `${column.name}: ${answer.fallbacks[0].message}`, "warning");
       }
       const sigs = new Map(batch.map((entry) => [entry.key, entry.sig]));
       for (const value of answer.values) {

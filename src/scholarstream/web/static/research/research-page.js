@@ -7,7 +7,8 @@
 //   awaiting_confirmation  a dialog: the failed models with their errors, Proceed / Retry /
 //                          Cancel (POST /{id}/confirm)
 //   completed              the synthesis and each model's report, in tabs ("Synthesis not
-//                          available" under the seed's exact condition), the share link
+//                          available" under the seed's condition, or with the reason the
+//                          synthesis failed and a Retry that runs it again), the share link
 //   failed                 the error and a Retry button (POST /{id}/retry), with advice that
 //                          says what Retry will do (call the failed models, or synthesise)
 // The status tables themselves (labels, cards, retry rows, advice) live in status.js, which
@@ -25,6 +26,8 @@ import {
   retriesLeft,
   STATUS_LABELS,
   synthesisNotAvailable,
+  synthesisNotice,
+  synthesisRetryable,
   userAction,
 } from "/static/app/research/status.js";
 import { ReportTabs } from "/static/app/research/tabs.js";
@@ -33,6 +36,8 @@ import { el, renderProblem } from "/static/app/shared/dom.js";
 import { renderMarkdown } from "/static/app/shared/markdown.js";
 
 const LLM_LABELS = { pending: "Pending", processing: "Processing", completed: "Completed", failed: "Failed" };
+const CUT_OFF = "Cut off: this answer reached its length limit before it was finished.";
+const TITLE_FEATURE = "research.title";
 const IN_FLIGHT = new Set(["processing", "retrying", "synthesizing", "awaiting_confirmation"]);
 const POLLED = new Set(["processing", "retrying"]);
 const EVENT_TYPES = [
@@ -211,7 +216,8 @@ function phaseText(r) {
       return `${count("failed")} of ${all.length} models failed: proceed without them, retry them, or cancel.`;
     case "completed":
       return r.synthesizedResult ? "Completed: the synthesis and each model's report are below."
-        : "Completed without a synthesis.";
+        : synthesisRetryable(r) ? "Completed without a synthesis: it failed; Retry runs it again."
+          : "Completed without a synthesis.";
     case "failed":
       return `Failed: ${r.error || "the research did not finish."}`;
     default:
@@ -221,6 +227,13 @@ function phaseText(r) {
 
 function showHeader(r) {
   titleHeading.textContent = r.title;
+  // Said once, under the title, while the title is the one cut because of it.
+  const fallback = (r.fallbacks ?? []).find((f) => f.feature === TITLE_FEATURE);
+  const titleNote = part("title-fallback");
+  titleNote.hidden = !fallback;
+  titleNote.textContent = fallback
+    ? `The model's title could not be used (${fallback.reason}); the title was cut from the question.`
+    : "";
   document.title = `${r.title} · ScholarStream`;
   const status = el("span", { class: `badge research-status status-${r.status}`, dataset: { testid: "research-status" } },
     STATUS_LABELS[r.status] ?? r.status);
@@ -242,6 +255,7 @@ function progressItem(result) {
   el("span", { class: `badge llm-status llm-${result.status}`, dataset: { testid: "model-status" } },
     LLM_LABELS[result.status] ?? result.status),
   result.attempt > 1 ? el("span", { class: "muted" }, `attempt ${result.attempt}`) : null,
+  result.cutOff ? el("span", { class: "muted", dataset: { testid: "model-cut-off" } }, "cut off") : null,
   result.status === "failed" && result.error
     ? el("span", { class: "model-error", dataset: { testid: "model-error" } }, result.error)
     : null);
@@ -280,13 +294,17 @@ function showResults(r) {
     ? ["Shareable report: ", el("a", { href, target: "_blank", rel: "noopener", dataset: { testid: "share-link" } }, href)]
     : []));
   part("no-synthesis").hidden = !synthesisNotAvailable(r);
+  part("synthesis-notice").textContent = synthesisNotice(r) ?? "";
+  part("synthesis-retry").hidden = !synthesisRetryable(r);
 
   const panels = [];
   if (r.synthesizedResult) {
     panels.push({
       key: "synthesis",
       label: "Synthesis",
-      render: () => el("div", { class: "markdown", dataset: { testid: "synthesis" } }, renderMarkdown(r.synthesizedResult)),
+      render: () => el("div", {},
+        el("div", { class: "markdown", dataset: { testid: "synthesis" } }, renderMarkdown(r.synthesizedResult)),
+        r.synthesisCutOff ? el("p", { class: "muted", dataset: { testid: "synthesis-cut-off" } }, CUT_OFF) : null),
     });
   }
   for (const result of results(r)) {
@@ -302,8 +320,11 @@ function showResults(r) {
 
 function reportPanel(result) {
   if (result.status === "completed") {
-    return el("div", { class: "markdown", dataset: { testid: "model-report", model: result.model } },
+    const report = el("div", { class: "markdown", dataset: { testid: "model-report", model: result.model } },
       renderMarkdown(result.content ?? ""));
+    return result.cutOff
+      ? el("div", {}, report, el("p", { class: "muted", dataset: { testid: "report-cut-off" } }, CUT_OFF))
+      : report;
   }
   if (result.status === "failed") {
     return el("p", { class: "model-error", dataset: { testid: "model-report", model: result.model } },
@@ -472,6 +493,17 @@ retryButton.addEventListener("click", async () => {
   if (done) phase.focus();
 });
 
+const synthesisRetryButton = root.querySelector('[data-action="retry-synthesis"]');
+synthesisRetryButton.addEventListener("click", async () => {
+  synthesisRetryButton.disabled = true;
+  part("synthesis-retry-status").textContent = "Running the synthesis again…";
+  const done = await act(() => api(`${url}/retry`, { method: "POST" }), actionProblem,
+    "The synthesis was not run again.");
+  part("synthesis-retry-status").textContent = "";
+  synthesisRetryButton.disabled = false;
+  if (done) phase.focus();
+});
+
 // --- the chat ---------------------------------------------------------------------------
 
 const excerpt = (text, limit) => (text && text.length > limit ? text.slice(0, limit) : text || null);
@@ -494,11 +526,13 @@ function chatResearch(r) {
       attempt: result.attempt,
       error: result.error ?? null,
       answer_excerpt: excerpt(result.content, EXCERPT_CHARS),
+      cut_off: Boolean(result.cutOff),
       answer_chars: result.content?.length ?? 0,
     })),
     synthesis_excerpt: excerpt(r.synthesizedResult, SYNTHESIS_EXCERPT_CHARS),
     synthesis_chars: r.synthesizedResult?.length ?? 0,
     synthesis_not_available: synthesisNotAvailable(r),
+    synthesis_notice: synthesisNotice(r),
     partial_failure: r.partialFailure
       ? { failed_models: r.partialFailure.failedProviders, retry_count: r.partialFailure.retryCount }
       : null,

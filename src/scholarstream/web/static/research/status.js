@@ -24,11 +24,34 @@ export const MAX_RETRIES = 2;
 const completed = (r) => r.llmResults.filter((result) => result.status === "completed");
 const failedModels = (r) => r.llmResults.filter((result) => result.status === "failed");
 
+const nothingToCombine = (r) => r.status === "completed" && !r.synthesizedResult
+  && completed(r).length <= 1 && !(r.externalReports?.length);
+
+/** A completed research whose synthesis failed (retry.synthesis_retryable): Retry runs the
+ *  synthesis again. */
+export function synthesisRetryable(r) {
+  return r.status === "completed" && r.synthesisError != null;
+}
+
+const synthesisFailed = (r) => synthesisRetryable(r) && !r.synthesizedResult;
+
 /** The seed's showSynthesisNotAvailable (display.synthesis_not_available): completed, no
- *  synthesis, at most one successful model, no external reports (its inputContexts). */
+ *  synthesis, at most one successful model, no external reports (its inputContexts); or
+ *  a completed research whose synthesis failed. */
 export function synthesisNotAvailable(r) {
-  return r.status === "completed" && !r.synthesizedResult
-    && completed(r).length <= 1 && !(r.externalReports?.length);
+  return nothingToCombine(r) || synthesisFailed(r);
+}
+
+export const NOTHING_TO_COMBINE = "Synthesis not available: only one model answered and no "
+  + "other report was given, so there was nothing to combine.";
+
+/** What the page says instead of a synthesis (display.synthesis_notice), or null. */
+export function synthesisNotice(r) {
+  if (synthesisFailed(r)) {
+    const reason = (r.synthesisError ?? "").trim().replace(/\.+$/, "") || "the synthesis failed";
+    return `Synthesis not available: ${reason}. Retry runs the synthesis again.`;
+  }
+  return nothingToCombine(r) ? NOTHING_TO_COMBINE : null;
 }
 
 /** The seed's "Status -> UI Mapping" (display.CARD_DISPLAY): which card a research shows. */

@@ -58,6 +58,10 @@ const stageList = runSection.querySelector('[data-testid="stages"]');
 const cancelButton = runSection.querySelector('[data-action="cancel"]');
 const runProblem = runSection.querySelector('[data-testid="run-problem"]');
 const view = runSection.querySelector('[data-testid="run-view"]');
+// The AI steps of the run that used their offline counterpart (issue 22): one line per
+// step, in the run's own plain words, above whatever the run shows.
+const notices = el("div", { dataset: { testid: "run-notices" }, role: "status" });
+view.before(notices);
 
 const DEFAULT_SOURCES = (root.dataset.defaultSources || "").split(",").filter(Boolean);
 const MAX_ITERATIONS = Number.parseInt(root.dataset.maxIterations || "5", 10);
@@ -253,6 +257,14 @@ function statusText(run) {
   }
 }
 
+function renderNotices(run) {
+  const fallbacks = run.fallbacks ?? [];
+  notices.hidden = !fallbacks.length;
+  notices.replaceChildren(...fallbacks.map((fallback) =>
+    el("p", { class: "status warning", dataset: { testid: "fallback", skill: fallback.skill } },
+      fallback.message, ...(fallback.hint ? [" ", el("span", { class: "hint" }, fallback.hint)] : []))));
+}
+
 function renderStages(run) {
   stageList.hidden = run.status !== "running";
   if (stageList.hidden) return;
@@ -276,6 +288,7 @@ function show(run) {
   runStatus.textContent = statusText(run);
   runSection.dataset.status = run.status;
   renderStages(run);
+  renderNotices(run);
   cancelButton.hidden = !(run.status === "running" || run.status === "waiting");
   current.run = run;
   const key = viewKey(run);

@@ -259,6 +259,13 @@ function accept(result, sentEdits, pending, answer) {
       el("p", {}, "Part of the guide's answer was not used:"),
       el("ul", {}, result.warnings.map((w) => el("li", {}, w)))));
   }
+  // The offline guide answered this turn (the model's answer was unusable, late or
+  // failed): said once per creation, at the first turn it happens.
+  const earlier = history.slice(0, -1).some((m) => m.role === "assistant" && m.fallback);
+  if (result.fallback && !earlier) {
+    turnProblem.append(el("p", { class: "status warning", role: "note", dataset: { testid: "guide-fallback" } },
+      result.fallback.message, ...(result.fallback.hint ? [" ", el("span", { class: "hint" }, result.fallback.hint)] : [])));
+  }
   if (result.next_step === "complete" && result.stream_id) {
     state.creation.status = "completed";
     dropDraft(state.creation.id);

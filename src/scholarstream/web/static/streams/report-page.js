@@ -206,6 +206,19 @@ function showNotifications(deliveries) {
     ]));
 }
 
+/** The AI steps of the run that used their offline counterpart, once each, in plain words. */
+function showFallbacks(fallbacks) {
+  const meta = root.querySelector('[data-testid="report-meta"]');
+  let box = root.querySelector('[data-testid="report-fallbacks"]');
+  if (!box) {
+    box = el("div", { role: "status", dataset: { testid: "report-fallbacks" } });
+    meta.after(box);
+  }
+  box.hidden = !fallbacks.length;
+  box.replaceChildren(...fallbacks.map((fallback) =>
+    el("p", { class: "status warning", dataset: { testid: "fallback", skill: fallback.skill } }, fallback.message)));
+}
+
 function showItems(report) {
   const byKey = new Map(report.items.map((item) => [item.key, item]));
   const ranked = part("ranked");
@@ -245,6 +258,7 @@ function show(stored) {
       : "",
   );
   showFlag(stored);
+  showFallbacks(report?.fallbacks ?? []);
   showNotifications(stored.notifications || []);
   showSources(stored.sources);
   for (const role of ["exports"]) part(role).hidden = !report;
