@@ -135,8 +135,8 @@ async def retry_research(
     research_id: uuid.UUID, user: ReleasedUser, runtime: RuntimeDep
 ) -> Research:
     """Retries a failed research: its failed models (``retrying``), else its synthesis
-    (``synthesizing``), else nothing is left to retry (``completed``). 409 for any other
-    status."""
+    (``synthesizing``), else nothing is left to retry (``completed``); and the synthesis of a
+    completed research whose synthesis failed ("Synthesis not available"). 409 otherwise."""
     return await research_service(runtime).retry(user.id, research_id)
 
 

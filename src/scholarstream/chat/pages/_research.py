@@ -31,7 +31,7 @@ from scholarstream.research import (
     LLMResultStatus,
     Research,
     ResearchStore,
-    synthesis_not_available,
+    synthesis_notice,
     synthesis_sources,
 )
 
@@ -187,7 +187,9 @@ def _research_lines(research: Mapping[str, Any]) -> tuple[list[str], list[str]]:
         lines.append(f"Synthesis error: {_cut(_text(research.get('synthesis_error')), 500)}.")
     if research.get("user_action"):
         lines.append(f"What the user can do: {_text(research.get('user_action'))}.")
-    if research.get("synthesis_not_available") is True:
+    if research.get("synthesis_notice"):
+        lines.append(f"The page says: {_cut(_text(research.get('synthesis_notice')), 500)}")
+    elif research.get("synthesis_not_available") is True:
         lines.append(
             'The page says "Synthesis not available": only one model answered and no '
             "external report was given, so there was nothing to combine."
@@ -355,8 +357,8 @@ def research_text(research: Research, model: str | None = None) -> str:
     if model is None:
         if research.synthesized_result:
             parts.append("Synthesis:\n" + _full(research.synthesized_result))
-        elif synthesis_not_available(research):
-            parts.append("Synthesis not available: only one model answered.")
+        elif (notice := synthesis_notice(research)) is not None:
+            parts.append(notice)
         else:
             parts.append("No synthesis yet.")
         if research.error:

@@ -85,11 +85,11 @@ from scholarstream.research.core._records import (
     ExternalReport,
     LLMResult,
     LLMResultStatus,
-    ModelFallback,
     ModelString,
     PartialFailure,
     Prompt,
     Research,
+    ResearchFallback,
     ShareInfo,
 )
 from scholarstream.research.core._results import (
@@ -183,7 +183,6 @@ __all__ = [
     "LLMResult",
     "LLMResultStatus",
     "MatrixRow",
-    "ModelFallback",
     "ModelString",
     "PartialFailure",
     "Prompt",
@@ -193,6 +192,7 @@ __all__ = [
     "ResearchCompleted",
     "ResearchEvent",
     "ResearchFailed",
+    "ResearchFallback",
     "ResearchLLMCompleted",
     "ResearchLLMFailed",
     "ResearchRetrying",

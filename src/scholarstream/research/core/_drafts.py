@@ -30,10 +30,10 @@ from scholarstream.research.core._base import CamelModel, utc_now
 from scholarstream.research.core._lifecycle import ResearchStatus, conflict
 from scholarstream.research.core._records import (
     ExternalReport,
-    ModelFallback,
     ModelString,
     Prompt,
     Research,
+    ResearchFallback,
 )
 
 __all__ = [
@@ -185,7 +185,9 @@ def create_draft(
         external_reports=request.external_reports,
         status=ResearchStatus.DRAFT,
         fallbacks=(
-            [ModelFallback(feature=TITLE_FEATURE, reason=title_fallback or "")] if fell_back else []
+            [ResearchFallback(feature=TITLE_FEATURE, reason=title_fallback or "")]
+            if fell_back
+            else []
         ),
         created_at=moment,
         updated_at=moment,

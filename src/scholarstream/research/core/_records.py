@@ -28,11 +28,11 @@ __all__ = [
     "ExternalReport",
     "LLMResult",
     "LLMResultStatus",
-    "ModelFallback",
     "ModelString",
     "PartialFailure",
     "Prompt",
     "Research",
+    "ResearchFallback",
     "ShareInfo",
 ]
 
@@ -90,7 +90,7 @@ class PartialFailure(CamelModel):
     retry_count: int = Field(default=0, ge=0)
 
 
-class ModelFallback(CamelModel):
+class ResearchFallback(CamelModel):
     """A model step whose answer could not be used, so its offline counterpart was used
     instead (issue 22): ``feature`` as the usage ledger names it (``research.title``),
     ``reason`` in plain words."""
@@ -167,7 +167,7 @@ class Research(CamelModel):
         description="How often Retry ran the synthesis again after the research completed "
         "without one; each run's report is shared again under the same link.",
     )
-    fallbacks: list[ModelFallback] = Field(
+    fallbacks: list[ResearchFallback] = Field(
         default_factory=list,
         description="Model steps whose answer could not be used and whose offline "
         "counterpart was used (the title cut from the prompt).",
