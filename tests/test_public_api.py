@@ -176,6 +176,7 @@ EXPORTED: dict[str, list[str]] = {
         "ToolHistoryEntry",
         "ToolProgressEvent",
         "ToolStartEvent",
+        "call_key",
         "event_id",
         "get_payload_type",
         "make_json_parser",

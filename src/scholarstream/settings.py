@@ -114,7 +114,7 @@ DEFAULT_MAX_TOKENS: dict[str, int] = {
     "default": 1024,
     "chat": 1500,
     "stream_guide": 700,
-    "search.intent": 400,
+    "search.intent": 600,
     "search.query": 700,
     "search.score": 1200,
     "search.organize": 500,

@@ -107,7 +107,8 @@ PATH_PARAMETERS: dict[str, OwnedId | Named | Capability] = {
     # Both targets under either path: a stream's target is no account target, and back.
     "target_id": OwnedId(lambda w: [w.own_target_id, w.stream_target_id]),
     "provider": Named(PROVIDER),
-    "name": Named("library"),
+    "name": Named("library"),  # a source, or a model endpoint of the caller's
+    "role": Named("default"),  # a model role: the caller's own choice for it
     "action": Named("run_search"),
     "token": Capability("the shared report of a completed research: the link is the permission"),
 }
@@ -119,11 +120,26 @@ CALLERS_OWN: dict[Route, int] = {
     ("DELETE", "/api/v1/me/provider-keys/{provider}"): 204,  # B's own key (none: a no-op)
     ("GET", "/api/v1/sources/{name}/search"): 200,  # searches B's own library
     ("POST", "/api/v1/chat/actions/{action}"): 200,  # searches B's own library
+    ("GET", "/api/v1/models/endpoints/{name}/models"): 404,  # B has no endpoint of that name
+    ("PUT", "/api/v1/models/endpoints/{name}"): 200,  # B's own endpoint of that name
+    ("DELETE", "/api/v1/models/endpoints/{name}"): 204,  # B's own endpoint, just made
+    ("PUT", "/api/v1/models/roles/{role}"): 200,  # B's own choice for the role
+    ("DELETE", "/api/v1/models/roles/{role}"): 204,  # B's own choice
+    ("PUT", "/api/v1/models/server-defaults/{role}"): 403,  # B is no administrator
+    ("DELETE", "/api/v1/models/server-defaults/{role}"): 403,  # B is no administrator
 }
 
 # A valid body for every route with ids in its path that needs one: B's requests must pass
 # validation and reach the lookup. ``a`` is the world whose ids the request names.
 BODIES: dict[Route, Callable[[UserWorld], Kwargs]] = {
+    # A public address (saving an endpoint never connects to it).
+    ("PUT", "/api/v1/models/endpoints/{name}"): lambda a: {
+        "json": {"base_url": "http://8.8.8.8/v1"}
+    },
+    ("PUT", "/api/v1/models/roles/{role}"): lambda a: {"json": {"model": f"{PROVIDER}:gpt-b"}},
+    ("PUT", "/api/v1/models/server-defaults/{role}"): lambda a: {
+        "json": {"model": f"{PROVIDER}:gpt-b"}
+    },
     ("PUT", "/api/v1/me/provider-keys/{provider}"): lambda a: {
         "json": {"api_key": f"sk-probe-{uuid.uuid4().hex}"}
     },
@@ -217,6 +233,14 @@ WRITES_WITHOUT_IDS: dict[Route, Callable[[UserWorld], list[Probe]] | str] = {
     ("POST", "/api/v1/research/draft"): "makes a research draft of the caller",
     ("POST", "/api/v1/me/notifications"): "adds a notification target of the caller",
     ("POST", "/api/v1/streams/creation"): "starts a stream creation of the caller",
+    ("POST", "/api/v1/models/check"): "checks a role, a model string or an endpoint of the caller",
+}
+
+# GETs left out of A's snapshot, with why: their answer is not A's stored data.
+NOT_SNAPSHOT: dict[Route, str] = {
+    ("GET", "/api/v1/models/endpoints/{name}/models"): (
+        "asks the endpoint's own server for its models (A has none of that name: a 404)"
+    ),
 }
 
 # For the control (C on C's own ids): the one id that belongs at the path.
@@ -440,7 +464,12 @@ def snapshot(world: World) -> dict[str, Reply]:
     a, client = world.a, world.client
     seen: dict[str, Reply] = {}
     for endpoint in world.endpoints:
-        if endpoint.method == "GET" and endpoint.known and not endpoint.streams:
+        if (
+            endpoint.method == "GET"
+            and endpoint.known
+            and not endpoint.streams
+            and (endpoint.method, endpoint.path) not in NOT_SNAPSHOT
+        ):
             for values in own_fill(endpoint, a):
                 url = fill(endpoint.path, values)
                 seen[url] = send(client, "GET", url, a.cookie(), request_kwargs(endpoint, a))

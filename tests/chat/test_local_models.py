@@ -10,6 +10,7 @@ received request bodies are what a real server would read."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -374,3 +375,51 @@ def test_the_compact_prompt_with_its_tools_fits_the_budget(page: str, tab: str |
     full = _prompt_chars(page, tab, compact=False) / CHARS_PER_TOKEN
     assert compact < COMPACT_BUDGET
     assert full > 3 * compact
+
+
+# --- A small model that does not finish its answer (issue 22, point 3 applied to chat) --
+
+
+def test_calls_written_again_and_again_are_cut_on_the_wire(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
+    """Qwen2.5-Coder-0.5B on llama-server, after the tool's result: the same list of calls
+    until the answer budget ran out (1,500 tokens, 161 s). The stream is closed after the
+    first round, so the server stops writing, and the turn completes."""
+    other = '{"name": "chat_test_split", "arguments": {"text": "delta"}}'
+    repeated = "\n".join([f"[{SPLIT}, {other}]"] * 60)
+    fake.script(
+        "tiny",
+        Text(SPLIT),
+        Text(repeated, chunks=600, delay=0.02),
+        Text(repeated, chunks=600, delay=0.02),
+    )
+    with local_server(tmp_path, fake, max_tokens={"chat": 10_000}) as client:
+        events = chat(client, "Split alpha beta gamma")
+    assert events[-1].type == "complete"
+    assert [e.data["input"]["text"] for e in events if e.type == "tool_start"] == [
+        "alpha beta gamma",
+        "delta",
+    ]
+    assert events[-1].data["payload"]["fallback"]["reason"] == "unusable"
+    assert "{" not in streamed(events)
+    deadline = time.monotonic() + 5  # the server notices the client left at its next write
+    while not all(r.cancelled for r in fake.received[1:]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for cut in fake.received[1:]:
+        assert cut.cancelled
+        assert cut.ended_at is not None and cut.ended_at - cut.at < 5  # not 12 s
+
+
+def test_an_answer_cut_by_its_budget_after_a_tool_ran_is_completed_with_a_note(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
+    fake.script("tiny", Text(SPLIT), Text("The three words are alpha, beta and gamma. " * 20))
+    with local_server(tmp_path, fake, max_tokens={"chat": 40}) as client:
+        events = chat(client, "Split alpha beta gamma")
+    answer = events[-1].data["payload"]
+    assert answer["message"].startswith("The three words are")
+    assert answer["message"].endswith(
+        "The model did not finish its answer; the results above are what the tools found."
+    )
+    assert answer["fallback"]["reason"] == "unusable"

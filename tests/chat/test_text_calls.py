@@ -107,3 +107,81 @@ def test_text_streams_as_it_comes_when_nothing_could_be_a_call() -> None:
     shown, _ = stream("Osimertinib resistance arises through several mechanisms.", step=5)
     assert shown[0] == "Osime"
     assert all(piece for piece in shown[:-1])
+
+
+OTHER = '{"name": "search_literature", "arguments": {"query": "EGFR", "sources": ["PubMed"]}}'
+
+
+def until_round(text: str) -> tuple[int, TextCallFilter]:
+    """How many characters the filter read before it found the round complete (the stream
+    would be closed there), and the filter, flushed."""
+    calls = TextCallFilter(KNOWN)
+    for i, char in enumerate(text):
+        assert calls.feed(char).strip() == ""
+        if calls.round_complete():
+            assert calls.flush().strip() == ""
+            return i + 1, calls
+    raise AssertionError("the round was never complete")
+
+
+@pytest.mark.parametrize(
+    "first_round",
+    [
+        f"[{CALL}, {OTHER}]",
+        f"{CALL}\n{OTHER}\n{CALL}",
+        f"```json\n[{CALL}, {OTHER}]\n```",
+        f"```json\n{CALL}\n{OTHER}\n```",
+    ],
+)
+def test_a_round_of_calls_written_again_and_again_is_complete_after_the_first(
+    first_round: str,
+) -> None:
+    repeated = "\n".join([first_round] * 20)
+    read, calls = until_round(repeated)
+    assert read < 2 * len(first_round) + 2  # stopped at the start of the second round
+    assert {(c.name, str(c.arguments)) for c in calls.calls} == {
+        ("search_library", str({"query": "EGFR resistance"})),
+        ("search_literature", str({"query": "EGFR", "sources": ["PubMed"]})),
+    }
+
+
+def test_tagged_calls_repeated_are_complete_at_the_first_repeat() -> None:
+    tagged = f"<tool_call>\n{CALL}\n</tool_call>\n"
+    read, calls = until_round(tagged * 10)
+    assert read <= 2 * len(tagged)
+    assert len(calls.calls) == 2  # the repeat is run once (the chat skips repeats)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        CALL,
+        f"{CALL}\nHere is what I found.",
+        f"[{CALL}]",
+        f"{CALL}\n{OTHER}",
+        f"```json\n{CALL}\n```\nThen I will sum up what it finds.",
+    ],
+)
+def test_calls_not_repeated_do_not_end_the_round(answer: str) -> None:
+    calls = TextCallFilter(KNOWN)
+    for char in answer:
+        calls.feed(char)
+        assert not calls.round_complete()
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [CALL[:40], f"[{CALL}, {OTHER[:30]}", f"```json\n{CALL[:50]}", f"{CALL}\n{OTHER[:25]}"],
+)
+def test_a_call_cut_off_is_hidden_as_a_call_that_cannot_run(answer: str) -> None:
+    shown, calls = stream(answer)
+    assert "".join(shown) == ""
+    assert calls.calls[-1].arguments is None
+    assert calls.calls[-1].problem == "its answer was cut off"
+
+
+def test_json_that_ends_is_not_a_cut_call() -> None:
+    answer = '{"name": "Ada", "age": 36}'
+    shown, calls = stream(answer)
+    assert "".join(shown) == answer
+    assert calls.calls == []

@@ -45,6 +45,7 @@ from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.usage import RunUsage
 
+from scholarstream.chat._commands import command_chip, command_line
 from scholarstream.chat._text_tool_calls import (
     TEXT_CALL_PREFIX,
     adopt_text_calls,
@@ -65,6 +66,7 @@ from scholarstream.chat.core import (
     ToolHistoryEntry,
     ToolProgressEvent,
     ToolStartEvent,
+    call_key,
 )
 from scholarstream.chat.tools import (
     ToolArgumentsError,
@@ -76,12 +78,17 @@ from scholarstream.chat.tools import (
 from scholarstream.errors import LLMError, ModelCapabilityError, ScholarStreamError
 from scholarstream.llm import MODEL_FAILURES, ModelCall, ResolvedModel, RetryPolicy, model_error
 from scholarstream.prompt_fences import fenced_data
+from scholarstream.search.core import FallbackReason, ModelFallback
 from scholarstream.settings import LLMSettings
 
 log = logging.getLogger(__name__)
 
 Emit = Callable[[ChatEvent], object]
 TOOL_RETRIES = 2
+UNFINISHED_AFTER_TOOLS = (
+    "The model did not finish its answer; the results above are what the tools found."
+)
+UNFINISHED = "The model did not finish its answer; what it wrote is above."
 
 
 @dataclass
@@ -100,6 +107,9 @@ class TurnTranscript:
     """Slash commands offered for what the model could not run itself."""
     offer_commands: bool = False
     """The model answered without tools: the answer offers the commands."""
+    fallback: ModelFallback | None = None
+    """The model did not finish the answer (it failed, was cut off, or only repeated its
+    tool calls after tools ran): the turn completed with what the tools returned."""
 
 
 QueryRewrite = Callable[[str], str]
@@ -263,10 +273,23 @@ async def run_agent_turn(
             new_messages.append(response)
             if tool_calls:
                 usage.tool_calls += len(tool_calls)
-                request = ModelRequest(
-                    parts=await calls.answer_all(tool_calls), instructions=system_prompt
-                )
+                parts = await calls.answer_all(tool_calls)
+                if not calls.progressed:
+                    # Only calls already run or given up on: asking again would get them again.
+                    log.warning(
+                        "chat: model %s only repeated tool calls; the turn ends with the "
+                        "tools' results",
+                        resolved.model_string,
+                    )
+                    new_messages.pop()
+                    _finish_without_model(transcript, text, new_messages, usage, "unusable")
+                    return
+                request = ModelRequest(parts=parts, instructions=system_prompt)
             elif _has_text(response):
+                if response.finish_reason == "length" and transcript.tool_history:
+                    # The answer budget cut the answer after tools ran.
+                    _finish_without_model(transcript, text, new_messages, usage, "unusable")
+                    return
                 transcript.new_messages = new_messages
                 transcript.usage = usage
                 return
@@ -276,12 +299,48 @@ async def run_agent_turn(
             "The model kept calling tools without answering.",
             hint="Ask a narrower question, or raise chat.max_tool_rounds.",
         )
-    except MODEL_FAILURES as exc:
-        transcript.text = text.full
-        raise model_error(exc, resolved, timeout_seconds=llm.timeout_seconds) from exc
+    except (*MODEL_FAILURES, LLMError) as exc:
+        error = (
+            exc
+            if isinstance(exc, LLMError)
+            else model_error(exc, resolved, timeout_seconds=llm.timeout_seconds)
+        )
+        if not transcript.tool_history and not text.full.strip():
+            transcript.text = text.full
+            raise error from exc
+        # Something came (tool results, or part of the answer): the turn completes with it.
+        if not any(m is request for m in new_messages):
+            new_messages.append(request)  # the request the model did not answer
+        late = isinstance(error.__cause__, TimeoutError)
+        _finish_without_model(
+            transcript, text, new_messages, usage, "late" if late else "failed", error.hint
+        )
     finally:
         text.finish()
         transcript.text = text.full
+
+
+def _finish_without_model(
+    transcript: TurnTranscript,
+    text: _TextCollector,
+    messages: list[ModelMessage],
+    usage: RunUsage,
+    reason: FallbackReason,
+    hint: str | None = None,
+) -> None:
+    """Completes a turn the model did not finish: a plain note closes the answer (after the
+    tools' results, whose cards the user has), the turn records the fallback, and the
+    history ends with that note, so the next turn reads a closed exchange (no call left
+    without its result)."""
+    note = UNFINISHED_AFTER_TOOLS if transcript.tool_history else UNFINISHED
+    text.note(note)
+    while messages and isinstance(messages[-1], ModelResponse):
+        messages.pop()  # calls left without results, or a cut answer: replaced below
+    if messages:
+        messages.append(ModelResponse(parts=[TextPart(text.response_text.strip())]))
+    transcript.new_messages = messages
+    transcript.usage = usage
+    transcript.fallback = ModelFallback(skill="chat", reason=reason, message=note, hint=hint)
 
 
 def _without_tools(
@@ -334,7 +393,9 @@ class _ToolCalls:
     """Answers a model's tool calls: each result (fenced as data: what a tool returns, a web
     page or an abstract, may carry text written to steer the model, and the instructions
     say so), or a retry prompt for an unknown tool or bad arguments, at most
-    ``TOOL_RETRIES`` times per tool."""
+    ``TOOL_RETRIES`` times per tool; after that the tool's calls are skipped (the user is
+    told which command would do it), as is a call already run in this turn (same tool, same
+    arguments): a small model repeats its calls, and neither ends the turn in an error."""
 
     def __init__(
         self,
@@ -348,9 +409,17 @@ class _ToolCalls:
         self.transcript = transcript
         self.emit = emit
         self.retries: Counter[str] = Counter()
+        self.seen: set[str] = set()
+        """The calls of this turn (tool and arguments): one asked for again is not run."""
+        self.given_up: set[str] = set()
+        """Tools whose arguments were refused more than ``TOOL_RETRIES`` times."""
+        self.progressed = False
+        """Whether the latest round ran a call or asked the model to correct one (else
+        its calls were all repeats or given up on, and asking again would get them again)."""
 
     async def answer_all(self, calls: Sequence[ToolCallPart]) -> list[ModelRequestPart]:
         """The answers, in the calls' order; the calls of one response run at once."""
+        self.progressed = False
         outcomes = await asyncio.gather(*(self.answer(c) for c in calls), return_exceptions=True)
         for outcome in outcomes:
             if isinstance(outcome, BaseException):
@@ -374,12 +443,20 @@ class _ToolCalls:
             return self._retry(
                 call, f"The arguments for {name} are not a JSON object.", "validation_error"
             )
+        key = call_key(name, arguments)
+        if key in self.seen or name in self.given_up:
+            return self._skipped(call, "It was not run again: its result is above.")
+        self.seen.add(key)
         try:
             result = await self.runner.run(tool, arguments)
         except ModelRetry as exc:  # bad arguments: the runner says what is wrong
+            self.seen.discard(key)  # refused, not run: the same call may be tried again
+            if self.retries[name] >= TOOL_RETRIES:
+                return self._give_up(call, tool, arguments)
             if call.tool_call_id.startswith(TEXT_CALL_PREFIX):
-                self.transcript.warnings.append(invalid_arguments_notice(tool, arguments))
+                self._warn(invalid_arguments_notice(tool, arguments))
             return self._retry(call, exc.message, "validation_error")
+        self.progressed = True
         return ToolReturnPart(
             tool_name=name,
             content=fenced_data(f"Result of {name}", result),
@@ -396,13 +473,47 @@ class _ToolCalls:
             retry=RetryInfo(cause="no_output"),
         )
 
+    def _warn(self, notice: str) -> None:
+        if notice not in self.transcript.warnings:
+            self.transcript.warnings.append(notice)
+
+    def _give_up(
+        self, call: ToolCallPart, tool: ToolConfig, arguments: dict[str, Any]
+    ) -> ToolReturnPart:
+        """The tool's arguments were refused once more than the model may correct them: the
+        call is skipped, the user told which command would do it, and the model asked to
+        answer with what the other tools returned (it does not fail the turn)."""
+        self.given_up.add(tool.name)
+        self.progressed = True  # the model is asked once more, to answer without the tool
+        line = command_line(tool, arguments)
+        notice = f"The model could not give {tool.name} arguments it takes, so it was skipped." + (
+            f" You can run it yourself: {line}" if line else ""
+        )
+        self._warn(notice)
+        self.emit(StatusEvent(message=notice))
+        chip = command_chip(tool, arguments)
+        if chip is not None and chip not in self.transcript.chips:
+            self.transcript.chips.append(chip)
+        return self._skipped(
+            call, f"Its arguments were refused {TOOL_RETRIES + 1} times, so it was skipped."
+        )
+
+    def _skipped(self, call: ToolCallPart, why: str) -> ToolReturnPart:
+        return ToolReturnPart(
+            tool_name=call.tool_name,
+            content=f"Not run. {why} Do not call it again: answer now with what the tools "
+            "returned, and say what is still open.",
+            tool_call_id=call.tool_call_id,
+            outcome="failed",
+        )
+
     def _retry(self, call: ToolCallPart, message: str, cause: ToolRetryCause) -> ToolReturnPart:
         name = call.tool_name
         self.retries[name] += 1
         if self.retries[name] > TOOL_RETRIES:
-            raise UnexpectedModelBehavior(
-                f"Tool {name!r} exceeded max retries count of {TOOL_RETRIES}"
-            )
+            self.given_up.add(name)
+            return self._skipped(call, f"It was refused {TOOL_RETRIES + 1} times.")
+        self.progressed = True
         return ToolReturnPart(
             tool_name=name,
             content=message,
@@ -459,6 +570,10 @@ class _ModelCalls:
                     async for event in stream:
                         call.output_started()
                         _show(event, text)
+                        if text.round_complete():
+                            # The rest would be more calls: leaving the stream closes the
+                            # request on the wire, so the server stops writing them.
+                            break
                 response = stream.get()
                 text.end_response()
                 return response
@@ -494,6 +609,11 @@ class _TextCollector:
     def calls(self) -> list[TextCall]:
         """The calls the latest response wrote as text."""
         return self._calls.calls
+
+    def round_complete(self) -> bool:
+        """Whether the latest response has written its round of calls and goes on with
+        only more calls (see ``TextCallFilter.round_complete``)."""
+        return self._calls.round_complete()
 
     def begin_response(self) -> None:
         self._calls = TextCallFilter(self.known)

@@ -341,6 +341,7 @@ class Assistant:
             conversation_id=turn.conversation_id,
             message_id=started.assistant_message_id,
             warnings=[*transcript.warnings, *parsed.warnings],
+            fallback=transcript.fallback,
         )
 
     async def _stopped(

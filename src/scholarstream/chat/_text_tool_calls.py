@@ -92,6 +92,12 @@ def _not_run(
     tools_enabled: bool,
 ) -> tuple[str, SuggestedValue | None]:
     name = call.name or "a tool"
+    if not call.name and call.problem:  # a call cut off before its tool's name
+        return (
+            f"The model tried to run a tool, but {call.problem}, so nothing was run. "
+            "Type /help for the commands of this page.",
+            SuggestedValue(label="/help", value="/help"),
+        )
     if tool is None:
         close = difflib.get_close_matches(call.name, list(tools), n=1, cutoff=0.6)
         nearest = tools[close[0]] if close else None

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from typing import Protocol, TypeVar
+from typing import Protocol, TypeVar, runtime_checkable
 
 from pydantic_ai import Agent
 from pydantic_ai.exceptions import ModelAPIError, UnexpectedModelBehavior
 from pydantic_ai.models import Model
 
 from scholarstream.db import Database, OwnerScope
-from scholarstream.errors import LLMError
-from scholarstream.llm import DEFAULT_ROLE, LLMGateway
+from scholarstream.errors import LLMError, ScholarStreamError
+from scholarstream.llm import DEFAULT_ROLE, LLMGateway, ModelCapabilities
 
 OutputT = TypeVar("OutputT")
 
@@ -28,6 +28,15 @@ class SkillLLM(Protocol):
     ) -> OutputT:
         """The agent's validated output; ``LLMError`` when the model fails or keeps
         answering with output that does not validate."""
+        ...
+
+
+@runtime_checkable
+class KnowsCapabilities(Protocol):
+    """A ``SkillLLM`` that can tell what the model of a role can do (before asking it)."""
+
+    async def capabilities(self, role: str) -> ModelCapabilities | None:
+        """``None`` when the role has no usable model (the call will fall back anyway)."""
         ...
 
 
@@ -50,6 +59,16 @@ class GatewaySkillLLM:
                 agent, prompt, scope=OwnerScope(session, self.owner_id), feature=feature, role=role
             )
         return result.output
+
+    async def capabilities(self, role: str) -> ModelCapabilities | None:
+        try:
+            async with self.database.session() as session:
+                resolved = await self.gateway.registry.resolve(
+                    role, OwnerScope(session, self.owner_id)
+                )
+        except ScholarStreamError:
+            return None
+        return resolved.capabilities
 
 
 class ModelSkillLLM:

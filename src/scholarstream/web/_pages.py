@@ -42,9 +42,13 @@ router = APIRouter(include_in_schema=False)
 MaybeUser = Annotated[User | None, Depends(optional_user)]
 
 
-async def _models_offline(request: Request, user: MaybeUser, runtime: RuntimeDep) -> None:
+async def _models_offline(request: Request, runtime: RuntimeDep, session: SessionDep) -> None:
     """Whether this user can ask a model (their own choice counts, not only the server's
-    settings), for the offline banner ``render`` shows."""
+    settings), for the offline banner ``render`` shows. Only pages that render (GET) need
+    it; a form post (login, logout) keeps its own checks and is not refused here."""
+    if request.method not in ("GET", "HEAD"):
+        return
+    user = await optional_user(request, runtime, session)
     if user is not None:
         offline = await runtime.models.offline_for_owner(runtime.database, user.id)
         request.state.models_offline = offline

@@ -44,7 +44,7 @@ from scholarstream.chat.core._response import (
     SuggestedAction,
     ToolHistoryEntry,
 )
-from scholarstream.chat.core._text_calls import TextCall, TextCallFilter
+from scholarstream.chat.core._text_calls import TextCall, TextCallFilter, call_key
 
 __all__ = [
     "SUGGESTED_ACTIONS",
@@ -74,6 +74,7 @@ __all__ = [
     "ToolHistoryEntry",
     "ToolProgressEvent",
     "ToolStartEvent",
+    "call_key",
     "event_id",
     "get_payload_type",
     "make_json_parser",

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field, JsonValue
 
 from scholarstream.chat.continuity import ContinuityReport, SuggestedValue
 from scholarstream.chat.core._payloads import CustomPayload
+from scholarstream.search.core import ModelFallback
 
 
 class SuggestedAction(BaseModel):
@@ -44,6 +45,12 @@ class ChatResponsePayload(BaseModel):
     warnings: list[str] = Field(
         default_factory=list,
         description="What was dropped from the answer (a malformed payload, an unknown action).",
+    )
+    fallback: ModelFallback | None = Field(
+        default=None,
+        description="Set when the model did not finish the answer (it failed, was cut off by "
+        "the deadline or the answer budget, or only repeated its tool calls) and the turn "
+        "completed with what the tools returned; skill 'chat'. None: the model answered.",
     )
     continuity: ContinuityReport | None = Field(
         default=None,

@@ -143,6 +143,34 @@ def _tagged(content: str) -> list[TextCall]:
     ]
 
 
+def call_key(name: str, arguments: object) -> str:
+    """What makes two calls the same call: the tool and its arguments, in any key order."""
+    return f"{name}:{json.dumps(arguments, sort_keys=True, default=str)}"
+
+
+def _repeats(calls: list[TextCall]) -> bool:
+    keys = [call_key(c.name, c.arguments) for c in calls]
+    return len(set(keys)) < len(keys)
+
+
+_CALL_START = re.compile(r'^\[?\s*\{\s*"name"(?:\s*:\s*"([^"]*)")?')
+
+
+def _cut_call(body: str) -> TextCall | None:
+    """The call an answer that starts like one but does not end (it was cut off) was
+    going to be, or None when it does not start like a call."""
+    start = _CALL_START.match(body)
+    if start is None:
+        return None
+    try:
+        json.JSONDecoder().raw_decode(body)
+    except json.JSONDecodeError:
+        pass
+    else:
+        return None  # it ends: not cut off, just not a call
+    return TextCall(name=start.group(1) or "", arguments=None, problem="its answer was cut off")
+
+
 @dataclass
 class TextCallFilter:
     """One response's text in, the text to show out. ``known``: the tools of this turn."""
@@ -161,6 +189,44 @@ class TextCallFilter:
     def flush(self) -> str:
         """The rest, once the response is complete."""
         return self._advance(final=True)
+
+    def round_complete(self) -> bool:
+        """Whether the response has written a whole round of calls and goes on writing only
+        more of them (a small model repeats its list of calls until its answer budget runs
+        out): a list of calls, a fenced block of calls, or a call it already wrote, followed
+        by the start of another. The text is then cut after the round, so ``flush`` takes
+        out exactly those calls and the stream can be closed."""
+        if not self._lead:
+            if not _repeats(self.calls):
+                return False
+            self._raw = self._raw[: self._cursor]
+            return True
+        rest = self._raw[self._cursor :]
+        body = rest.lstrip()
+        if body.startswith(FENCE):
+            content, end = _fence_body(body)
+            if end is None:
+                return False
+            values, used = _json_values(content)
+            if content[used:].strip():
+                return False
+            one_round = True
+        else:
+            values, end = _json_values(body)
+            one_round = any(isinstance(v, list) for v in values)
+        after = body[end:].lstrip()
+        if not values or not after or not after.startswith(("{", "[", FENCE[0], OPEN_TAG[0])):
+            return False
+        calls: list[TextCall] = []
+        for value in values:
+            found = calls_in(value)
+            if found is None:
+                return False
+            calls.extend(found)
+        if not self._names_known(calls) or not (one_round or _repeats(calls)):
+            return False
+        self._raw = self._raw[: self._cursor + len(rest) - len(body) + end]
+        return True
 
     def _names_known(self, calls: list[TextCall]) -> bool:
         return any(c.name in self.known for c in calls)
@@ -203,6 +269,7 @@ class TextCallFilter:
             if not final:
                 return True
             skipped = len(rest) - len(body)
+            content = body
             if body.startswith(FENCE):
                 content, end = _fence_body(body)
                 calls, used = _decode_calls(content)
@@ -212,9 +279,18 @@ class TextCallFilter:
                 calls, end = _decode_calls(body)
                 leftover = ""
             after = body[end:]
-            if calls and not leftover.strip() and (self._names_known(calls) or not after.strip()):
+            whole = bool(calls) and not leftover.strip()
+            if calls and whole and (self._names_known(calls) or not after.strip()):
                 self.calls.extend(calls)
                 self._drop(skipped + end)
+                unfinished = after
+            else:
+                unfinished = content if calls is None else ""
+            # A call the answer budget or the deadline cut off: hidden, never shown.
+            cut = _cut_call(unfinished.lstrip())
+            if cut is not None:
+                self.calls.append(cut)
+                self._cursor = len(self._raw)
         self._lead = False
         return False
 

@@ -10,11 +10,13 @@ README's promise), and the run's ``FallbackLog`` is told.
 from __future__ import annotations
 
 import datetime as dt
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic_ai import Agent
 
 from scholarstream.errors import InvalidInputError
+from scholarstream.search._bounds import Items, Text
 from scholarstream.search._fallbacks import FALLBACK_ERRORS, FallbackLog
 from scholarstream.search._llm import SkillLLM
 from scholarstream.search.core import Concept, ParsedIntent, PicoElements
@@ -44,20 +46,43 @@ You read a researcher's literature-search request and return its structure.
 """
 
 
+# Bounds that a good answer never reaches and that keep a rambling one inside the
+# ``search.intent`` budget (400 tokens): the grammar a local server builds from the schema
+# ends each list and string there (see ``search._bounds``).
+_Term = Annotated[str, Text(60)]
+_Phrase = Annotated[str, Text(100)]
+
+
+class _ConceptOut(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    term: Annotated[str, Text(60, least=1)]
+    synonyms: Annotated[list[Annotated[str, Text(40)]], Items(4)] = Field(default_factory=list)
+
+
+class _PicoOut(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    population: _Phrase | None = None
+    intervention: _Phrase | None = None
+    comparison: _Phrase | None = None
+    outcome: _Phrase | None = None
+
+
 class _IntentOutput(BaseModel):
     """ParsedIntent without the question (kept from the input) and without its date-order
     check, so a reversed range can be repaired rather than refused."""
 
     model_config = ConfigDict(extra="forbid")
 
-    topic: str = ""
-    concepts: list[Concept] = Field(default_factory=list)
-    pico: PicoElements | None = None
+    topic: Annotated[str, Text(120)] = ""
+    concepts: Annotated[list[_ConceptOut], Items(5)] = Field(default_factory=list)
+    pico: _PicoOut | None = None
     date_from: dt.date | None = None
     date_to: dt.date | None = None
-    study_types: list[str] = Field(default_factory=list)
-    languages: list[str] = Field(default_factory=list)
-    exclude_terms: list[str] = Field(default_factory=list)
+    study_types: Annotated[list[_Term], Items(4)] = Field(default_factory=list)
+    languages: Annotated[list[Annotated[str, Text(20)]], Items(4)] = Field(default_factory=list)
+    exclude_terms: Annotated[list[_Term], Items(5)] = Field(default_factory=list)
 
 
 def _study_type(value: str) -> str:
@@ -102,10 +127,13 @@ class LLMIntentParser:
         date_from, date_to = output.date_from, output.date_to
         if date_from and date_to and date_from > date_to:
             date_from, date_to = date_to, date_from
-        concepts = [c for c in output.concepts if c.term.strip()]
+        concepts = [
+            Concept(term=c.term, synonyms=c.synonyms) for c in output.concepts if c.term.strip()
+        ]
         if not concepts:
             concepts = self._rule_concepts(question)
-        pico = output.pico if output.pico and output.pico.present() else None
+        pico = PicoElements(**output.pico.model_dump()) if output.pico else None
+        pico = pico if pico and pico.present() else None
         return ParsedIntent(
             question=user_input,
             topic=" ".join(output.topic.split()) or topic_of(question),

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Annotated
 
 from pydantic import BaseModel, Field
 from pydantic_ai import Agent
 
+from scholarstream.search._bounds import Items, Text
 from scholarstream.search._fallbacks import FALLBACK_ERRORS, FallbackLog
 from scholarstream.search._llm import SkillLLM
 from scholarstream.search.core import PaperGroup, ScoredPaper
@@ -17,13 +19,19 @@ _MAX_PAPERS = 60  # beyond this the titles cost more than the themes are worth
 FEATURE = "search.organize"
 
 
+# The schema asks for at least one theme, each with a label and a paper (a small model
+# answered ``{"themes": []}``); validation stays loose, ``_validated`` sorts the answer out.
 class _Theme(BaseModel):
-    label: str = Field(description="2-5 words naming the theme.")
-    papers: list[int] = Field(description="Numbers of the papers in this theme.")
+    label: Annotated[str, Text(80, least=1)] = Field(description="2-5 words naming the theme.")
+    papers: Annotated[list[int], Items(_MAX_PAPERS, least=1, cut=False)] = Field(
+        description="Numbers of the papers in this theme."
+    )
 
 
 class _Themes(BaseModel):
-    themes: list[_Theme] = Field(description=f"At most {MAX_THEMES} themes.")
+    themes: Annotated[list[_Theme], Items(MAX_THEMES, least=1)] = Field(
+        description=f"At most {MAX_THEMES} themes."
+    )
 
 
 _AGENT: Agent[None, _Themes] = Agent(

@@ -16,10 +16,12 @@ import datetime as dt
 import json
 import re
 from collections.abc import Mapping, Sequence
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic_ai import Agent
 
+from scholarstream.search._bounds import Items, OneOf, Text
 from scholarstream.search._fallbacks import FALLBACK_ERRORS, FallbackLog
 from scholarstream.search._llm import SkillLLM
 from scholarstream.search._mesh import MeshVocabulary
@@ -74,12 +76,28 @@ _WHY: dict[FallbackReason, str] = {
 }
 
 
+# The schema is what a local server's grammar follows: the queries come first and are
+# required, each non-empty, so a small model cannot spend its budget on the rationale and
+# leave the strategy empty; lists and strings are bounded so the answer fits the
+# ``search.query`` budget (700 tokens). Validation is looser (``search._bounds``), so a
+# flawed answer is still repaired by ``_checked``.
+_Word = Annotated[str, Text(80)]
+
+
 class _QueryOut(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     source: str
-    query: str
+    query: Annotated[str, Text(1500, least=1)]
     filters: dict[str, str] = Field(default_factory=dict)
+
+
+class _BlockOut(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    concept: Annotated[str, Text(80, least=1)]
+    terms: Annotated[list[_Word], Items(8)] = Field(default_factory=list)
+    mesh_headings: Annotated[list[_Word], Items(4)] = Field(default_factory=list)
 
 
 class _StrategyOut(BaseModel):
@@ -87,11 +105,27 @@ class _StrategyOut(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    queries: list[_QueryOut] = Field(default_factory=list)
+    queries: Annotated[list[_QueryOut], Items(12, least=1)]
     date_from: dt.date | None = None
     date_to: dt.date | None = None
-    concepts: list[ConceptBlock] = Field(default_factory=list)
-    rationale: str = ""
+    concepts: Annotated[list[_BlockOut], Items(6)] = Field(default_factory=list)
+    rationale: Annotated[str, Text(300)] = ""
+
+
+def _output_type(sources: Sequence[str]) -> type[_StrategyOut]:
+    """``_StrategyOut`` whose schema names the chosen sources (``enum``) and allows one
+    query each (in the schema only: a second query for a source is dropped with a note by
+    ``_checked``, and the queries after it are kept)."""
+    query = create_model(
+        "_QueryOut",
+        __base__=_QueryOut,
+        source=(Annotated[str, OneOf(tuple(sources))], ...),
+    )
+    return create_model(
+        "_StrategyOut",
+        __base__=_StrategyOut,
+        queries=(Annotated[list[query], Items(max(1, len(sources)), least=1, cut=False)], ...),
+    )
 
 
 def balanced(query: str) -> bool:
@@ -124,7 +158,7 @@ class LLMQueryBuilder:
         self.source_infos = dict(source_infos or {})
         self.results_per_source = results_per_source
         self._agent: Agent[None, _StrategyOut] = Agent(
-            output_type=_StrategyOut, instructions=INSTRUCTIONS, name="query_builder"
+            output_type=_output_type(self.sources), instructions=INSTRUCTIONS, name="query_builder"
         )
 
     async def build(self, data: QueryBuilderInput) -> SearchStrategy:
@@ -247,9 +281,10 @@ class LLMQueryBuilder:
             source=raw.source, query=text, filters=filters, limit=self.results_per_source
         )
 
-    def _blocks(self, blocks: Sequence[ConceptBlock]) -> list[ConceptBlock]:
+    def _blocks(self, answered: Sequence[_BlockOut]) -> list[ConceptBlock]:
+        blocks = [ConceptBlock(**b.model_dump()) for b in answered if b.concept.strip()]
         if not self.mesh:
-            return list(blocks)
+            return blocks
         checked = []
         for block in blocks:
             known = [h for h in block.mesh_headings if h in self.mesh]

@@ -5,47 +5,77 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Annotated
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 from pydantic_ai import Agent
 
 from scholarstream.papers import Paper, Record, paper_key
 from scholarstream.papers.ranking import record_text
+from scholarstream.search._bounds import Items, Text
 from scholarstream.search._fallbacks import FALLBACK_ERRORS, FallbackLog
-from scholarstream.search._llm import SkillLLM
+from scholarstream.search._llm import KnowsCapabilities, SkillLLM
 from scholarstream.search.core import LabelledPaper, ParsedIntent, ScoredPaper
 from scholarstream.search.scoring._cache import ScoreCache, cache_key
 from scholarstream.search.scoring._lexical import LexicalRelevanceScorer
 from scholarstream.search.scoring._ranking import Relevance, latest_labels, rank
 
 FEATURE = "search.score"
+LOCAL_BATCH_SIZE = 4
+"""Papers per call for a local server (``compact_prompt``): on a CPU a batch of 9 took over
+120 s unstreamed; smaller batches finish well within the deadline and fail alone."""
 _MAX_TEXT = 1500  # characters of a paper shown to the model; the abstract's core fits
 
 
+_PAPER = "The paper's number in the list."
+
+
 class _PaperScore(BaseModel):
-    paper: int = Field(description="The paper's number in the list.")
-    # No bounds here: an answer slightly out of range is clamped, not sent back.
-    score: float = Field(description="0 = unrelated to the question, 1 = exactly what it asks.")
-    reason: str = Field(description="One sentence: why this score.")
+    paper: int = Field(description=_PAPER)
+    # Bounds in the schema only: an answer slightly out of range is clamped, not sent back.
+    score: float = Field(
+        description="0 = unrelated to the question, 1 = exactly what it asks.",
+        json_schema_extra={"minimum": 0, "maximum": 1},
+    )
+    reason: Annotated[str, Text(200)] = Field(description="One sentence: why this score.")
 
 
 class _Scores(BaseModel):
     scores: list[_PaperScore] = Field(description="One entry per paper.")
 
 
-_AGENT: Agent[None, _Scores] = Agent(
-    output_type=_Scores,
-    instructions=(
-        "You screen search results for a researcher. For every numbered paper, judge how "
-        "relevant it is to the research question: a score from 0 (unrelated) to 1 (exactly "
-        "what the question asks for), and one short sentence saying why, naming what the "
-        "paper does or does not cover. Judge each paper on its own text. Use only the "
-        "numbers given and score every paper."
-    ),
+_INSTRUCTIONS = (
+    "You screen search results for a researcher. For every numbered paper, judge how "
+    "relevant it is to the research question: a score from 0 (unrelated) to 1 (exactly "
+    "what the question asks for), and one short sentence saying why, naming what the "
+    "paper does or does not cover. Judge each paper on its own text. Use only the "
+    "numbers given and score every paper."
 )
+
+
+@functools.cache
+def _agent(papers: int) -> Agent[None, _Scores]:
+    """The agent for a batch of ``papers``: its schema asks for exactly one score per
+    paper, numbered 1 to ``papers`` (a local server's grammar then cannot answer with no
+    scores or made-up numbers; validation stays as loose as ``_ask`` needs)."""
+    score = create_model(
+        "_PaperScore",
+        __base__=_PaperScore,
+        paper=(int, Field(description=_PAPER, json_schema_extra={"minimum": 1, "maximum": papers})),
+    )
+    scores = create_model(
+        "_Scores",
+        __base__=_Scores,
+        scores=(
+            Annotated[list[score], Items(papers, least=papers, cut=False)],
+            Field(description="One entry per paper."),
+        ),
+    )
+    return Agent(output_type=scores, instructions=_INSTRUCTIONS)
 
 
 def _intent_text(intent: ParsedIntent) -> str:
@@ -124,7 +154,9 @@ class LLMRelevanceScorer:
         a paper numbered twice keeps its first answer."""
         prompt = _prompt(intent, [records[i] for i in indices])
         async with limit:
-            answer = await self.llm.structured(_AGENT, prompt, feature=self.feature, role=self.role)
+            answer = await self.llm.structured(
+                _agent(len(indices)), prompt, feature=self.feature, role=self.role
+            )
         judged: dict[int, Relevance] = {}
         for item in answer.scores:
             if not 1 <= item.paper <= len(indices) or not math.isfinite(item.score):
@@ -134,6 +166,13 @@ class LLMRelevanceScorer:
                 indices[item.paper - 1], Relevance(min(1.0, max(0.0, item.score)), reason)
             )
         return judged
+
+    async def _batch_size(self) -> int:
+        if isinstance(self.llm, KnowsCapabilities):
+            capabilities = await self.llm.capabilities(self.role)
+            if capabilities is not None and capabilities.compact_prompt:
+                return min(self.batch_size, LOCAL_BATCH_SIZE)
+        return self.batch_size
 
     async def _batch(
         self,
@@ -179,7 +218,8 @@ class LLMRelevanceScorer:
             else:
                 wanted.append(i)
         limit = asyncio.Semaphore(self.max_concurrency)
-        batches = [wanted[s : s + self.batch_size] for s in range(0, len(wanted), self.batch_size)]
+        size = await self._batch_size() if wanted else self.batch_size
+        batches = [wanted[s : s + size] for s in range(0, len(wanted), size)]
         answers = await asyncio.gather(*(self._batch(records, b, intent, limit) for b in batches))
         failures: list[_Failure] = []
         for judged, failed in answers:
