@@ -23,7 +23,7 @@ tests: a feature that reaches for the network shows up as a failure.
     python bench/local_model.py --server-bin PATH/llama-server --model PATH.gguf
         [--runs 3] [--port 0] [--ctx 12288] [--parallel 2] [--n-predict 1024] [--threads N]
         [--features chat,guide,search,relevance,ai_column,research]
-        [--deadline SECONDS] [--json bench/results/local_model.json] [--keep-data]
+        [--deadline SECONDS] [--timeout SECONDS] [--json FILE] [--keep-data]
 
 llama-server is started with ``--jinja`` (its chat template handles tools; without it a
 request with tools is answered HTTP 500 "tools param requires --jinja flag"), ``-c`` the
@@ -476,7 +476,9 @@ class CallRecorder:
 # --- the product, in this process -------------------------------------------------------------
 
 
-def bench_settings(data_dir: Path, llama_url: str, alias: str, deadline: float | None) -> Settings:
+def bench_settings(
+    data_dir: Path, llama_url: str, alias: str, deadline: float | None, timeout: float | None
+) -> Settings:
     from scholarstream.settings import load_settings
 
     model = f"{PROVIDER}:{alias}"
@@ -491,6 +493,8 @@ def bench_settings(data_dir: Path, llama_url: str, alias: str, deadline: float |
     }
     if deadline is not None:
         llm["deadline_seconds"] = deadline
+    if timeout is not None:
+        llm["timeout_seconds"] = timeout
     return load_settings(
         None,
         data_dir=data_dir,
@@ -1061,6 +1065,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--deadline", type=float, default=None, help="llm.deadline_seconds (default: product's)"
     )
     parser.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        help="llm.timeout_seconds (default: product's; docs/local-models.md advises 300 on a "
+        "CPU, where a non-streamed answer arrives whole)",
+    )
+    parser.add_argument(
         "--give-up", type=float, default=900, help="the bench's own limit per run (s)"
     )
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON)
@@ -1124,7 +1135,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"refused: {exc}", file=sys.stderr)
             return 2
         print(f"llama-server ready in {loaded:.1f} s (log: {options.log})", flush=True)
-        settings = bench_settings(tmp / "data", server.base_url, args.alias, args.deadline)
+        settings = bench_settings(
+            tmp / "data", server.base_url, args.alias, args.deadline, args.timeout
+        )
         recorder.install()
         stack.callback(recorder.uninstall)
         app = AppServer(settings, free_port())

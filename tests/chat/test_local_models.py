@@ -130,6 +130,20 @@ def test_an_unknown_tool_written_as_text_is_hidden_with_a_plain_notice(tmp_path:
         ]
 
 
+def test_a_call_to_a_tool_of_another_page_with_more_text_is_never_shown(tmp_path: Path) -> None:
+    """Seen with Qwen2.5-Coder-0.5B on llama-server: a bare call to a product tool this page
+    does not offer, followed by more text, reached the user as raw JSON."""
+    other = '{"name": "compare_reports", "arguments": {"report_id": "r1"}}'
+    script = Script(pieces(f"{other}\nI will compare the reports now."), ["(not reached)"])
+    with chat_server(tmp_path, script) as (_, client):
+        events = send(client, "Compare the reports")
+        assert not any(e.type.startswith("tool_") for e in events)
+        text = streamed(events)
+        assert "{" not in text and '"arguments"' not in text
+        assert "compare_reports" in text  # named in the plain notice, never as JSON
+        assert events[-1].type == "complete"
+
+
 def test_a_call_in_tags_that_cannot_be_read_is_hidden_and_the_command_offered(
     tmp_path: Path,
 ) -> None:

@@ -28,7 +28,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, DeltaToolCalls
 
-from scholarstream.chat._agent_loop import UNFINISHED, UNFINISHED_AFTER_TOOLS
+from scholarstream.chat._agent_loop import UNFINISHED_AFTER_TOOLS
 from tests.chat.test_chat_api import send
 from tests.chat.world import Event, Script, call
 from tests.web.live import clean_settings, serve
@@ -212,13 +212,14 @@ def test_a_model_failure_after_a_tool_ran_completes_with_the_tools_results(
         assert [h["tool_name"] for h in answer["tool_history"]] == ["chat_test_split"]
 
 
-def test_a_model_failure_mid_answer_keeps_what_it_wrote(tmp_path: Path) -> None:
+def test_a_model_failure_mid_answer_without_tools_is_a_failed_answer(tmp_path: Path) -> None:
+    """Part of an answer and no tool result: an error, not a complete answer (the text shown
+    is kept with the error; tests/llm/test_provider_faults.py checks what is stored)."""
     script = Counting(Fails("Alpha is ", "the first "))
     with chat_server(tmp_path, script) as client:
         events = send(client, "What is alpha?")
-        answer = events[-1].data["payload"]
-        assert answer["message"] == f"Alpha is the first \n\n{UNFINISHED}"
-        assert answer["fallback"]["reason"] == "failed"
+        assert events[-1].type == "error"
+        assert not any(e.type == "complete" for e in events)
 
 
 def test_a_model_failure_before_anything_came_is_an_error(tmp_path: Path) -> None:

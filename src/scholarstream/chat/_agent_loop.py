@@ -74,6 +74,7 @@ from scholarstream.chat.tools import (
     ToolContext,
     ToolProgress,
     execute_tool,
+    tools,
 )
 from scholarstream.errors import LLMError, ModelCapabilityError, ScholarStreamError
 from scholarstream.llm import MODEL_FAILURES, ModelCall, ResolvedModel, RetryPolicy, model_error
@@ -88,7 +89,6 @@ TOOL_RETRIES = 2
 UNFINISHED_AFTER_TOOLS = (
     "The model did not finish its answer; the results above are what the tools found."
 )
-UNFINISHED = "The model did not finish its answer; what it wrote is above."
 
 
 @dataclass
@@ -305,10 +305,12 @@ async def run_agent_turn(
             if isinstance(exc, LLMError)
             else model_error(exc, resolved, timeout_seconds=llm.timeout_seconds)
         )
-        if not transcript.tool_history and not text.full.strip():
+        if not transcript.tool_history:
+            # Nothing but (part of) an answer: a failed answer, kept as such (its text is
+            # stored with the error), never passed off as a complete one.
             transcript.text = text.full
             raise error from exc
-        # Something came (tool results, or part of the answer): the turn completes with it.
+        # The tools' results came: the turn completes with them.
         if not any(m is request for m in new_messages):
             new_messages.append(request)  # the request the model did not answer
         late = isinstance(error.__cause__, TimeoutError)
@@ -332,15 +334,16 @@ def _finish_without_model(
     tools' results, whose cards the user has), the turn records the fallback, and the
     history ends with that note, so the next turn reads a closed exchange (no call left
     without its result)."""
-    note = UNFINISHED_AFTER_TOOLS if transcript.tool_history else UNFINISHED
-    text.note(note)
+    text.note(UNFINISHED_AFTER_TOOLS)
     while messages and isinstance(messages[-1], ModelResponse):
         messages.pop()  # calls left without results, or a cut answer: replaced below
     if messages:
         messages.append(ModelResponse(parts=[TextPart(text.response_text.strip())]))
     transcript.new_messages = messages
     transcript.usage = usage
-    transcript.fallback = ModelFallback(skill="chat", reason=reason, message=note, hint=hint)
+    transcript.fallback = ModelFallback(
+        skill="chat", reason=reason, message=UNFINISHED_AFTER_TOOLS, hint=hint
+    )
 
 
 def _without_tools(
@@ -600,10 +603,14 @@ class _TextCollector:
         self.filter = marker_filter
         self.emit = emit
         self.known = known
+        # A call written as text is recognised by any of the product's tools, not only this
+        # turn's: a small model calls tools of other pages too, and such a call is hidden
+        # (it cannot run here) rather than shown as raw JSON.
+        self.recognised = {*known, *(tool.name for tool in tools())}
         self.full = ""
         self.response_text = ""
         """The text of the latest response, calls taken out."""
-        self._calls = TextCallFilter(known)
+        self._calls = TextCallFilter(self.recognised)
 
     @property
     def calls(self) -> list[TextCall]:
@@ -616,7 +623,7 @@ class _TextCollector:
         return self._calls.round_complete()
 
     def begin_response(self) -> None:
-        self._calls = TextCallFilter(self.known)
+        self._calls = TextCallFilter(self.recognised)
         self.response_text = ""
 
     def end_response(self) -> None:
