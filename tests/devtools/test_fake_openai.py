@@ -5,12 +5,13 @@ standalone command."""
 from __future__ import annotations
 
 import json
+import queue
 import re
-import select
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -445,21 +446,36 @@ COMMAND = [sys.executable, "-m", "scholarstream.devtools.fake_openai"]
 
 
 def read_until(process: subprocess.Popen[str], pattern: str, timeout: float = 20) -> list[str]:
-    """Lines of the process's standard output up to the one matching ``pattern``."""
+    """Lines of the process's standard output up to the one matching ``pattern``.
+
+    A thread reads the lines: ``select`` on the pipe cannot see lines that the text
+    wrapper has already buffered, so it would wait for output that has arrived."""
     assert process.stdout is not None
-    lines: list[str] = []
+    stdout = process.stdout
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def pump() -> None:
+        for line in stdout:
+            lines.put(line.rstrip("\n"))
+            if re.search(pattern, line):
+                break
+        else:
+            lines.put(None)
+
+    threading.Thread(target=pump, daemon=True).start()
+    seen: list[str] = []
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([process.stdout], [], [], 0.1)
-        if not ready:
-            continue
-        line = process.stdout.readline()
-        if not line:
+    while (left := deadline - time.monotonic()) > 0:
+        try:
+            line = lines.get(timeout=left)
+        except queue.Empty:
             break
-        lines.append(line.rstrip("\n"))
+        if line is None:
+            break
+        seen.append(line)
         if re.search(pattern, line):
-            return lines
-    raise AssertionError(f"no line matching {pattern!r} in {lines}")
+            return seen
+    raise AssertionError(f"no line matching {pattern!r} in {seen}")
 
 
 def test_the_command_serves_prints_the_settings_and_stops_cleanly_on_ctrl_c() -> None:

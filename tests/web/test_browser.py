@@ -195,13 +195,16 @@ def test_provider_key_form_controls_line_up(
 ) -> None:
     page = new_page(single_user_server)
     page.goto("/settings")
-    form = page.locator('[data-form="provider-key"]')
-    boxes = [
-        form.locator(selector).bounding_box()
-        for selector in ("select[name=provider]", "input[name=api_key]", "button[type=submit]")
-    ]
-    heights = {round(box["height"]) for box in boxes if box is not None}
-    bottoms = {round(box["y"] + box["height"]) for box in boxes if box is not None}
+    # All three are measured at one moment: the models section above fills in while the
+    # page loads and moves the form, so boxes taken one after another can disagree.
+    boxes: list[dict[str, float]] = page.locator('[data-form="provider-key"]').evaluate(
+        """form => ["select[name=provider]", "input[name=api_key]", "button[type=submit]"]
+            .map(selector => form.querySelector(selector).getBoundingClientRect())
+            .map(box => ({y: box.y, height: box.height}))"""
+    )
+    assert len(boxes) == 3
+    heights = {round(box["height"]) for box in boxes}
+    bottoms = {round(box["y"] + box["height"]) for box in boxes}
     assert len(heights) == 1, f"controls of one row differ in height: {heights}"
     assert len(bottoms) == 1, f"controls of one row do not line up: {bottoms}"
 
