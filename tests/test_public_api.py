@@ -183,6 +183,7 @@ EXPORTED: dict[str, list[str]] = {
         "parse_answer",
         "payload_types",
         "register_payload_type",
+        "repeats_message",
         "resume_after",
     ],
     "scholarstream.chat.pages": [
@@ -210,6 +211,7 @@ EXPORTED: dict[str, list[str]] = {
         "get_tool",
         "register_tool",
         "tools",
+        "without_null_options",
     ],
     "scholarstream.chat.tools.builtin": [
         "ANALYZE_ITEMS",

@@ -19,12 +19,18 @@ from typing import Any
 import httpx
 import pydantic_ai.models
 import pytest
-from pydantic_ai.messages import ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
+from pydantic_ai.messages import (
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
 
 from scholarstream.chat import ChatContext, build_turn_prompt, resolve, tool_definitions
 from scholarstream.settings import DEFAULT_MAX_TOKENS
 from tests.chat.test_chat_api import chat_server, send
-from tests.chat.world import Event, Script, context, read_events
+from tests.chat.world import Event, Script, call, context, read_events
 from tests.fake_openai import FakeOpenAI, Status, Text, fake_openai
 from tests.web.live import clean_settings, serve
 
@@ -174,6 +180,74 @@ def test_a_text_call_with_arguments_the_tool_refuses_is_reported_like_a_native_o
         complete = events[-1].data["payload"]
         assert complete["message"] == "Sorry, I could not split it."
         assert any("You can run it yourself: /split TEXT" in w for w in complete["warnings"])
+
+
+def test_optional_arguments_given_as_null_count_as_not_given(tmp_path: Path) -> None:
+    call = '{"name": "chat_test_split", "arguments": {"text": "alpha beta", "limit": null}}'
+    script = Script([call], ["Two words."])
+    with chat_server(tmp_path, script) as (_, client):
+        events = send(client, "Split alpha beta")
+        start = next(e for e in events if e.type == "tool_start")
+        assert start.data["input"] == {"text": "alpha beta"}
+        assert next(e for e in events if e.type == "tool_complete").data["ok"] is True
+        assert events[-1].data["payload"]["message"] == "Two words."
+
+
+REFUSED = '{"name": "chat_test_split", "arguments": {"text": 5}}'
+ECHO = '{"error": "Invalid arguments for chat_test_split: text: 5 is not of type \'string\'"}'
+
+
+def test_an_answer_that_repeats_the_refusal_is_never_shown_and_the_model_asked_again(
+    tmp_path: Path,
+) -> None:
+    script = Script([REFUSED], pieces(ECHO), ["Sorry, I could not split it."])
+    with chat_server(tmp_path, script) as (_, client):
+        events = send(client, "Split alpha")
+        assert "Invalid arguments" not in streamed(events)
+        assert streamed(events) == "Sorry, I could not split it."
+        assert "repeated the message you were sent" in str(script.seen[2][-1])
+        complete = events[-1].data["payload"]
+        assert complete["message"] == "Sorry, I could not split it."
+
+        # The next turn reads the answer, not the repetition.
+        script.steps.append(["Fine."])
+        send(client, "Thanks", conversation_id=events[0].data["conversation_id"])
+        answers = [
+            p.content
+            for m in script.seen[-1]
+            if isinstance(m, ModelResponse)
+            for p in m.parts
+            if isinstance(p, TextPart)
+        ]
+        assert answers == ["Sorry, I could not split it."]
+
+
+def test_a_model_that_only_repeats_the_refusal_ends_in_a_plain_error(tmp_path: Path) -> None:
+    script = Script([REFUSED], [ECHO], [f"As I was told: {ECHO}"])
+    with chat_server(tmp_path, script) as (_, client):
+        events = send(client, "Split alpha")
+        error = events[-1]
+        assert error.type == "error"
+        assert error.data["message"] == (
+            "The model repeated the messages it was sent instead of answering."
+        )
+        assert "Settings → Models" in error.data["hint"]
+        assert "{" not in error.data["message"] + error.data["hint"]
+
+
+def test_a_repetition_after_a_tool_ran_completes_with_the_tools_results(tmp_path: Path) -> None:
+    script = Script(
+        [REFUSED],
+        [call("chat_test_split", {"text": "alpha beta"})],
+        [ECHO],
+    )
+    with chat_server(tmp_path, script) as (_, client):
+        events = send(client, "Split alpha beta")
+        assert "Invalid arguments" not in streamed(events)
+        complete = events[-1].data["payload"]
+        assert complete["fallback"]["reason"] == "unusable"
+        assert "Invalid arguments" not in complete["message"]
+        assert complete["custom_payload"]["data"] == {"words": ["alpha", "beta"]}
 
 
 def test_an_answer_with_a_json_example_is_shown_as_text(tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from scholarstream.chat.core import TextCall, TextCallFilter
+from scholarstream.chat.core import TextCall, TextCallFilter, repeats_message
 
 KNOWN = {"search_library", "search_literature"}
 CALL = '{"name": "search_library", "arguments": {"query": "EGFR resistance"}}'
@@ -184,4 +184,42 @@ def test_json_that_ends_is_not_a_cut_call() -> None:
     answer = '{"name": "Ada", "age": 36}'
     shown, calls = stream(answer)
     assert "".join(shown) == answer
+    assert calls.calls == []
+
+
+REFUSAL = (
+    "Invalid arguments for search_library: offset: None is not of type 'integer' "
+    "The tool's input schema: {'type': 'object'}"
+)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        '{"error": "Invalid arguments for search_library: offset: None is not of type"}',
+        "I got: invalid   arguments for SEARCH_LIBRARY: offset: None is not of\ntype 'integer'.",
+    ],
+)
+def test_an_answer_repeating_a_message_is_recognised(answer: str) -> None:
+    assert repeats_message(answer, [REFUSAL])
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "I searched the library with search_library; offset is not of type text.",
+        "Three papers match: see the list above.",
+    ],
+)
+def test_an_answer_sharing_a_phrase_with_a_message_is_an_answer(answer: str) -> None:
+    assert not repeats_message(answer, [REFUSAL])
+
+
+def test_a_held_back_start_that_must_not_be_shown_is_withheld() -> None:
+    calls = TextCallFilter(KNOWN, hidden=lambda text: repeats_message(text, [REFUSAL]))
+    shown = calls.feed('{"error": "Invalid arguments for search_library: offset: None ')
+    shown += calls.feed("is not of type 'integer'\"}")
+    shown += calls.flush()
+    assert shown == ""
+    assert calls.withheld
     assert calls.calls == []

@@ -67,6 +67,7 @@ from scholarstream.chat.core import (
     ToolProgressEvent,
     ToolStartEvent,
     call_key,
+    repeats_message,
 )
 from scholarstream.chat.tools import (
     ToolArgumentsError,
@@ -75,6 +76,7 @@ from scholarstream.chat.tools import (
     ToolProgress,
     execute_tool,
     tools,
+    without_null_options,
 )
 from scholarstream.errors import LLMError, ModelCapabilityError, ScholarStreamError
 from scholarstream.llm import MODEL_FAILURES, ModelCall, ResolvedModel, RetryPolicy, model_error
@@ -110,6 +112,10 @@ class TurnTranscript:
     fallback: ModelFallback | None = None
     """The model did not finish the answer (it failed, was cut off, or only repeated its
     tool calls after tools ran): the turn completed with what the tools returned."""
+    feedback: list[str] = field(default_factory=list)
+    """What the product told the model about its calls in this turn (refused arguments,
+    skipped calls): an answer that repeats it is no answer. A tool's own error is not here:
+    telling the user that a source failed is an answer."""
 
 
 QueryRewrite = Callable[[str], str]
@@ -144,7 +150,7 @@ class ToolRunner:
             )
         index = self.calls
         self.calls += 1
-        arguments, note = self._rewritten(tool, arguments)
+        arguments, note = self._rewritten(tool, without_null_options(tool, arguments))
         self.emit(ToolStartEvent(tool=tool.name, input=arguments, index=index))
 
         def progress(report: ToolProgress) -> None:
@@ -241,13 +247,14 @@ async def run_agent_turn(
     the turn's page context before it)."""
     runner = ToolRunner(tool_context, emit, transcript, max_tool_calls, rewrite)
     known = {tool.name: tool for tool in tools.tools}
-    text = _TextCollector(MarkerFilter(markers), emit, known)
+    text = _TextCollector(MarkerFilter(markers), emit, known, transcript.feedback)
     calls = _ToolCalls(runner, known, transcript, emit)
     model = _ModelCalls(resolved, llm, tools.definitions)
     messages = [*history] if tools.enabled else without_tool_parts(history)
     new_messages: list[ModelMessage] = []
     usage = RunUsage()
     request = ModelRequest(parts=[UserPromptPart(message)], instructions=system_prompt)
+    unrecorded: ModelRequest | None = None
     try:
         # Tool rounds are bounded by the runner; this only stops a model that loops on retries.
         for _ in range(max_tool_calls + 2 * TOOL_RETRIES + 2):
@@ -261,7 +268,8 @@ async def run_agent_turn(
                 request = dataclasses.replace(request, instructions=system_prompt)
                 messages = [*without_tool_parts(messages[:-1]), request]
                 response = await model.request(messages, text)
-            new_messages.append(request)
+            if request is not unrecorded:
+                new_messages.append(request)
             messages.append(response)
             usage.requests += 1
             usage.incr(response.usage)
@@ -286,6 +294,19 @@ async def run_agent_turn(
                     return
                 request = ModelRequest(parts=parts, instructions=system_prompt)
             elif _has_text(response):
+                if text.withheld or repeats_message(text.response_text, transcript.feedback):
+                    # Not an answer: the model repeated what it was told (a refused call's
+                    # error, often as JSON). It is taken back, never stored as the answer.
+                    text.retract()
+                    new_messages.pop()
+                    if any(entry.ok for entry in transcript.tool_history):
+                        _finish_without_model(transcript, text, new_messages, usage, "unusable")
+                        return
+                    request = ModelRequest(
+                        parts=[calls.repeated_answer()], instructions=system_prompt
+                    )
+                    unrecorded = request  # the history keeps neither it nor the repetition
+                    continue
                 if response.finish_reason == "length" and transcript.tool_history:
                     # The answer budget cut the answer after tools ran.
                     _finish_without_model(transcript, text, new_messages, usage, "unusable")
@@ -305,13 +326,13 @@ async def run_agent_turn(
             if isinstance(exc, LLMError)
             else model_error(exc, resolved, timeout_seconds=llm.timeout_seconds)
         )
-        if not transcript.tool_history:
+        if not any(entry.ok for entry in transcript.tool_history):
             # Nothing but (part of) an answer: a failed answer, kept as such (its text is
             # stored with the error), never passed off as a complete one.
             transcript.text = text.full
             raise error from exc
         # The tools' results came: the turn completes with them.
-        if not any(m is request for m in new_messages):
+        if request is not unrecorded and not any(m is request for m in new_messages):
             new_messages.append(request)  # the request the model did not answer
         late = isinstance(error.__cause__, TimeoutError)
         _finish_without_model(
@@ -476,6 +497,21 @@ class _ToolCalls:
             retry=RetryInfo(cause="no_output"),
         )
 
+    def repeated_answer(self) -> RetryFeedbackPart:
+        """The prompt after an answer that only repeated the product's message, once."""
+        self.retries["repeated"] += 1
+        if self.retries["repeated"] > 1:
+            raise LLMError(
+                "The model repeated the messages it was sent instead of answering.",
+                hint="Ask again in other words, or choose a larger model for chat in "
+                "Settings → Models.",
+            )
+        return RetryFeedbackPart(
+            content="Your answer repeated the message you were sent; it is not shown. Answer "
+            "the user's question in plain words, not JSON.",
+            retry=RetryInfo(cause="no_output"),
+        )
+
     def _warn(self, notice: str) -> None:
         if notice not in self.transcript.warnings:
             self.transcript.warnings.append(notice)
@@ -502,10 +538,14 @@ class _ToolCalls:
         )
 
     def _skipped(self, call: ToolCallPart, why: str) -> ToolReturnPart:
+        content = (
+            f"Not run. {why} Do not call it again: answer now with what the tools "
+            "returned, and say what is still open."
+        )
+        self.transcript.feedback.append(content)
         return ToolReturnPart(
             tool_name=call.tool_name,
-            content=f"Not run. {why} Do not call it again: answer now with what the tools "
-            "returned, and say what is still open.",
+            content=content,
             tool_call_id=call.tool_call_id,
             outcome="failed",
         )
@@ -517,6 +557,7 @@ class _ToolCalls:
             self.given_up.add(name)
             return self._skipped(call, f"It was refused {TOOL_RETRIES + 1} times.")
         self.progressed = True
+        self.transcript.feedback.append(message)
         return ToolReturnPart(
             tool_name=name,
             content=message,
@@ -598,7 +639,11 @@ class _TextCollector:
     calls the model wrote as text are held back and taken out (``calls``), never shown."""
 
     def __init__(
-        self, marker_filter: MarkerFilter, emit: Emit, known: dict[str, ToolConfig]
+        self,
+        marker_filter: MarkerFilter,
+        emit: Emit,
+        known: dict[str, ToolConfig],
+        feedback: Sequence[str] = (),
     ) -> None:
         self.filter = marker_filter
         self.emit = emit
@@ -610,7 +655,26 @@ class _TextCollector:
         self.full = ""
         self.response_text = ""
         """The text of the latest response, calls taken out."""
-        self._calls = TextCallFilter(self.recognised)
+        self.feedback = feedback
+        """What the product told the model: a held-back start that repeats it stays hidden."""
+        self._calls = self._new_filter()
+
+    def _new_filter(self) -> TextCallFilter:
+        return TextCallFilter(self.recognised, hidden=self._repeats_feedback)
+
+    def _repeats_feedback(self, text: str) -> bool:
+        return repeats_message(text, self.feedback)
+
+    @property
+    def withheld(self) -> bool:
+        """Whether the latest response was held back whole: it repeated the feedback."""
+        return self._calls.withheld
+
+    def retract(self) -> None:
+        """Takes the latest response's text out of the turn's text (what of it streamed
+        is replaced by the finished answer's text, or ends in the error)."""
+        self.full = self.full[: len(self.full) - len(self.response_text)]
+        self.response_text = ""
 
     @property
     def calls(self) -> list[TextCall]:
@@ -623,7 +687,7 @@ class _TextCollector:
         return self._calls.round_complete()
 
     def begin_response(self) -> None:
-        self._calls = TextCallFilter(self.recognised)
+        self._calls = self._new_filter()
         self.response_text = ""
 
     def end_response(self) -> None:

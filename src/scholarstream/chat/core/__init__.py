@@ -10,6 +10,7 @@ from scholarstream.chat.core._context import (
     ResultCounts,
     SummaryValue,
 )
+from scholarstream.chat.core._echo import repeats_message
 from scholarstream.chat.core._events import (
     TERMINAL_TYPES,
     ChatEvent,
@@ -81,5 +82,6 @@ __all__ = [
     "parse_answer",
     "payload_types",
     "register_payload_type",
+    "repeats_message",
     "resume_after",
 ]

@@ -12,13 +12,15 @@ whole answer; a fence later in the answer when it names a known tool. JSON that 
 an answer (the user asked for an example) stays text.
 
 ``TextCallFilter`` streams one response's text while holding back whatever could still be
-such a call, so raw tool JSON never reaches the user; ``calls`` are the calls it took out."""
+such a call, so raw tool JSON never reaches the user; ``calls`` are the calls it took out.
+A held-back start that is no call is shown, unless ``hidden`` says it must not be (it
+repeats what the product told the model); ``withheld`` then tells so."""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -171,12 +173,18 @@ def _cut_call(body: str) -> TextCall | None:
     return TextCall(name=start.group(1) or "", arguments=None, problem="its answer was cut off")
 
 
+def _never(_: str) -> bool:
+    return False
+
+
 @dataclass
 class TextCallFilter:
     """One response's text in, the text to show out. ``known``: the tools of this turn."""
 
     known: Collection[str]
+    hidden: Callable[[str], bool] = _never
     calls: list[TextCall] = field(default_factory=list)
+    withheld: bool = False
     _raw: str = ""
     _cursor: int = 0
     _lead: bool = True
@@ -284,6 +292,11 @@ class TextCallFilter:
                 self.calls.extend(calls)
                 self._drop(skipped + end)
                 unfinished = after
+            elif calls is None and self.hidden(body):
+                self.withheld = True
+                self._cursor = len(self._raw)
+                self._lead = False
+                return False
             else:
                 unfinished = content if calls is None else ""
             # A call the answer budget or the deadline cut off: hidden, never shown.

@@ -1,6 +1,11 @@
 """Tools the chat model can call: definitions, registry, execution."""
 
-from scholarstream.chat.tools._execution import ToolArgumentsError, check_arguments, execute_tool
+from scholarstream.chat.tools._execution import (
+    ToolArgumentsError,
+    check_arguments,
+    execute_tool,
+    without_null_options,
+)
 from scholarstream.chat.tools._registry import (
     ToolConfig,
     ToolContext,
@@ -26,4 +31,5 @@ __all__ = [
     "get_tool",
     "register_tool",
     "tools",
+    "without_null_options",
 ]

@@ -18,6 +18,24 @@ class ToolArgumentsError(InvalidInputError):
     """The model (or a command) gave arguments the tool's schema refuses."""
 
 
+def without_null_options(tool: ToolConfig, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The arguments less the optional ones given as ``null`` where the schema takes no
+    null: a small model writes every parameter it was shown, ``null`` for those it has no
+    value for, and means "not given"."""
+    properties = tool.input_schema.get("properties", {})
+    required = set(tool.input_schema.get("required", ()))
+    return {
+        name: value
+        for name, value in arguments.items()
+        if value is not None
+        or name in required
+        or (
+            isinstance(properties.get(name), dict)
+            and jsonschema.Draft202012Validator(properties[name]).is_valid(None)
+        )
+    }
+
+
 def check_arguments(tool: ToolConfig, arguments: dict[str, Any]) -> None:
     validator = jsonschema.Draft202012Validator(tool.input_schema)
     error = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
