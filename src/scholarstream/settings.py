@@ -98,6 +98,11 @@ class ProviderSettings(_Section):
     compact_prompt: bool | None = Field(
         default=None, description="A short chat system prompt (default for local servers)."
     )
+    streamed_requests: bool | None = Field(
+        default=None,
+        description="Stream every request, typed answers too, so that llm.timeout_seconds "
+        "bounds each wait for the next tokens, not a whole answer (default for local servers).",
+    )
     max_tokens: dict[str, int] = Field(
         default_factory=dict, description="Per-feature answer budgets for this provider."
     )

@@ -120,7 +120,10 @@ async def test_a_tool_call_written_as_text_is_a_no_and_without_schemas_prompted_
     assert not ok and "does not accept a JSON schema" in detail
     assert 'structured_output = "tool"' in detail
     assert report.suggested == ModelCapabilities(
-        structured_output="prompted", supports_tools=False, compact_prompt=True
+        structured_output="prompted",
+        supports_tools=False,
+        compact_prompt=True,
+        streamed_requests=True,
     )
 
 
@@ -152,7 +155,9 @@ async def test_a_server_that_is_not_running_stops_the_check_at_the_first_step(
         assert steps[name] == (False, "Not tried: the server could not be reached.")
     assert not report.usable
     # Nothing was learnt: the provider's capabilities stay as they were.
-    assert report.suggested == ModelCapabilities(structured_output="native", compact_prompt=True)
+    assert report.suggested == ModelCapabilities(
+        structured_output="native", compact_prompt=True, streamed_requests=True
+    )
 
 
 async def test_a_test_model_is_checked_without_a_network(data_dir: Path) -> None:

@@ -121,6 +121,37 @@ async def test_a_call_given_up_at_the_per_read_timeout_is_closed_on_the_wire_too
     assert fake.calls(NAME) == 1
 
 
+async def test_a_local_servers_answer_is_streamed_so_only_silence_ends_it_before_the_deadline(
+    fake: FakeOpenAI, data_dir: Path
+) -> None:
+    # A CPU server writes a typed answer for longer than the per-read timeout; streamed, it
+    # completes, because every piece comes sooner than the timeout.
+    fake.default(NAME, Text('{"relevant": true, "reason": "about dogs"}', delay=0.3, chunks=6))
+    runtime = await _runtime(fake, data_dir, llm={"timeout_seconds": 0.5, "deadline_seconds": 30})
+    try:
+        started = time.monotonic()
+        result = await _run(runtime, Agent(output_type=Verdict))
+        took = time.monotonic() - started
+    finally:
+        await runtime.close()
+    assert result.output == Verdict(relevant=True, reason="about dogs")
+    assert took > 0.5
+    assert [r.body.get("stream") for r in fake.received] == [True]
+
+
+async def test_a_provider_can_have_its_requests_not_streamed(
+    fake: FakeOpenAI, data_dir: Path
+) -> None:
+    fake.default(NAME, Text('{"relevant": false, "reason": "about cats"}'))
+    runtime = await _runtime(fake, data_dir, streamed_requests=False)
+    try:
+        result = await _run(runtime, Agent(output_type=Verdict))
+    finally:
+        await runtime.close()
+    assert result.output == Verdict(relevant=False, reason="about cats")
+    assert [r.body.get("stream") for r in fake.received] == [False]
+
+
 async def test_an_endless_stream_is_cut_off_at_the_deadline_and_closed_on_the_wire(
     runtime: Runtime, fake: FakeOpenAI
 ) -> None:

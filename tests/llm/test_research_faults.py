@@ -51,7 +51,9 @@ def fault_settings(data_dir: Path, fake: FakeOpenAI, timeout: float) -> Settings
         data_dir,
         f"sqlite+aiosqlite:///{data_dir}/scholarstream.sqlite",
         timeout_seconds=timeout,
-        providers=provider_settings(fake),
+        # The retries of a request not streamed (a cloud provider's); a local server's
+        # streamed requests are in test_model_calls.
+        providers={FAKE: {**provider_settings(fake)[FAKE], "streamed_requests": False}},
     )
 
 

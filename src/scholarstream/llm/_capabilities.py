@@ -42,6 +42,11 @@ class ModelCapabilities:
     """``False``: chat answers in text and offers the slash commands instead of tools."""
     compact_prompt: bool = False
     """A short system prompt (local models on a CPU pay for every prompt token)."""
+    streamed_requests: bool = False
+    """Every request is streamed, typed answers too: a local server on a CPU writes a long
+    answer for minutes and sends nothing of a non-streamed one until it is whole, so the
+    per-read timeout (``llm.timeout_seconds``) would end it; streamed, the timeout bounds
+    each wait for the next tokens and ``llm.deadline_seconds`` the whole answer."""
     max_tokens: Mapping[str, int] = field(default_factory=dict)
     """Per-feature overrides of ``llm.max_tokens`` for this provider."""
 

@@ -11,12 +11,12 @@ budget from ``LLMGateway.call(resolved, feature)``: a ``ModelCall`` with ``model
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TypeVar
+from collections.abc import AsyncIterable, Sequence
+from typing import Any, TypeVar
 
-from pydantic_ai import Agent
+from pydantic_ai import Agent, RunContext
 from pydantic_ai.agent import AgentRunResult
-from pydantic_ai.messages import ModelMessage
+from pydantic_ai.messages import AgentStreamEvent, ModelMessage
 from pydantic_ai.settings import ModelSettings
 
 from scholarstream.db import OwnerScope
@@ -28,6 +28,12 @@ from scholarstream.llm._usage import record_usage
 from scholarstream.settings import Settings
 
 __all__ = ["LLMGateway", "model_error"]
+
+
+async def _drain(_: RunContext[Any], events: AsyncIterable[AgentStreamEvent]) -> None:
+    async for _event in events:
+        pass
+
 
 DepsT = TypeVar("DepsT")
 OutputT = TypeVar("OutputT")
@@ -102,6 +108,8 @@ class LLMGateway:
                 model_settings=call.model_settings,
                 message_history=message_history,
                 capabilities=call.capabilities,
+                # A handler makes the run stream its requests (see ``streamed_requests``).
+                event_stream_handler=_drain if resolved.capabilities.streamed_requests else None,
             )
         await record_usage(
             scope, self.settings, feature=feature, resolved=resolved, usage=result.usage

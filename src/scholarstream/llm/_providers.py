@@ -38,7 +38,9 @@ class ProviderSpec:
 # An OpenAI-compatible local server (llama.cpp, Ollama, vLLM, LM Studio): JSON-schema output
 # works where a forced tool call does not (a small model writes the call as text), and a
 # CPU pays for every prompt token.
-LOCAL_SERVER = ModelCapabilities(structured_output="native", compact_prompt=True)
+LOCAL_SERVER = ModelCapabilities(
+    structured_output="native", compact_prompt=True, streamed_requests=True
+)
 
 
 _REGISTRY: dict[str, ProviderSpec] = {}

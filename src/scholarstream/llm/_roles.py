@@ -182,6 +182,7 @@ class ModelRegistry:
                 structured_output=configured.structured_output,
                 supports_tools=configured.supports_tools,
                 compact_prompt=configured.compact_prompt,
+                streamed_requests=configured.streamed_requests,
                 max_tokens={**capabilities.max_tokens, **configured.max_tokens} or None,
             )
         return ResolvedModel(
