@@ -202,11 +202,17 @@ MODEL_INTENT: dict[str, Any] = {
 }
 
 
+STATED = (
+    "Randomised controlled trials from 2015 to 2020, in English or German: does metformin "
+    "reduce mortality in adults with type 2 diabetes, not in children?"
+)
+
+
 async def test_the_model_answer_is_used_and_repaired() -> None:
     prompts: list[str] = []
     parser = LLMIntentParser(scripted(MODEL_INTENT, prompts=prompts), today=TODAY)
-    intent = await parser.parse(CLINICAL)
-    assert intent.question == CLINICAL
+    intent = await parser.parse(STATED)
+    assert intent.question == STATED
     assert intent.topic == "Metformin and mortality in type 2 diabetes"
     assert concept_terms(intent) == ["metformin", "type 2 diabetes", "mortality"]
     assert synonyms_of(intent, "metformin") == ["dimethylbiguanide"]
@@ -217,7 +223,26 @@ async def test_the_model_answer_is_used_and_repaired() -> None:
     assert intent.languages == ["en", "de"]
     assert intent.study_types == ["randomized controlled trial"]
     assert intent.exclude_terms == ["children"]
-    assert any("2025-06-15" in p and CLINICAL in p for p in prompts)
+    assert any("2025-06-15" in p and STATED in p for p in prompts)
+
+
+async def test_limits_the_question_does_not_state_are_dropped() -> None:
+    # A small model adds a period, study types, a language and an exclusion to a question
+    # that asks for none of them; each would narrow the search, perhaps to nothing.
+    parser = LLMIntentParser(scripted(MODEL_INTENT), today=TODAY)
+    intent = await parser.parse(CLINICAL)
+    assert concept_terms(intent) == ["metformin", "type 2 diabetes", "mortality"]
+    assert (intent.date_from, intent.date_to) == (None, None)
+    assert intent.study_types == []
+    assert intent.languages == []
+    assert intent.exclude_terms == []
+
+
+async def test_a_period_that_starts_after_today_is_dropped() -> None:
+    answer = {**MODEL_INTENT, "date_from": "2025-06-16", "date_to": None}
+    parser = LLMIntentParser(scripted(answer), today=TODAY)
+    intent = await parser.parse(f"{CLINICAL} Studies since 2025, please.")
+    assert (intent.date_from, intent.date_to) == (None, None)
 
 
 async def test_missing_concepts_and_empty_pico_are_filled_or_dropped() -> None:

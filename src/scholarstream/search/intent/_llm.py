@@ -2,7 +2,12 @@
 
 The model's answer is checked before it becomes a ``ParsedIntent``: reversed dates are
 swapped, language names become ISO 639-1 codes, study types take their canonical names,
-an empty PICO is dropped, and missing concepts come from the rule parser. When the model's
+an empty PICO is dropped, and missing concepts come from the rule parser. A limit the
+request does not state is the model's invention, not the user's wish, and is dropped: a
+period where the request names none (no year, no phrase the rule reader knows) or one that
+starts after today, a study type, a language or an exclusion the request does not mention.
+A small model adds them readily ("randomized controlled trial", "en", a date range ending
+today) and each one can empty a search. When the model's
 answer is unusable, late or failed, the rule parser reads the question for that call (the
 README's promise), and the run's ``FallbackLog`` is told.
 """
@@ -10,6 +15,8 @@ README's promise), and the run's ``FallbackLog`` is told.
 from __future__ import annotations
 
 import datetime as dt
+import re
+from collections.abc import Iterable
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -21,7 +28,13 @@ from scholarstream.search._fallbacks import FALLBACK_ERRORS, FallbackLog
 from scholarstream.search._llm import SkillLLM
 from scholarstream.search.core import Concept, ParsedIntent, PicoElements
 from scholarstream.search.intent._rules import EMPTY_HINT, RuleIntentParser
-from scholarstream.understanding import STUDY_TYPES, language_code, topic_of
+from scholarstream.understanding import (
+    STUDY_TYPES,
+    QuestionReading,
+    language_code,
+    read_question,
+    topic_of,
+)
 
 FEATURE = "search.intent"
 
@@ -95,6 +108,33 @@ def _unique(values: list[str]) -> list[str]:
     return list(dict.fromkeys(v for v in values if v))
 
 
+def _mentioned(values: Iterable[str], question: str) -> list[str]:
+    """The values the question mentions: a study type by any of its names, else the words."""
+    text = question.casefold()
+    return [
+        v
+        for v in values
+        if (STUDY_TYPES[v].search(question) if v in STUDY_TYPES else v.casefold() in text)
+    ]
+
+
+_YEAR = re.compile(r"\b(1[89]|20)\d\d\b")
+
+
+def _stated_period(
+    output: _IntentOutput, question: str, reading: QuestionReading, today: dt.date
+) -> tuple[dt.date | None, dt.date | None]:
+    """The model's period, when the question states one: the rule reader finds one, or the
+    question names a year. A period that starts after today is never meant."""
+    date_from, date_to = output.date_from, output.date_to
+    if date_from and date_to and date_from > date_to:
+        date_from, date_to = date_to, date_from
+    stated = reading.dates.date_from or reading.dates.date_to or _YEAR.search(question)
+    if not stated or (date_from is not None and date_from > today):
+        return None, None
+    return date_from, date_to
+
+
 class LLMIntentParser:
     def __init__(
         self, llm: SkillLLM, *, today: dt.date | None = None, fallbacks: FallbackLog | None = None
@@ -121,12 +161,13 @@ class LLMIntentParser:
             intent = self._rules.parse_now(user_input)
             self.fallbacks.failed(FEATURE, exc)
             return intent
-        return self._intent(user_input, question, output)
+        return self._intent(user_input, question, output, today)
 
-    def _intent(self, user_input: str, question: str, output: _IntentOutput) -> ParsedIntent:
-        date_from, date_to = output.date_from, output.date_to
-        if date_from and date_to and date_from > date_to:
-            date_from, date_to = date_to, date_from
+    def _intent(
+        self, user_input: str, question: str, output: _IntentOutput, today: dt.date
+    ) -> ParsedIntent:
+        reading = read_question(question, today)
+        date_from, date_to = _stated_period(output, question, reading, today)
         concepts = [
             Concept(term=c.term, synonyms=c.synonyms) for c in output.concepts if c.term.strip()
         ]
@@ -141,9 +182,20 @@ class LLMIntentParser:
             pico=pico,
             date_from=date_from,
             date_to=date_to,
-            study_types=_unique([_study_type(s) for s in output.study_types]),
-            languages=_unique([code for s in output.languages if (code := language_code(s))]),
-            exclude_terms=_unique([" ".join(t.split()) for t in output.exclude_terms]),
+            study_types=_unique(
+                [*reading.study_types, *_mentioned(map(_study_type, output.study_types), question)]
+            ),
+            languages=_unique(
+                [code for s in output.languages if (code := language_code(s))]
+                if reading.languages
+                else []
+            ),
+            exclude_terms=_unique(
+                [
+                    *reading.exclusions,
+                    *_mentioned((" ".join(t.split()) for t in output.exclude_terms), question),
+                ]
+            ),
         )
 
     def _rule_concepts(self, question: str) -> list[Concept]:
