@@ -479,7 +479,7 @@ async def test_the_model_strategy_is_checked_and_used(
 ) -> None:
     prompts: list[str] = []
     builder = llm_builder(scripted(MODEL_STRATEGY, prompts=prompts), mesh, infos)
-    strategy = await builder.build(QueryBuilderInput(intent=intent_of(CLINICAL)))
+    strategy = await builder.build(QueryBuilderInput(intent=intent_of(RESTRICTED)))
     assert strategy.sources == ["pubmed", "openalex"]  # scopus unknown, arxiv blank
     pubmed = strategy.query_for("pubmed")
     assert pubmed is not None
@@ -494,6 +494,28 @@ async def test_the_model_strategy_is_checked_and_used(
     (prompt,) = prompts
     assert "Diabetes Mellitus, Type 2" in prompt  # the vocabulary's headings are offered
     assert "[tiab] (title and abstract)" in prompt  # PubMed's own syntax notes
+
+
+async def test_filters_the_question_does_not_ask_for_are_dropped(
+    mesh: MeshVocabulary, infos: dict[str, SourceInfo]
+) -> None:
+    # The question names no study type and no language: the model's filters for them
+    # would narrow the search by its own invention.
+    builder = llm_builder(scripted(MODEL_STRATEGY), mesh, infos)
+    strategy = await builder.build(QueryBuilderInput(intent=intent_of(CLINICAL)))
+    assert [(q.source, q.filters) for q in strategy.queries] == [("pubmed", {}), ("openalex", {})]
+    assert "filter(s) the question does not ask for: publication_type" in strategy.rationale
+    assert "filter(s) the question does not ask for: language" in strategy.rationale
+
+    # Once the user has given feedback, the model may add what the feedback asked for.
+    feedback = UserFeedback(free_text_feedback="Only randomised trials, in English")
+    asked = await llm_builder(scripted(MODEL_STRATEGY), mesh, infos).build(
+        QueryBuilderInput(intent=intent_of(CLINICAL), user_feedback=feedback)
+    )
+    assert [q.filters for q in asked.queries] == [
+        {"publication_type": "Randomized Controlled Trial"},
+        {"language": "en"},
+    ]
 
 
 async def test_a_repeated_rejected_strategy_is_asked_again_then_replaced(

@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
@@ -28,6 +28,7 @@ from scholarstream.search._mesh import MeshVocabulary
 from scholarstream.search.core import (
     ConceptBlock,
     FallbackReason,
+    ParsedIntent,
     QueryBuilderInput,
     SearchStrategy,
     SourceQuery,
@@ -136,6 +137,23 @@ def balanced(query: str) -> bool:
         if depth < 0:
             return False
     return depth == 0 and query.count('"') % 2 == 0
+
+
+_LIMITS: dict[str, Callable[[ParsedIntent], object]] = {
+    # A filter of these kinds narrows by what the question must state: one the question
+    # does not ask for is the model's invention (a small model adds "trial phase" or a
+    # year to any strategy), and it can empty the search.
+    "publication_type": lambda intent: intent.study_types,
+    "type": lambda intent: intent.study_types,
+    "language": lambda intent: intent.languages,
+    "lr": lambda intent: intent.languages,
+    "year": lambda intent: intent.date_from or intent.date_to,
+}
+
+
+def _asked_for(key: str, intent: ParsedIntent) -> bool:
+    stated = _LIMITS.get(key)
+    return stated is None or bool(stated(intent))
 
 
 class LLMQueryBuilder:
@@ -259,7 +277,10 @@ class LLMQueryBuilder:
 
         return _MESH_TAG.sub(replace, query)
 
-    def _query(self, raw: _QueryOut, notes: list[str]) -> SourceQuery | None:
+    def _query(
+        self, raw: _QueryOut, notes: list[str], intent: ParsedIntent | None
+    ) -> SourceQuery | None:
+        """``raw`` checked; with ``intent``, filters it does not ask for are dropped too."""
         text = " ".join(raw.query.split())
         if not text:
             notes.append(f"dropped the empty query for {raw.source}")
@@ -273,6 +294,14 @@ class LLMQueryBuilder:
         refused = sorted(set(raw.filters) - set(filters))
         if refused:
             notes.append(f"dropped {raw.source} filter(s) it does not accept: {', '.join(refused)}")
+        unasked = sorted(k for k in filters if intent and not _asked_for(k, intent))
+        if unasked:
+            for key in unasked:
+                filters.pop(key)
+            notes.append(
+                f"dropped {raw.source} filter(s) the question does not ask for: "
+                f"{', '.join(unasked)}"
+            )
         if raw.source == "pubmed":
             text = self._known_mesh(text, notes)
             if "mesh" in filters and filters["mesh"] not in self.mesh and self.mesh:
@@ -307,7 +336,8 @@ class LLMQueryBuilder:
             if raw.source in queries:
                 notes.append(f"dropped a second query for {raw.source}")
                 continue
-            query = self._query(raw, notes)
+            # Feedback may ask for limits the question did not state.
+            query = self._query(raw, notes, None if data.user_feedback else data.intent)
             if query is not None:
                 queries[raw.source] = query
         if not queries:
