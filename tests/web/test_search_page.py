@@ -366,7 +366,9 @@ def test_a_full_run_with_a_scripted_model(
     page = new_page(scripted_server)
     page.goto("/search")
     expect(page.get_by_test_id("offline-banner")).to_have_count(0)
-    _start(page, QUESTION, ["pubmed", "arxiv"])
+    # The question asks for English: a language the question does not ask for is dropped
+    # from the model's reading and strategy.
+    _start(page, f"{QUESTION}, in English", ["pubmed", "arxiv"])
     run_id = _run_id(page)
 
     # Checkpoint 1: the scripted intent and strategy, nothing searched yet.
