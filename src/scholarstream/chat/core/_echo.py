@@ -1,5 +1,5 @@
 """Whether an answer repeats what the product told the model. A small model that was sent
-an error (its tool arguments were refused, a tool failed) sometimes answers with that
+an error (its tool arguments were refused, its call was skipped) sometimes answers with that
 message, often as JSON, instead of answering the user: such text is the product's own words
 to the model, not an answer, and is never shown as one."""
 
