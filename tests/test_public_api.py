@@ -332,6 +332,7 @@ EXPORTED: dict[str, list[str]] = {
         "EndpointInput",
         "KNOWN_ROLES",
         "LLMGateway",
+        "LOCAL_ANSWER_BUDGETS",
         "MAX_RETRIES",
         "MAX_RETRY_AFTER_SECONDS",
         "MODEL_FAILURES",

@@ -12,6 +12,7 @@ import pytest
 
 from scholarstream.errors import ApiKeyInvalidError, LLMError
 from scholarstream.llm import (
+    LOCAL_ANSWER_BUDGETS,
     CheckReport,
     ModelCapabilities,
     ModelRegistry,
@@ -124,6 +125,7 @@ async def test_a_tool_call_written_as_text_is_a_no_and_without_schemas_prompted_
         supports_tools=False,
         compact_prompt=True,
         streamed_requests=True,
+        default_max_tokens=LOCAL_ANSWER_BUDGETS,
     )
 
 
@@ -156,7 +158,10 @@ async def test_a_server_that_is_not_running_stops_the_check_at_the_first_step(
     assert not report.usable
     # Nothing was learnt: the provider's capabilities stay as they were.
     assert report.suggested == ModelCapabilities(
-        structured_output="native", compact_prompt=True, streamed_requests=True
+        structured_output="native",
+        compact_prompt=True,
+        streamed_requests=True,
+        default_max_tokens=LOCAL_ANSWER_BUDGETS,
     )
 
 

@@ -23,7 +23,7 @@ from pydantic_ai.messages import ModelRequest, PartDeltaEvent, PartStartEvent
 
 from scholarstream.db import OwnerScope, upgrade_async
 from scholarstream.errors import LLMError
-from scholarstream.llm import ModelCall, ResolvedModel
+from scholarstream.llm import LOCAL_ANSWER_BUDGETS, ModelCall, ResolvedModel
 from scholarstream.logs import request_id_var
 from scholarstream.runtime import Runtime
 from scholarstream.settings import DEFAULT_MAX_TOKENS, load_settings
@@ -290,6 +290,22 @@ async def test_the_providers_budget_wins_over_the_servers_over_the_built_in(
         333,
         DEFAULT_MAX_TOKENS["search.query"],
     ]
+
+
+async def test_a_local_servers_research_budgets_fit_the_deadline_unless_the_server_says(
+    fake: FakeOpenAI, data_dir: Path
+) -> None:
+    runtime = await _runtime(fake, data_dir, llm={"max_tokens": {"research.synthesis": 2500}})
+    try:
+        await _run(runtime, Agent(output_type=str), feature="research")
+        await _run(runtime, Agent(output_type=str), feature="research.synthesis")
+    finally:
+        await runtime.close()
+    assert [r.body["max_tokens"] for r in fake.received] == [
+        LOCAL_ANSWER_BUDGETS["research"],
+        2500,
+    ]
+    assert LOCAL_ANSWER_BUDGETS["research"] < DEFAULT_MAX_TOKENS["research"]
 
 
 async def test_native_structured_output_asks_for_a_json_schema_and_sends_no_tools(

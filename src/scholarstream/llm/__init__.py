@@ -31,6 +31,7 @@ from scholarstream.llm._credentials import CredentialStore, StoredKeyInfo
 from scholarstream.llm._gateway import LLMGateway
 from scholarstream.llm._model_errors import MODEL_FAILURES, ModelFailure, model_error
 from scholarstream.llm._providers import (
+    LOCAL_ANSWER_BUDGETS,
     Credential,
     ProviderSpec,
     get_provider,
@@ -60,6 +61,7 @@ from scholarstream.llm._usage import UsageTotal, estimate_cost, record_usage, us
 __all__ = [
     "DEFAULT_ROLE",
     "KNOWN_ROLES",
+    "LOCAL_ANSWER_BUDGETS",
     "MAX_RETRIES",
     "MAX_RETRY_AFTER_SECONDS",
     "MODEL_FAILURES",

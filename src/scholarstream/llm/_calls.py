@@ -75,11 +75,12 @@ _LOGGED = "_scholarstream_model_failure_logged"
 
 def answer_budget(resolved: ResolvedModel, llm: LLMSettings, feature: str) -> int:
     """The answer budget (``max_tokens``) of ``feature`` on this model: the provider's
-    override, the server's setting, the built-in default, in that order; ``default`` for a
-    feature none of them names."""
+    override, the server's setting, the provider kind's default, the built-in default, in
+    that order; ``default`` for a feature none of them names."""
     budgets: tuple[Mapping[str, int], ...] = (
         resolved.capabilities.max_tokens,
         llm.max_tokens,
+        resolved.capabilities.default_max_tokens,
         DEFAULT_MAX_TOKENS,
     )
     for name in (feature, "default"):

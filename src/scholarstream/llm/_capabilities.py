@@ -49,6 +49,9 @@ class ModelCapabilities:
     each wait for the next tokens and ``llm.deadline_seconds`` the whole answer."""
     max_tokens: Mapping[str, int] = field(default_factory=dict)
     """Per-feature overrides of ``llm.max_tokens`` for this provider."""
+    default_max_tokens: Mapping[str, int] = field(default_factory=dict)
+    """The provider kind's budgets, under the server's ``llm.max_tokens`` and over the
+    built-in ones (a local server's long answers fit the deadline at a CPU's speed)."""
 
     def replace(self, **changes: Any) -> ModelCapabilities:
         """A copy with the changes that are not ``None`` (an unset override keeps the default)."""

@@ -38,8 +38,14 @@ class ProviderSpec:
 # An OpenAI-compatible local server (llama.cpp, Ollama, vLLM, LM Studio): JSON-schema output
 # works where a forced tool call does not (a small model writes the call as text), and a
 # CPU pays for every prompt token.
+LOCAL_ANSWER_BUDGETS = {"research": 1000, "research.synthesis": 1500}
+"""A CPU writes 5-20 tokens per second: the built-in 2,000 and 3,000 tokens of a research
+answer and its synthesis would not fit ``llm.deadline_seconds`` (300 s); these do."""
 LOCAL_SERVER = ModelCapabilities(
-    structured_output="native", compact_prompt=True, streamed_requests=True
+    structured_output="native",
+    compact_prompt=True,
+    streamed_requests=True,
+    default_max_tokens=LOCAL_ANSWER_BUDGETS,
 )
 
 
