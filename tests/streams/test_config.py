@@ -67,7 +67,7 @@ def test_values_are_cleaned() -> None:
         ("purpose", "   ", "Invalid purpose: must not be empty"),
         ("keywords", [], "Invalid keywords: must have at least one item"),
         ("keywords", 5, "The keywords must be a list of values, not a number"),
-        ("stream_name", "x" * 121, "at most 120 characters"),
+        ("stream_name", "x" * 121, "longer than 120 characters"),
         ("colour", "blue", "There is no stream field 'colour'"),
     ],
 )

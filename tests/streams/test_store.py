@@ -116,7 +116,7 @@ async def test_edits_are_checked_like_the_workflows_and_a_refused_edit_changes_n
         (StreamUpdate(report_frequency="hourly"), "'hourly' is not a report frequency"),
         (StreamUpdate(stream_name=None), "stream name is required and cannot be cleared"),
         (StreamUpdate(keywords=[" ", ""]), "Invalid keywords: must have at least one item"),
-        (StreamUpdate(purpose="x" * 2001), "Invalid purpose: String should have at most 2000"),
+        (StreamUpdate(purpose="x" * 2001), "Invalid purpose: it is longer than 2000 characters"),
         (
             StreamUpdate(
                 retrieval=RetrievalUpdate(queries={"nowhere": StreamQueryUpdate(query="x")})

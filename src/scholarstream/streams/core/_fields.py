@@ -9,7 +9,7 @@ value accepted here is exactly a value the configuration accepts.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -145,10 +145,10 @@ def _validated(name: str, value: object, label: str) -> FieldValue:
     try:
         parsed = getattr(PartialStreamConfig.model_validate({name: value}), name)
     except ValidationError as exc:
-        problems = "; ".join(_message(error) for error in exc.errors())
+        problems = "; ".join(dict.fromkeys(_message(error) for error in exc.errors()))
         raise InvalidInputError(
             f"Invalid {label}: {problems}.",
-            hint=f"Check the value given for {name}.",
+            hint=f"Correct the {label} and try again.",
         ) from exc
     if isinstance(parsed, StrEnum):
         return parsed.value
@@ -156,10 +156,33 @@ def _validated(name: str, value: object, label: str) -> FieldValue:
     return parsed
 
 
+_PLAIN: dict[str, Callable[[Mapping[str, object]], str]] = {
+    # pydantic's wording ("String should have at most 120 characters") is not ours.
+    "string_too_long": lambda ctx: f"it is longer than {ctx.get('max_length')} characters",
+    "string_too_short": lambda ctx: (
+        "it is empty"
+        if ctx.get("min_length") == 1
+        else f"it is shorter than {ctx.get('min_length')} characters"
+    ),
+    "too_long": lambda ctx: f"it has more than {ctx.get('max_length')} entries",
+    "too_short": lambda ctx: f"it needs at least {ctx.get('min_length')} entries",
+    "string_type": lambda ctx: "it must be text",
+    "list_type": lambda ctx: "it must be a list",
+}
+
+
 def _message(error: object) -> str:
+    """One validation error in the product's words: our own validators' messages as they
+    are, pydantic's constraints rephrased, anything else as not valid."""
     assert isinstance(error, dict)
-    message = str(error.get("msg", "invalid"))
-    return message.removeprefix("Value error, ")
+    kind = str(error.get("type", ""))
+    if kind == "value_error":
+        return str(error.get("msg", "")).removeprefix("Value error, ")
+    context = error.get("ctx")
+    plain = _PLAIN.get(kind)
+    if plain is None:
+        return "it is not a valid value"
+    return plain(context if isinstance(context, Mapping) else {})
 
 
 def _kind_of(value: object) -> str:
