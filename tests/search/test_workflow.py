@@ -538,3 +538,29 @@ async def test_an_iteration_after_an_empty_one_still_learns_from_the_labels(
     unjudged = [p for p in third if p.label is None]
     assert any("you marked" in (p.reason or "") for p in unjudged), "the feedback model is applied"
     assert {p.id for p in collection.papers} >= {p.id for p in third}
+
+
+# --- offline ----------------------------------------------------------------------------
+
+
+async def test_offline_the_run_tries_each_source_once_and_says_so_once(
+    db_settings: Settings,
+) -> None:
+    world = LiteratureWorld(offline=True)
+    runtime = make_runtime(db_settings, source_transport=world.transport())
+    try:
+        harness = Harness(runtime, world)
+        user = ScriptedUser([APPROVE, APPROVE])
+        workflow = harness.workflow(user)
+
+        collection = await workflow.run(QUESTION)
+    finally:
+        await runtime.close()
+
+    assert len(world.requests) == len(SOURCES)  # not four attempts per source
+    assert collection.notices == ["You appear to be offline: searching your library only."]
+    statuses = {status.source: status for status in collection.source_statuses}
+    assert list(statuses) == [*SOURCES, "library"]
+    assert all(statuses[name].unreachable for name in SOURCES)
+    assert statuses["library"].ok
+    assert results_of(user.seen[1]).collection.notices == collection.notices

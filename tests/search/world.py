@@ -60,14 +60,20 @@ def _recorded(source: str, request: httpx.Request) -> tuple[str, bytes]:
 
 @dataclass
 class LiteratureWorld:
-    """``failing`` sources answer 401 (no retries), ``empty`` ones find nothing."""
+    """``failing`` sources answer 401 (no retries), ``empty`` ones find nothing; ``offline``:
+    no source can be reached (the name does not resolve)."""
 
     failing: Collection[str] = ()
     empty: Collection[str] = ()
+    offline: bool = False
     requests: list[httpx.Request] = field(default_factory=list)
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
         self.requests.append(request)
+        if self.offline:
+            raise httpx.ConnectError(
+                "[Errno -3] Temporary failure in name resolution", request=request
+            )
         source = _source_of(request)
         if source in self.failing:
             return httpx.Response(401, json={"message": "key refused"})

@@ -75,6 +75,8 @@ class TerminalCheckpointHandler:
         self.console = console
         self.editor = editor
         self.page_size = page_size
+        self.said: set[str] = set()
+        """Notices already shown in this run: each is said once."""
 
     async def handle(self, checkpoint: Checkpoint) -> Decision:
         if isinstance(checkpoint.payload, StrategyPayload):
@@ -213,8 +215,15 @@ class TerminalCheckpointHandler:
             f"{stats.total} papers ({stats.found} found, {stats.duplicates_removed} duplicates "
             f"merged)" + (f", {stats.year_min}-{stats.year_max}" if stats.year_min else "")
         )
+        for notice in collection.notices:
+            if notice not in self.said:
+                self.said.add(notice)
+                self.console.print(f"[yellow]{escape(notice)}[/]")
+        unreached = [s.source for s in collection.source_statuses if s.unreachable]
+        if unreached:
+            self.console.print(f"[yellow]Not reached:[/] {escape(', '.join(unreached))}")
         for status in collection.source_statuses:
-            if not status.ok:
+            if not status.ok and not status.unreachable:
                 self.console.print(
                     f"[yellow]{status.source} failed:[/] {escape(status.error or '')} "
                     f"[dim]{escape(status.hint or '')}[/]"

@@ -250,7 +250,13 @@ class SearchWorkflow:
             deduped, intent, labelled=list(self.state.labelled)
         )
         await self._stage(run_id, "organizing")
-        return await self.result_organizer.organize(scored, strategy, user_input, results=results)
+        collection = await self.result_organizer.organize(
+            scored, strategy, user_input, results=results
+        )
+        notices = list(dict.fromkeys([*collection.notices, *results.notices]))
+        if notices != collection.notices:
+            collection = collection.model_copy(update={"notices": notices})
+        return collection
 
     async def _stage(self, run_id: str, stage: Stage) -> None:
         if self.observer is not None:

@@ -34,6 +34,12 @@ from scholarstream.sources._clinicaltrials import (
     search_params,
     trial_from_study,
 )
+from scholarstream.sources._connectivity import (
+    OFFLINE_NOTICE,
+    Connectivity,
+    SourceUnreachableError,
+    connectivity_scope,
+)
 from scholarstream.sources._crossref import CrossrefSource, jats_to_text
 from scholarstream.sources._http import Params, RateLimiter, RetryPolicy, SourceHttp
 from scholarstream.sources._hub import MultiSearchResult, SourceHub, SourceStatus
@@ -43,9 +49,11 @@ from scholarstream.sources._serpapi_scholar import ScholarSource, parse_summary
 
 __all__ = [
     "CLINICALTRIALS",
+    "OFFLINE_NOTICE",
     "TRIAL_PHASES",
     "TRIAL_STATUSES",
     "ArxivSource",
+    "Connectivity",
     "CrossrefSource",
     "DateKind",
     "LiteratureSource",
@@ -63,10 +71,12 @@ __all__ = [
     "SourceHub",
     "SourceInfo",
     "SourceStatus",
+    "SourceUnreachableError",
     "TrialPhase",
     "TrialStatus",
     "build_source",
     "check_filters",
+    "connectivity_scope",
     "jats_to_text",
     "parse_summary",
     "rebuild_abstract",

@@ -1,6 +1,7 @@
 """The HTTP layer every live source goes through: per-source rate limits shared by all
 tasks of the process, and retries with exponential backoff and jitter on 429, 5xx and
-timeouts, honouring ``Retry-After``. Failures become typed ``SourceError``s."""
+timeouts, honouring ``Retry-After``. Failures become typed ``SourceError``s. Inside a run
+(``connectivity_scope``) a machine that appears offline is not retried (``_connectivity``)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,11 @@ from scholarstream.errors import (
     SourceCredentialsError,
     SourceQueryError,
     SourceUnavailableError,
+)
+from scholarstream.sources._connectivity import (
+    SourceUnreachableError,
+    current_connectivity,
+    unreachable,
 )
 
 logger = logging.getLogger(__name__)
@@ -131,10 +137,12 @@ class SourceHttp:
 
         Returns 2xx responses and any status in ``accept_status`` (e.g. 404 when fetching
         by id); raises ``SourceCredentialsError`` on 401/403, ``SourceQueryError`` on other
-        4xx, ``SourceUnavailableError`` once retries are exhausted.
+        4xx, ``SourceUnavailableError`` once retries are exhausted, and
+        ``SourceUnreachableError`` at once when, within a run, the machine appears offline.
         """
         clean_params = {k: v for k, v in (params or {}).items() if v is not None}
         limiter = self.limiter(source, per_second)
+        connectivity = current_connectivity()
         problem = "no attempt made"
         for attempt in range(self.retry.attempts):
             await limiter.acquire()
@@ -149,7 +157,11 @@ class SourceHttp:
                 problem = f"dropped the connection before its answer was complete ({kind})"
             except httpx.TransportError as exc:
                 problem = f"could not connect ({type(exc).__name__})"
+                if connectivity is not None and unreachable(exc):
+                    connectivity.record_unreachable(source)
             else:
+                if connectivity is not None:
+                    connectivity.record_answer()
                 status = response.status_code
                 if response.is_success or status in accept_status:
                     return response
@@ -175,6 +187,14 @@ class SourceHttp:
                     )
             if attempt + 1 == self.retry.attempts:
                 break
+            if connectivity is not None and connectivity.probably_offline:
+                # No source of this run has answered and one could not be reached at all:
+                # retrying costs the user time and will not help.
+                raise SourceUnreachableError(
+                    source,
+                    f"{source} {problem}; not retried, as this machine appears to be "
+                    f"offline ({attempt + 1} attempt{'s' if attempt else ''} made).",
+                )
             backoff = self.retry.backoff(attempt, self._jitter())
             wait = max(backoff, delay or 0.0)
             logger.info(

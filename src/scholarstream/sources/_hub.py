@@ -21,6 +21,12 @@ from scholarstream.sources._base import (
     build_source,
     source_names,
 )
+from scholarstream.sources._connectivity import (
+    OFFLINE_NO_LIBRARY_NOTICE,
+    OFFLINE_NOTICE,
+    SourceUnreachableError,
+    connectivity_scope,
+)
 from scholarstream.sources._http import SourceHttp
 
 logger = logging.getLogger(__name__)
@@ -38,11 +44,24 @@ class SourceStatus(BaseModel):
     error_code: str | None = None
     error: str | None = None
     hint: str | None = None
+    unreachable: bool = Field(
+        default=False,
+        description="The source could not be reached at all while no other source had "
+        "answered: the machine appears to be offline.",
+    )
 
 
 class MultiSearchResult(BaseModel):
     records: list[Record] = Field(description="Records of every source that worked, in order.")
     statuses: list[SourceStatus]
+    offline: bool = Field(
+        default=False,
+        description="Every remote source searched was unreachable: the machine appears to "
+        "be offline (local sources such as the library still answered).",
+    )
+    notice: str | None = Field(
+        default=None, description="One plain sentence for the user, e.g. that they are offline."
+    )
 
     @property
     def failed(self) -> list[SourceStatus]:
@@ -94,10 +113,17 @@ class SourceHub:
         *,
         local: Mapping[str, LiteratureSource] | None = None,
         on_done: Callable[[SourceStatus], None] | None = None,
+        when_offline: Sequence[tuple[str, SearchQuery]] = (),
     ) -> MultiSearchResult:
         """Each source with its own query, concurrently; a source that fails (or is not
         known) gets a failed status and the others go on. ``on_done`` hears of each source
-        as it finishes."""
+        as it finishes.
+
+        The searches share one view of the network (``connectivity_scope``): when the
+        machine appears offline, no remote source is retried, each is reported
+        ``unreachable``, ``offline`` is set, the searches of ``when_offline`` (e.g. the
+        library, when it was not asked for) are run, and ``notice`` says so once.
+        """
 
         async def run(name: str, query: SearchQuery) -> tuple[SearchPage | None, SourceStatus]:
             outcome = await _timed_search(name, lambda: self.resolve(name, local), query)
@@ -105,12 +131,29 @@ class SourceHub:
                 on_done(outcome[1])
             return outcome
 
-        outcomes = await asyncio.gather(*(run(name, query) for name, query in searches))
+        with connectivity_scope() as connectivity:
+            outcomes = await asyncio.gather(*(run(name, query) for name, query in searches))
+            remote = [s for _, s in outcomes if not (local and s.source in local)]
+            # Sources that failed without a network call (a missing key) do not count.
+            offline = connectivity.probably_offline and not any(s.ok for s in remote)
+            if offline:
+                searched = {name for name, _ in searches}
+                extra = [(n, q) for n, q in when_offline if n not in searched]
+                outcomes += await asyncio.gather(*(run(name, query) for name, query in extra))
         records: list[Record] = []
         for page, status in outcomes:
             if page is not None:
                 records.extend(_found_by(status.source, record) for record in page.records)
-        return MultiSearchResult(records=records, statuses=[status for _, status in outcomes])
+        notice: str | None = None
+        if offline:
+            local_ok = any(s.ok for _, s in outcomes if local and s.source in local)
+            notice = OFFLINE_NOTICE if local_ok else OFFLINE_NO_LIBRARY_NOTICE
+        return MultiSearchResult(
+            records=records,
+            statuses=[status for _, status in outcomes],
+            offline=offline,
+            notice=notice,
+        )
 
 
 def _found_by(source: str, record: Record) -> Record:
@@ -137,6 +180,7 @@ async def _timed_search(
             error_code=exc.code,
             error=exc.message,
             hint=exc.hint,
+            unreachable=isinstance(exc, SourceUnreachableError),
         )
     except Exception as exc:
         # A source should only fail with a SourceError; anything else is our bug. It is

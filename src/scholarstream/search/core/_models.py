@@ -198,6 +198,10 @@ class SearchResults(_Model):
 
     records: list[Record] = Field(default_factory=list)
     statuses: list[SourceStatus] = Field(default_factory=list)
+    notices: list[str] = Field(
+        default_factory=list,
+        description="Plain sentences for the user about the search as a whole (offline).",
+    )
 
 
 class LabelledPaper(_Model):
@@ -253,6 +257,11 @@ class PaperCollection(_Model):
     groupings: list[Grouping] = Field(default_factory=list)
     stats: CollectionStats = Field(default_factory=CollectionStats)
     source_statuses: list[SourceStatus] = Field(default_factory=list)
+    notices: list[str] = Field(
+        default_factory=list,
+        description="Plain sentences for the user, each once: that the machine appears to "
+        "be offline, that the query would leave out papers marked relevant.",
+    )
 
     def paper(self, paper_id: str) -> ScoredPaper | None:
         return next((p for p in self.papers if p.id == paper_id), None)

@@ -49,7 +49,13 @@ from scholarstream.errors import (
 )
 from scholarstream.papers import Paper, Record, record_sources
 from scholarstream.papers.dedup import RecordDeduplicator
-from scholarstream.sources import MultiSearchResult, SearchQuery, SourceStatus, source_names
+from scholarstream.sources import (
+    MultiSearchResult,
+    SearchQuery,
+    SourceStatus,
+    connectivity_scope,
+    source_names,
+)
 from scholarstream.sources.library import LibrarySource
 
 LIBRARY = "library"
@@ -92,9 +98,10 @@ class PubMedArgs(_YearRange):
 
 async def search_pubmed(params: dict[str, Any], ctx: ToolContext) -> ToolResult:
     args = parse_arguments("search_pubmed", PubMedArgs, params)
-    page = await ctx.services.sources.get("pubmed").search(
-        SearchQuery(text=args.query, limit=args.max_results, **args.dates())
-    )
+    with connectivity_scope():  # offline: one attempt, not four
+        page = await ctx.services.sources.get("pubmed").search(
+            SearchQuery(text=args.query, limit=args.max_results, **args.dates())
+        )
     papers = [r for r in page.records if isinstance(r, Paper) and r.ids.pmid]
     papers = papers[: args.max_results]
     data = PubMedSearchResults(
@@ -192,6 +199,8 @@ async def _searching(
             [(name, query) for name in names],
             local={LIBRARY: LibrarySource(ctx.services.library, ctx.owner_id)},
             on_done=done.put_nowait,
+            # Offline, the library answers even when it was not asked for.
+            when_offline=[] if LIBRARY in names else [(LIBRARY, query)],
         )
     )
     getter: asyncio.Future[SourceStatus] | None = None
@@ -230,6 +239,8 @@ def _interleaved(lists: list[list[Record]], limit: int) -> list[Record]:
 
 
 def _status_line(status: SourceStatus) -> str:
+    if status.unreachable:
+        return f"- {status.source}: not reached (offline)"
     if not status.ok:
         hint = f" {status.hint}" if status.hint else ""
         return f"- {status.source}: FAILED ({status.error_code}): {status.error}{hint}"
@@ -255,7 +266,7 @@ async def search_literature(
         yield ToolProgress(
             stage="searching",
             message=f"{event.source}: {outcome}",
-            progress=round(0.9 * finished / len(names), 3),
+            progress=round(0.9 * min(finished, len(names)) / len(names), 3),
         )
     if result is None:
         raise RuntimeError("the multi-source search ended without its result")
@@ -276,8 +287,12 @@ async def search_literature(
         articles=articles,
     )
     lines = [f"Searched {len(names)} sources for {args.query!r}:"]
+    if result.notice:
+        lines.insert(0, result.notice)
     lines += [_status_line(status) for status in result.statuses]
-    if result.failed:
+    if result.offline:
+        lines.append(f"Tell the user once, in these words: {result.notice}")
+    elif result.failed:
         lines.append("Tell the user which sources failed and why: these results are incomplete.")
     lines.append(
         f"{len(records)} distinct works after merging {len(considered)} records "

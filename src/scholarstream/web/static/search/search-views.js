@@ -130,15 +130,23 @@ export function statsLine(collection) {
 }
 
 export function failedSources(collection) {
-  const failed = (collection.source_statuses ?? []).filter((status) => !status.ok);
-  if (failed.length === 0) return null;
-  return el("div", { class: "problem", role: "alert", dataset: { testid: "failed-sources" } },
+  const statuses = (collection.source_statuses ?? []).filter((status) => !status.ok);
+  // Sources not reached because the machine is offline: one line (the run's notice says why).
+  const unreached = statuses.filter((status) => status.unreachable);
+  const failed = statuses.filter((status) => !status.unreachable);
+  const offline = unreached.length
+    ? el("p", { class: "muted", dataset: { testid: "unreached-sources" } },
+      `Not reached (offline): ${unreached.map((status) => sourceLabel(status.source)).join(", ")}.`)
+    : null;
+  if (failed.length === 0) return offline;
+  const problem = el("div", { class: "problem", role: "alert", dataset: { testid: "failed-sources" } },
     el("p", { class: "problem-message" }, failed.length === 1
       ? "1 source failed, so these results have none of its papers:"
       : `${failed.length} sources failed, so these results have none of their papers:`),
     el("ul", {}, failed.map((status) => el("li", { dataset: { source: status.source } },
       el("strong", {}, sourceLabel(status.source)), `: ${status.error ?? "failed"}`,
       status.hint ? el("span", { class: "problem-hint" }, ` ${status.hint}`) : null))));
+  return offline ? el("div", {}, offline, problem) : problem;
 }
 
 const JUDGEMENTS = [["", "All"], ["relevant", "Relevant"], ["irrelevant", "Not relevant"], ["unmarked", "Unmarked"]];

@@ -259,10 +259,14 @@ function statusText(run) {
 
 function renderNotices(run) {
   const fallbacks = run.fallbacks ?? [];
-  notices.hidden = !fallbacks.length;
-  notices.replaceChildren(...fallbacks.map((fallback) =>
-    el("p", { class: "status warning", dataset: { testid: "fallback", skill: fallback.skill } },
-      fallback.message, ...(fallback.hint ? [" ", el("span", { class: "hint" }, fallback.hint)] : []))));
+  // The latest results' notices (e.g. "You appear to be offline: …"), each said once.
+  const said = [...new Set(run.collection?.notices ?? [])];
+  notices.hidden = !(fallbacks.length || said.length);
+  notices.replaceChildren(
+    ...said.map((text) => el("p", { class: "status warning", dataset: { testid: "notice" } }, text)),
+    ...fallbacks.map((fallback) =>
+      el("p", { class: "status warning", dataset: { testid: "fallback", skill: fallback.skill } },
+        fallback.message, ...(fallback.hint ? [" ", el("span", { class: "hint" }, fallback.hint)] : []))));
 }
 
 function renderStages(run) {
