@@ -791,6 +791,7 @@ EXPORTED: dict[str, list[str]] = {
         "workflow_id_for",
     ],
     "scholarstream.search.core": [
+        "ChangeKind",
         "Checkpoint",
         "CheckpointHandler",
         "CheckpointKind",
@@ -822,6 +823,7 @@ EXPORTED: dict[str, list[str]] = {
         "SearchStrategy",
         "Searcher",
         "SourceQuery",
+        "StrategyChange",
         "StrategyPayload",
         "UserFeedback",
         "WorkflowState",
@@ -844,11 +846,16 @@ EXPORTED: dict[str, list[str]] = {
         "study_type",
     ],
     "scholarstream.search.query": [
+        "FeedbackReading",
         "LLMQueryBuilder",
         "QueryPlan",
         "RuleQueryBuilder",
+        "StrategyReview",
+        "read_feedback",
         "register_syntax",
         "render",
+        "review_edit",
+        "review_strategy",
         "syntax_sources",
     ],
     "scholarstream.search.scoring": [

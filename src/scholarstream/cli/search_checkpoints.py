@@ -149,6 +149,16 @@ class TerminalCheckpointHandler:
             filters = ", ".join(f"{k}={v}" for k, v in query.filters.items())
             table.add_row(query.source, escape(query.query), escape(filters))
         self.console.print(table)
+        if payload.changes:
+            self.console.print("[bold]Changed, as your feedback asked:[/]")
+            for change in payload.changes:
+                said = f' [dim](you said: "{escape(change.phrase)}")[/]' if change.phrase else ""
+                self.console.print(f"  • {escape(change.description)}{said}")
+        if payload.not_made:
+            self.console.print("[bold]Not made:[/]")
+            for change in payload.not_made:
+                why = f" [dim]({escape(change.reason)})[/]" if change.reason else ""
+                self.console.print(f"  • {escape(change.description)}{why}")
         if strategy.rationale:
             self.console.print(f"[dim]{escape(strategy.rationale)}[/]")
 

@@ -11,6 +11,13 @@ Decision semantics:
     RESULT_REVIEW          EDIT     revised_data validated as UserFeedback, iterate
     RESULT_REVIEW          REJECT   note -> free-text feedback, iterate
 
+Every strategy built on feedback is reviewed against the one before
+(``search.query.review_strategy``): only the changes the feedback's words ask for are
+made, each listed with its phrase (``StrategyPayload.changes``), the others are undone and
+listed (``not_made``), and no change may leave out a paper the user marked relevant. A
+strategy the user edits is kept as written, with a warning in the results' notices when
+it would leave out papers marked relevant.
+
 Failures of the intent parser and of the checkpoint handler propagate; failed sources do
 not (the Searcher reports them in the collection's ``source_statuses``). An LLM skill whose
 model answer is unusable, late or failed uses its offline counterpart for that call and
@@ -44,12 +51,14 @@ from scholarstream.search.core import (
     ResultPayload,
     Searcher,
     SearchStrategy,
+    StrategyChange,
     StrategyPayload,
     UserFeedback,
     WorkflowState,
     revised_feedback,
     revised_strategy,
 )
+from scholarstream.search.query import read_feedback, review_edit, review_strategy
 from scholarstream.sources import SourceStatus
 
 if TYPE_CHECKING:
@@ -173,6 +182,8 @@ class SearchWorkflow:
                     rejected_strategies=state.rejected_strategies,
                 )
             )
+            strategy, changes, not_made = self._reviewed(strategy)
+            warnings: list[str] = []
 
             if self.enable_strategy_checkpoint and self.checkpoint_handler is not None:
                 self._note_fallbacks()
@@ -180,21 +191,36 @@ class SearchWorkflow:
                     _checkpoint(
                         CheckpointKind.STRATEGY_CONFIRMATION,
                         StrategyPayload(
-                            intent=intent, strategy=strategy, iteration=state.current_iteration
+                            intent=intent,
+                            strategy=strategy,
+                            iteration=state.current_iteration,
+                            changes=changes,
+                            not_made=not_made,
                         ),
                         run_id,
                         state.current_iteration,
                     )
                 )
                 if decision.action is DecisionAction.EDIT:
-                    strategy = revised_strategy(decision)
+                    proposed, strategy = strategy, revised_strategy(decision)
+                    # The user's query is kept as written; it is only warned about.
+                    warnings = review_edit(proposed, strategy, state.accumulated_papers)
+                    changes, not_made = [], []
                 elif decision.action is DecisionAction.REJECT:
                     state.record_iteration(
-                        strategy, 0, _coerce_feedback(decision), outcome="strategy_rejected"
+                        strategy,
+                        0,
+                        _coerce_feedback(decision),
+                        outcome="strategy_rejected",
+                        changes=changes,
+                        not_made=not_made,
                     )
                     continue
 
             collection = await self._run_iteration(run_id, intent, strategy, user_input)
+            if warnings:
+                notices = list(dict.fromkeys([*collection.notices, *warnings]))
+                collection = collection.model_copy(update={"notices": notices})
             state.last_collection = collection
 
             if self.checkpoint_handler is not None:
@@ -219,7 +245,12 @@ class SearchWorkflow:
                 if feedback is not None:
                     _take_feedback(state, collection, feedback)
                 state.record_iteration(
-                    strategy, len(collection.papers), feedback, outcome="approved"
+                    strategy,
+                    len(collection.papers),
+                    feedback,
+                    outcome="approved",
+                    changes=changes,
+                    not_made=not_made,
                 )
                 state.is_complete = True
                 return _merge_accumulated(collection, state)
@@ -230,13 +261,33 @@ class SearchWorkflow:
                 else _coerce_feedback(decision)
             )
             _take_feedback(state, collection, feedback)
-            state.record_iteration(strategy, len(collection.papers), feedback)
+            state.record_iteration(
+                strategy, len(collection.papers), feedback, changes=changes, not_made=not_made
+            )
 
         # Out of iterations: the last results, keeping what the user marked relevant.
         state.is_complete = True
         if collection is None:
             collection = PaperCollection(question=user_input, strategy=strategy)
         return _merge_accumulated(collection, state)
+
+    def _reviewed(
+        self, strategy: SearchStrategy
+    ) -> tuple[SearchStrategy, list[StrategyChange], list[StrategyChange]]:
+        """The built strategy with only the changes the latest feedback asks for, none that
+        would leave out a paper marked relevant (see ``search.query.review_strategy``)."""
+        state = self.state
+        feedback = state.latest_feedback
+        if not state.previous_strategies or feedback is None:
+            return strategy, [], []
+        review = review_strategy(
+            state.previous_strategies[-1],
+            strategy,
+            read_feedback(feedback),
+            feedback_text=feedback.free_text_feedback,
+            relevant=state.accumulated_papers,
+        )
+        return review.strategy, review.changes, review.not_made
 
     async def _run_iteration(
         self, run_id: str, intent: ParsedIntent, strategy: SearchStrategy, user_input: str

@@ -23,6 +23,7 @@ from scholarstream.search.core._fallbacks import (
     model_fallback,
 )
 from scholarstream.search.core._models import (
+    ChangeKind,
     CollectionStats,
     Concept,
     ConceptBlock,
@@ -38,6 +39,7 @@ from scholarstream.search.core._models import (
     SearchResults,
     SearchStrategy,
     SourceQuery,
+    StrategyChange,
     UserFeedback,
 )
 from scholarstream.search.core._skills import (
@@ -51,6 +53,7 @@ from scholarstream.search.core._skills import (
 from scholarstream.search.core._state import IterationRecord, WorkflowState
 
 __all__ = [
+    "ChangeKind",
     "Checkpoint",
     "CheckpointHandler",
     "CheckpointKind",
@@ -82,6 +85,7 @@ __all__ = [
     "SearchStrategy",
     "Searcher",
     "SourceQuery",
+    "StrategyChange",
     "StrategyPayload",
     "UserFeedback",
     "WorkflowState",

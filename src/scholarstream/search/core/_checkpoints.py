@@ -20,6 +20,7 @@ from scholarstream.search.core._models import (
     ParsedIntent,
     ScoredPaper,
     SearchStrategy,
+    StrategyChange,
     UserFeedback,
 )
 from scholarstream.sources import source_names
@@ -45,6 +46,16 @@ class StrategyPayload(BaseModel):
     intent: ParsedIntent
     strategy: SearchStrategy
     iteration: int
+    changes: list[StrategyChange] = Field(
+        default_factory=list,
+        description="What this strategy changed in answer to the feedback, each with the "
+        "user's words it answers.",
+    )
+    not_made: list[StrategyChange] = Field(
+        default_factory=list,
+        description="Changes the builder proposed and the review undid, each with its reason: "
+        "no words of the feedback ask for it, or it would leave out a paper marked relevant.",
+    )
 
 
 class ResultPayload(BaseModel):

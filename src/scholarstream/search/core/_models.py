@@ -184,6 +184,38 @@ class UserFeedback(_Model):
         return self == UserFeedback()
 
 
+ChangeKind = Literal[
+    "direction",
+    "dates",
+    "study_types",
+    "languages",
+    "humans",
+    "title",
+    "concepts",
+    "terms",
+    "exclusions",
+    "filters",
+    "fields",
+]
+
+
+class StrategyChange(_Model):
+    """One change a new strategy makes to the one before, and the user's words it answers.
+
+    A change made in answer to feedback always has a ``phrase``; a change with none behind
+    it is not made (it is listed among the changes not made, with its ``reason``)."""
+
+    kind: ChangeKind
+    description: str = Field(description="What changed, in plain words.")
+    phrase: str | None = Field(
+        default=None, description="The words of the user's feedback this change answers."
+    )
+    sources: list[str] = Field(default_factory=list, description="Sources whose query changed.")
+    reason: str | None = Field(
+        default=None, description="For a change not made or undone: why, in plain words."
+    )
+
+
 class QueryBuilderInput(_Model):
     intent: ParsedIntent
     previous_strategies: list[SearchStrategy] = Field(default_factory=list)

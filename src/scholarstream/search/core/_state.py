@@ -12,6 +12,7 @@ from scholarstream.search.core._models import (
     PaperCollection,
     ScoredPaper,
     SearchStrategy,
+    StrategyChange,
     UserFeedback,
 )
 
@@ -22,6 +23,12 @@ class IterationRecord(BaseModel):
     result_count: int
     outcome: Literal["strategy_rejected", "iterated", "approved"]
     feedback: UserFeedback | None = None
+    changes: list[StrategyChange] = Field(
+        default_factory=list, description="What the strategy changed in answer to feedback."
+    )
+    not_made: list[StrategyChange] = Field(
+        default_factory=list, description="Changes proposed and undone, with the reason."
+    )
 
 
 class WorkflowState(BaseModel):
@@ -50,6 +57,8 @@ class WorkflowState(BaseModel):
         feedback: UserFeedback | None = None,
         *,
         outcome: Literal["strategy_rejected", "iterated", "approved"] = "iterated",
+        changes: list[StrategyChange] | None = None,
+        not_made: list[StrategyChange] | None = None,
     ) -> None:
         self.iterations.append(
             IterationRecord(
@@ -58,6 +67,8 @@ class WorkflowState(BaseModel):
                 result_count=result_count,
                 outcome=outcome,
                 feedback=feedback,
+                changes=changes or [],
+                not_made=not_made or [],
             )
         )
         self.previous_strategies.append(strategy)

@@ -371,6 +371,23 @@ function normalized(strategy) {
   });
 }
 
+// What the strategy changed in answer to the feedback (each with the user's words), and
+// what it did not (each with the reason).
+function strategyChanges(payload) {
+  const changes = payload.changes ?? [];
+  const notMade = payload.not_made ?? [];
+  if (!changes.length && !notMade.length) return null;
+  return el("div", { class: "strategy-changes", dataset: { testid: "strategy-changes" } },
+    changes.length ? el("h4", {}, "Changed, as your feedback asked") : null,
+    changes.length ? el("ul", {}, changes.map((change) => el("li", { dataset: { kind: change.kind } },
+      change.description,
+      change.phrase ? el("span", { class: "muted" }, ` (you said: “${change.phrase}”)`) : null))) : null,
+    notMade.length ? el("h4", {}, "Not made") : null,
+    notMade.length ? el("ul", { dataset: { testid: "not-made" } }, notMade.map((change) =>
+      el("li", { dataset: { kind: change.kind } }, change.description,
+        change.reason ? el("span", { class: "muted" }, ` (${change.reason})`) : null))) : null);
+}
+
 function renderStrategy(run, pending) {
   const { intent, strategy } = pending.checkpoint.payload;
   const original = JSON.parse(JSON.stringify(strategy));
@@ -481,6 +498,7 @@ function renderStrategy(run, pending) {
     title,
     el("h4", {}, "What the question asks"),
     intentSummary(intent),
+    strategyChanges(pending.checkpoint.payload),
     original.rationale
       ? el("p", { class: "rationale", dataset: { testid: "rationale" } }, el("strong", {}, "Why this strategy: "),
         original.rationale)
