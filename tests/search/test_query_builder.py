@@ -361,7 +361,7 @@ async def test_only_x_in_feedback_requires_that_concept(builder: RuleQueryBuilde
         )
     )
     assert [b.concept for b in strategy.concepts][-1] == "antibodies"
-    assert pubmed_query(strategy).endswith('("antibodies"[tiab] OR "Antibodies"[MeSH])')
+    assert pubmed_query(strategy).endswith('("Antibodies"[MeSH] OR "antibodies"[tiab])')
 
 
 # --- never a rejected strategy again -----------------------------------------------------
@@ -417,7 +417,7 @@ async def test_past_the_end_of_the_ladder_a_minimal_variant_is_made(mesh: MeshVo
     assert len({s.fingerprint() for s in rejected}) == 5
     # The one broadening step there is; then one-change variants.
     assert rejected[0].queries[0].query == (
-        '("protein folding"[All Fields] OR "Protein Folding"[MeSH])'
+        '("Protein Folding"[MeSH] OR "protein folding"[All Fields])'
     )
     assert "variant searched the last" in rejected[1].rationale
     assert rejected[1].date_from is not None
@@ -567,8 +567,32 @@ def test_source_queries_carry_the_result_limit(mesh: MeshVocabulary) -> None:
     assert strategy.queries == [
         SourceQuery(
             source="pubmed",
-            query='("machine learning"[tiab] OR "ML"[tiab] OR "Machine Learning"[MeSH]) AND '
+            query='("Machine Learning"[MeSH] OR "machine learning"[tiab] OR "ML"[tiab]) AND '
             '("protein structure prediction"[tiab])',
             limit=120,
         )
     ]
+
+
+async def test_mesh_mapping_in_the_query_and_the_rationale() -> None:
+    builder = RuleQueryBuilder(sources=["pubmed"], mesh=MeshVocabulary.load())
+    intent = RuleIntentParser().parse_now(
+        "Galactomannan detection for invasive aspergillosis in vulval cancer patients"
+    )
+    strategy = await builder.build(QueryBuilderInput(intent=intent))
+    query = pubmed_query(strategy)
+    assert '("Aspergillosis"[MeSH] OR "invasive aspergillosis"[tiab])' in query
+    assert '"Vulvar Neoplasms"[MeSH]' in query and '"vulvar cancer"[tiab]' in query
+    assert "Diagnosis" not in query and " NOT " not in query
+    assert "'invasive aspergillosis' -> Aspergillosis (part of the phrase" in strategy.rationale
+    assert "'vulval cancer' -> Vulvar Neoplasms (US spelling" in strategy.rationale
+
+
+async def test_excluding_a_diagnosis_makes_no_not() -> None:
+    builder = RuleQueryBuilder(sources=["pubmed"], mesh=MeshVocabulary.load())
+    intent = RuleIntentParser().parse_now(
+        "CT for excluding the diagnosis of appendicitis in children"
+    )
+    strategy = await builder.build(QueryBuilderInput(intent=intent))
+    assert " NOT " not in pubmed_query(strategy)
+    assert '"Appendicitis"[MeSH]' in pubmed_query(strategy)

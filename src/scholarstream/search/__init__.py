@@ -15,6 +15,7 @@ from scholarstream.search._durable import cancel_search_run, deliver_decision, s
 from scholarstream.search._fallbacks import FALLBACK_ERRORS, FallbackLog, fallback_reason
 from scholarstream.search._llm import GatewaySkillLLM, ModelSkillLLM, SkillLLM
 from scholarstream.search._mesh import MeshVocabulary
+from scholarstream.search._preview import StrategyPreview, preview_strategy
 from scholarstream.search._run_store import SearchRunStore, workflow_id_for
 from scholarstream.search._runs import PendingCheckpoint, SearchRequest, SearchRun, SearchRunSummary
 from scholarstream.search._searcher import SourceSearcher
@@ -117,6 +118,7 @@ __all__ = [
     "Stage",
     "StageObserver",
     "StrategyPayload",
+    "StrategyPreview",
     "UserFeedback",
     "WorkflowState",
     "build_skills",
@@ -124,6 +126,7 @@ __all__ = [
     "deliver_decision",
     "fallback_reason",
     "paper_key",
+    "preview_strategy",
     "start_search_run",
     "validate_decision",
     "workflow_id_for",

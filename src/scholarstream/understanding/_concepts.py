@@ -16,7 +16,7 @@ from scholarstream.understanding._restrictions import (
     find_languages,
     find_study_types,
 )
-from scholarstream.understanding._stop_words import stop_words
+from scholarstream.understanding._stop_words import GENERIC_CONCEPT_WORDS, stop_words
 from scholarstream.understanding._synonyms import (
     Abbreviations,
     find_abbreviations,
@@ -36,8 +36,8 @@ def _words(text: str) -> frozenset[str]:
 _CONNECTORS = _words(
     """and or in for with versus vs v of on among amongst to by from at after during using
     via between about regarding within than as into through against under over across who
-    that which whose when where while whether if compared comparing comparison relative
-    rather only like such including"""
+    that which whose whom when where while whether if compared comparing comparison relative
+    rather only like such including following due not"""
 )
 # Verbs of clinical and methods questions: they separate the ideas they relate.
 _VERBS = _words(
@@ -48,7 +48,13 @@ _VERBS = _words(
     associated linked related correlated correlate correlates influence influences help
     helps lead leads work works detect detects detecting diagnose diagnosing identify
     identifying classify classifying estimate estimating compare delay delays slow slows
-    protect protects worsen worsens modify modifies change changes alter alters"""
+    protect protects worsen worsens modify modifies change changes alter alters reverse
+    reverses reversing reversed cure cures curing boost boosts enhance enhances restore
+    restores trigger triggers induce induces promote promotes suppress suppresses halt halts
+    stop stops benefit benefits assess assesses assessing assessed evaluate evaluates
+    evaluating evaluated screen screens exclude excludes excluding excluded confirm confirms
+    confirming rule ruling presenting considered consider considering accompany accompanies
+    undergo undergoes measure measures measuring monitor monitors monitoring"""
 )
 # Words that carry no concept of their own (the search row of the one stop-word list).
 _STOP = stop_words("search")
@@ -222,7 +228,8 @@ def _word_case(token: _Token, *, first: bool) -> str:
 
 def concept_phrases(text: str, phrases: Sequence[str] = ()) -> list[list[str]]:
     """The concept phrases of a piece of text (alternatives grouped)."""
-    return _chunks(_tokens(text, [*(p.lower() for p in phrases), *_PROTECTED]))
+    tokens = _tokens(text, [*(p.lower() for p in phrases), *_PROTECTED])
+    return _distributed(_chunks(tokens), tokens)
 
 
 def _clean_terms(values: Iterable[str]) -> tuple[str, ...]:
@@ -305,6 +312,83 @@ def _concept(alternatives: Sequence[str], abbreviations: Abbreviations) -> Conce
     return ConceptReading.of(term, [s for s in synonyms if s.lower() != term.lower()])
 
 
+_MODIFIER = re.compile(r"^[a-z][a-z\-]*(?:ic|al|ar|ary|ous|ine|ive|eal|ial)$")
+
+
+def _distributed(groups: list[list[str]], tokens: Sequence[_Token]) -> list[list[str]]:
+    """ "pancreatic and periampullary cancer": a lone modifier joined by "and" or "or" to
+    a phrase that starts with a modifier shares that phrase's head ("pancreatic cancer"),
+    and the two are alternatives of one concept."""
+    joined = " ".join(t.lower for t in tokens)
+    merged: list[list[str]] = []
+    for group in groups:
+        previous = merged[-1] if merged else None
+        words = group[0].split()
+        if (
+            previous is not None
+            and len(previous) == 1
+            and len(previous[0].split()) == 1
+            and _MODIFIER.match(previous[0].lower())
+            and len(words) >= 2
+            and _MODIFIER.match(words[0].lower())
+            and re.search(
+                rf"\b{re.escape(previous[0].lower())} (?:and|or) {re.escape(words[0].lower())}\b",
+                joined,
+            )
+        ):
+            merged[-1] = [" ".join([previous[0], *words[1:]]), *group]
+            continue
+        merged.append(group)
+    return merged
+
+
+def _generic(concept: ConceptReading) -> bool:
+    """Made of words that name no topic alone ("diagnostic accuracy", "detection")."""
+    words = re.findall(r"[a-z0-9]+", concept.term.lower())
+    return bool(words) and all(w in GENERIC_CONCEPT_WORDS for w in words)
+
+
+# Words that qualify how sure or which a concept is, not what it is ("other dementias",
+# "suspected dementia"), and words that end a phrase without adding to it ("community
+# setting", "blood CEA levels").
+_LEADING_QUALIFIERS = frozenset(
+    [
+        "other",
+        "others",
+        "suspected",
+        "potential",
+        "apparently",
+        "clinically",
+        "presumed",
+        "possible",
+        "various",
+        "different",
+        "several",
+    ]
+)
+_TRAILING_QUALIFIERS = frozenset(["setting", "settings", "level", "levels"])
+
+
+def _trimmed(term: str) -> str:
+    words = term.split()
+    while len(words) > 1 and words[0].lower() in _LEADING_QUALIFIERS:
+        words = words[1:]
+    while len(words) > 1 and words[-1].lower() in _TRAILING_QUALIFIERS:
+        words = words[:-1]
+    return " ".join(words)
+
+
+def _topical(concepts: list[ConceptReading]) -> list[ConceptReading]:
+    """The concepts without the generic ones, unless the question is about nothing else;
+    qualifiers trimmed ("other dementias" -> "dementias")."""
+    trimmed = [
+        ConceptReading.of(_trimmed(c.term), c.synonyms) if _trimmed(c.term) != c.term else c
+        for c in concepts
+    ]
+    kept = [c for c in trimmed if not _generic(c)]
+    return kept or trimmed
+
+
 def _merge(concepts: Iterable[ConceptReading]) -> list[ConceptReading]:
     merged: dict[str, ConceptReading] = {}
     for concept in concepts:
@@ -382,7 +466,12 @@ def read_question(question: str, today: dt.date) -> QuestionReading:
     text, excluded = find_exclusions(text)
     long_forms = list(abbreviations.long_to_short)
     concepts = _merge(
-        _concept(alternatives, abbreviations) for alternatives in concept_phrases(text, long_forms)
+        _topical(
+            [
+                _concept(alternatives, abbreviations)
+                for alternatives in concept_phrases(text, long_forms)
+            ]
+        )
     )
     return QuestionReading(
         topic=topic,

@@ -75,9 +75,15 @@ _LANGUAGE_PHRASES = (
     re.compile(rf"\bonly\s+{_LANGUAGE_LIST}\b{_NOT_A_PEOPLE}", re.I),
 )
 
+# "excluding X" asks to leave X out, except where excluding is what a test does: "for
+# excluding the diagnosis of X", "to exclude X", "accuracy in ruling out X" name the
+# question's purpose, and X is its topic.
+_PURPOSE = r"(?<!\bfor )(?<!\bto )(?<!\bin )(?<!\bof )(?<!\bat )(?<!\bwhen )"
+_PURPOSE_OBJECT = r"(?!\s+(?:the\s+|a\s+)?(?:diagnos[ie]s|presence|possibility|likelihood)\b)"
 _EXCLUSION = re.compile(
-    r"(?:\b(?:excluding|exclude|except(?:\s+for)?|but\s+not|and\s+not|other\s+than|"
-    r"not\s+including|(?<!or\s)without)\b|(?:^|[,;(])\s*not\b)\s+(?P<what>[^,.;?!()]+)",
+    rf"(?:{_PURPOSE}\b(?:excluding|exclude|except(?:\s+for)?|but\s+not|and\s+not|"
+    rf"other\s+than|not\s+including|(?<!or\s)without)\b{_PURPOSE_OBJECT}"
+    r"|(?:^|[,;(])\s*not\b)\s+(?P<what>[^,.;?!()]+)",
     re.I,
 )
 _LIST_SEPARATOR = re.compile(r"\s+(?:and|or|nor)\s+|/", re.I)

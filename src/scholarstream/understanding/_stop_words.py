@@ -114,6 +114,20 @@ def is_stop_word(word: str, reader: StopWordReader) -> bool:
     return word.lower() in _BY_READER[reader]
 
 
+# Words that name no topic of a search alone: a concept made only of them ("diagnostic
+# accuracy", "detection", "tests", "setting") is how a question asks, not what it asks about,
+# and the search leaves it out, unless the question has no other concept.
+GENERIC_CONCEPT_WORDS = frozenset(
+    """accuracy accurate assessment assessments clinical current detection detecting
+    diagnosis diagnoses diagnostic diagnosing identification identifying performance
+    potential presence test tests testing tool tools setting settings screen suspected
+    evaluation use utility value values validity validation role early other others
+    disease diseases disorder disorders condition conditions patient patients people
+    person persons adult adults individuals population populations measurement
+    measurements method methods stage stages sign signs""".split()  # noqa: SIM905
+)
+"""Words that name no topic of a search alone (``read_question`` drops a concept of them)."""
+
 # Words that stand for something said before ("its side effects", "what about them").
 BACK_REFERENCES = frozenset(
     (

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from rapidfuzz import fuzz
 
 from scholarstream.errors import ConflictError, InvalidInputError
-from scholarstream.search._mesh import MeshVocabulary
+from scholarstream.search._mesh import ConceptMapping, MeshVocabulary, map_concept
 from scholarstream.search.core import (
     Concept,
     ConceptBlock,
@@ -136,7 +136,8 @@ class RuleQueryBuilder:
         self.source_infos = dict(source_infos or {})
         self.results_per_source = results_per_source
         self._today = today
-        self._mesh_cache: dict[str, tuple[str, ...]] = {}
+        self._mesh_cache: dict[str, ConceptMapping] = {}
+        self._mapped: dict[str, ConceptMapping] = {}
 
     async def build(self, data: QueryBuilderInput) -> SearchStrategy:
         return self.build_now(data)
@@ -159,6 +160,7 @@ class RuleQueryBuilder:
                 skipped += 1
                 continue
             rationale = self._rationale(candidate, reading, skipped, last is not None)
+            rationale = " ".join(filter(None, (rationale, self.mesh_note(candidate.strategy))))
             return candidate.strategy.model_copy(update={"rationale": rationale})
         raise ConflictError(
             "Every strategy the offline builder can write for this question was rejected.",
@@ -167,28 +169,44 @@ class RuleQueryBuilder:
 
     # --- the starting shape ------------------------------------------------------------
 
-    def _mesh_for(self, concept: Concept) -> tuple[str, ...]:
-        key = "\n".join(concept.all_terms).lower()
+    def mapping(self, concept: Concept, *, alone: bool = False) -> ConceptMapping:
+        """The concept's MeSH headings and how each was found; ``alone``: the question's
+        only concept, which may map to a generic heading (a question about diagnosis)."""
+        key = "\n".join([*concept.all_terms, str(alone)]).lower()
         if key not in self._mesh_cache:
-            exact = self.mesh.headings(concept.all_terms, fuzzy=False)
-            found = exact or self.mesh.headings([concept.term])
-            self._mesh_cache[key] = tuple(found[:MAX_MESH_PER_CONCEPT])
-        return self._mesh_cache[key]
+            self._mesh_cache[key] = map_concept(
+                self.mesh,
+                concept.term,
+                concept.synonyms,
+                limit=MAX_MESH_PER_CONCEPT,
+                allow_generic=alone,
+            )
+        mapping = self._mesh_cache[key]
+        self._mapped[concept.term.lower()] = mapping
+        return mapping
+
+    def _draft(self, concept: Concept, intent: ParsedIntent | None, *, alone: bool) -> DraftConcept:
+        mapping = self.mapping(concept, alone=alone)
+        known = {t.lower() for t in concept.all_terms}
+        added = tuple(s for s in mapping.synonyms if s.lower() not in known)
+        return DraftConcept(
+            term=concept.term,
+            synonyms=(*concept.synonyms, *added),
+            related=_related(concept),
+            mesh=tuple(mapping.headings),
+            role=_role(concept, intent) if intent is not None else "other",
+        )
+
+    def mappings(self, intent: ParsedIntent) -> list[ConceptMapping]:
+        """Every concept's MeSH mapping, in the intent's order (what the rationale shows)."""
+        concepts = intent.concepts or [Concept(term=intent.topic)]
+        return [self.mapping(c, alone=len(concepts) == 1) for c in concepts]
 
     def _start(
         self, intent: ParsedIntent, reading: FeedbackReading
     ) -> tuple[Shape, tuple[str, ...]]:
         concepts = intent.concepts or [Concept(term=intent.topic)]
-        drafts = [
-            DraftConcept(
-                term=c.term,
-                synonyms=tuple(c.synonyms),
-                related=_related(c),
-                mesh=self._mesh_for(c),
-                role=_role(c, intent),
-            )
-            for c in concepts
-        ]
+        drafts = [self._draft(c, intent, alone=len(concepts) == 1) for c in concepts]
         for term in reading.add_terms:
             index = _best_concept(term, drafts)
             target = drafts[index]
@@ -239,16 +257,7 @@ class RuleQueryBuilder:
             term=term,
             synonyms=[m for m in group.members if m.lower() != term.lower()] if group else [],
         )
-        return [
-            *drafts,
-            DraftConcept(
-                term=term,
-                synonyms=tuple(concept.synonyms),
-                related=_related(concept),
-                mesh=self._mesh_for(concept),
-                required=True,
-            ),
-        ]
+        return [*drafts, replace(self._draft(concept, None, alone=False), required=True)]
 
     # --- rendering ---------------------------------------------------------------------
 
@@ -369,6 +378,27 @@ class RuleQueryBuilder:
             )
 
     # --- explaining --------------------------------------------------------------------
+
+    def mesh_note(self, strategy: SearchStrategy) -> str:
+        """How each concept of the strategy maps to MeSH, for its rationale."""
+        if not self.mesh:
+            return ""
+        found: list[str] = []
+        missing: list[str] = []
+        for block in strategy.concepts:
+            mapping = self._mapped.get(block.concept.lower())
+            if mapping is None:
+                continue
+            if mapping.mappings:
+                found.extend(m.describe() for m in mapping.mappings)
+            else:
+                missing.append(f"'{block.concept}'")
+        parts = []
+        if found:
+            parts.append(f"MeSH: {'; '.join(found)}.")
+        if missing:
+            parts.append(f"No MeSH heading for {', '.join(missing)}: searched as words.")
+        return " ".join(parts)
 
     def _rationale(
         self, candidate: _Candidate, reading: FeedbackReading, skipped: int, iterating: bool

@@ -200,14 +200,15 @@ def _only_reviews(plan: QueryPlan) -> bool:
 
 @register_syntax("pubmed", max_length=4000)
 def _pubmed(plan: QueryPlan) -> Rendered:
-    """``("term"[tiab] OR "Heading"[MeSH]) AND ... NOT (...)``; titles only: [ti] and
+    """``("Heading"[MeSH] OR "term"[tiab]) AND ... NOT (...)``; titles only: [ti] and
     [majr]; study types as [pt]; languages as [la]."""
     free_text = "All Fields" if plan.all_fields else "tiab"
     clauses = []
     for i, block in enumerate(plan.blocks):
         title = plan.in_title(i)
-        parts = [f"{quoted(t)}[{'ti' if title else free_text}]" for t in terms_of(block)]
-        parts += [f"{quoted(h)}[{'majr' if title else 'MeSH'}]" for h in block.mesh_headings]
+        # ("Heading"[MeSH] OR "term"[tiab] OR "synonym"[tiab]): the headings first.
+        parts = [f"{quoted(h)}[{'majr' if title else 'MeSH'}]" for h in block.mesh_headings]
+        parts += [f"{quoted(t)}[{'ti' if title else free_text}]" for t in terms_of(block)]
         clauses.append(group(list(dict.fromkeys(parts))))
     if plan.study_types:
         kinds = [PUBMED_STUDY_TYPES.get(s) or f"{quoted(s)}[tiab]" for s in plan.study_types]

@@ -1,0 +1,354 @@
+"""A concept's MeSH headings, and how each was found.
+
+In order, stopping at the first step that finds a heading:
+
+1. the concept's term or a synonym as a heading or an entry term ("heart attack" ->
+   Myocardial Infarction), in US spelling ("vulval cancer" -> Vulvar Neoplasms) or with its
+   last word singular or plural;
+2. parts of the phrase, when the whole has no heading: the longest runs of its words that
+   have one, the head of the phrase (its last words) first ("invasive aspergillosis" ->
+   Aspergillosis); a part never starts or ends with a function word;
+3. a close spelling of a heading (rapidfuzz, numbers must agree);
+4. the tree: the heading every heading that names all the term's words sits under.
+
+Headings that say nothing about a topic (Diagnosis, Patients, Methods, ...) are never
+given for a part of a phrase, nor for a whole concept unless the caller allows it (a
+question that is about nothing else).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from scholarstream.mesh._text import (
+    is_abbreviation_word,
+    normalize,
+    singular_word,
+    us_word,
+    words_of,
+)
+from scholarstream.mesh._vocabulary import MeshDescriptor, MeshMatch, MeshVocabulary
+
+MappingKind = Literal[
+    "heading",
+    "entry term",
+    "US spelling",
+    "MeSH wording",
+    "word form",
+    "phrase part",
+    "near spelling",
+    "broader",
+]
+MAX_PARTS = 2
+MIN_PART_LENGTH = 4
+
+# Headings that name no topic of a question: a term meets them through its generic words
+# ("for the diagnosis of", "patients", "accuracy").
+GENERIC_HEADINGS = frozenset(
+    normalize(name)
+    for name in (
+        "Diagnosis",
+        "Disease",
+        "Patients",
+        "Persons",
+        "Humans",
+        "Population",
+        "Methods",
+        "Research",
+        "Therapeutics",
+        "Syndrome",
+        "Signs and Symptoms",
+        "Time",
+        "Risk",
+        "Role",
+        "Association",
+        "Reference Values",
+        "Research Design",
+        "Data Accuracy",
+        "Names",
+        "Judgment",
+        "Diagnostic Techniques and Procedures",
+        "Clinical Laboratory Techniques",
+        "Laboratory Test",
+        "Evaluation Study",
+        "Evaluation Studies as Topic",
+        "Sensitivity and Specificity",
+        "Early Diagnosis",
+        "Disease Progression",
+        "Pathologic Processes",
+        "Pathological Conditions, Signs and Symptoms",
+        "Symptom Assessment",
+        "Tissues",
+        "Organizations",
+        "Health",
+        "Life",
+        "Light",
+        "Work",
+        "Head",
+        "Set, Psychology",
+        "Aged",
+        "Adult",
+        "Child",
+        "Female",
+        "Male",
+    )
+)
+_FUNCTION_WORDS = frozenset(
+    """of the a an and or in on for with without to by at from due following versus vs via
+    into than as per other others""".split()  # noqa: SIM905
+)
+_TOPICAL = frozenset("ABCDEFGN")
+_HOW: dict[str, MappingKind] = {
+    "exact": "heading",
+    "inverted": "heading",
+    "entry": "entry term",
+    "spelling": "US spelling",
+    "wording": "MeSH wording",
+    "word form": "word form",
+    "fuzzy": "near spelling",
+}
+
+
+@dataclass(frozen=True)
+class HeadingMapping:
+    """One heading of a concept: which words of the concept found it, and how."""
+
+    term: str
+    heading: str
+    how: MappingKind
+    matched: str
+    """The wording that met the heading (lower case): the term, its US spelling, a part."""
+
+    def describe(self) -> str:
+        if self.how == "heading":
+            return f"'{self.term}' -> {self.heading} (MeSH heading)"
+        if self.how in ("entry term", "near spelling", "word form", "US spelling", "MeSH wording"):
+            via = "" if self.matched == normalize(self.term) else f" '{self.matched}'"
+            return f"'{self.term}' -> {self.heading} ({self.how}{via})"
+        if self.how == "phrase part":
+            return f"'{self.term}' -> {self.heading} (part of the phrase: '{self.matched}')"
+        if self.matched and self.matched != normalize(self.term):
+            return f"'{self.term}' -> {self.heading} (broader heading above {self.matched})"
+        return f"'{self.term}' -> {self.heading} (broader heading in the MeSH tree)"
+
+
+@dataclass(frozen=True)
+class ConceptMapping:
+    concept: str
+    mappings: tuple[HeadingMapping, ...] = ()
+
+    @property
+    def headings(self) -> list[str]:
+        return list(dict.fromkeys(m.heading for m in self.mappings))
+
+    @property
+    def synonyms(self) -> list[str]:
+        """Wordings worth searching as text too: the term in US spelling, and the
+        heading's own name when the term met it as an entry term."""
+        found: dict[str, None] = {}
+        for mapping in self.mappings:
+            if mapping.how in ("US spelling", "MeSH wording"):
+                found.setdefault(mapping.matched)
+            elif mapping.how == "entry term" and "," not in mapping.heading:
+                found.setdefault(mapping.heading.lower())
+        return list(found)
+
+
+def _generic(descriptor: MeshDescriptor) -> bool:
+    return normalize(descriptor.name) in GENERIC_HEADINGS
+
+
+def _topical(descriptor: MeshDescriptor) -> bool:
+    """In the branches of the tree that name a question's topics: anatomy, organisms,
+    diseases, chemicals and drugs, techniques and equipment, psychiatry and psychology,
+    phenomena, health care; or a category's root (Neoplasms). Not the humanities, places,
+    publication types or persons, which a part of a phrase names only by chance ("red
+    flags" -> Emblems and Insignia)."""
+    return not descriptor.tree_numbers or any(n[0] in _TOPICAL for n in descriptor.tree_numbers)
+
+
+def _mapping(term: str, found: MeshMatch, how: MappingKind | None = None) -> HeadingMapping:
+    return HeadingMapping(
+        term=term,
+        heading=found.heading,
+        how=how or _HOW[found.kind],
+        matched=found.key or normalize(term),
+    )
+
+
+def _without_a_modifier(vocabulary: MeshVocabulary, term: str) -> list[HeadingMapping]:
+    """The heading of the phrase less one of its modifiers, its head kept ("oral cavity
+    cancer" -> "oral cancer" -> Mouth Neoplasms)."""
+    words = words_of(term)
+    if len(words) < 3:
+        return []
+    for skipped in range(len(words) - 2, -1, -1):
+        rest = [w for i, w in enumerate(words) if i != skipped]
+        if rest[0].lower() in _FUNCTION_WORDS:
+            continue
+        matched = vocabulary.match(" ".join(rest), fuzzy=False)
+        if matched is not None and _usable(matched.descriptor):
+            return [_mapping(term, matched, "phrase part")]
+    return []
+
+
+def _specific(descriptor: MeshDescriptor) -> bool:
+    """Three levels down the tree or deeper (Serum, Groin; not Proteins, Blood)."""
+    return any(n.count(".") >= 2 for n in descriptor.tree_numbers)
+
+
+def _usable(descriptor: MeshDescriptor) -> bool:
+    return not _generic(descriptor) and _topical(descriptor)
+
+
+def _parts(vocabulary: MeshVocabulary, term: str) -> list[HeadingMapping]:
+    """Headings of the longest runs of the term's words, the phrase's head first."""
+    words = words_of(term)
+    size = len(words)
+    covered = [False] * size
+    found: list[HeadingMapping] = []
+    headings: set[str] = set()
+    for length in range(size - 1, 0, -1):
+        for start in range(size - length, -1, -1):
+            span = words[start : start + length]
+            if all(covered[start : start + length]):
+                continue
+            if span[0].lower() in _FUNCTION_WORDS or span[-1].lower() in _FUNCTION_WORDS:
+                continue
+            if length == 1 and len(span[0]) < MIN_PART_LENGTH and not is_abbreviation_word(span[0]):
+                continue
+            matched = vocabulary.match(" ".join(span), fuzzy=False)
+            if matched is None or matched.heading in headings:
+                continue
+            if not _usable(matched.descriptor):
+                continue
+            # A part without the phrase's head only qualifies it ("protein" in "protein
+            # structure prediction"): searched only when its heading is a specific one.
+            if start + length < size and not _specific(matched.descriptor):
+                continue
+            headings.add(matched.heading)
+            found.append(_mapping(term, matched, "phrase part"))
+            covered[start : start + length] = [True] * length
+            if len(found) >= MAX_PARTS:
+                return found
+    return found
+
+
+def _content_words(term: str) -> set[str]:
+    words = set()
+    for word in words_of(term):
+        lowered = word.lower()
+        if lowered in _FUNCTION_WORDS:
+            continue
+        lowered = us_word(lowered)
+        words.add(singular_word(lowered) or lowered)
+    return words
+
+
+def _broader(vocabulary: MeshVocabulary, term: str) -> HeadingMapping | None:
+    """The deepest heading of the tree above every heading whose name holds all the
+    term's words ("intracranial vascular malformations" -> the heading above
+    "Intracranial Arteriovenous Malformations" and its siblings)."""
+    wanted = _content_words(term)
+    if len(wanted) < 2:
+        return None
+    narrower = [
+        d
+        for d in vocabulary.named_with(wanted)
+        if not _generic(d)
+        and _topical(d)
+        and d.tree_numbers
+        and normalize(d.name) != normalize(term)
+    ]
+    if len(narrower) < 2:
+        return None
+    common: str | None = None
+    for number in (n for d in narrower for n in d.tree_numbers[:1]):
+        if common is None:
+            common = number
+            continue
+        shared = []
+        for a, b in zip(common.split("."), number.split("."), strict=False):
+            if a != b:
+                break
+            shared.append(a)
+        common = ".".join(shared)
+    if not common or common.count(".") < 1:
+        return None
+    parent = vocabulary.by_tree_number(common)
+    if parent is None or _generic(parent) or not (_content_words(parent.name) & wanted):
+        return None
+    return HeadingMapping(term, parent.name, "broader", normalize(term))
+
+
+def map_concept(
+    vocabulary: MeshVocabulary,
+    term: str,
+    synonyms: Sequence[str] = (),
+    *,
+    limit: int = 3,
+    allow_generic: bool = False,
+    broader: bool = True,
+) -> ConceptMapping:
+    """The headings of one concept (its term and synonyms), at most ``limit``, and with
+    ``broader`` the heading above each whole-concept heading that names the concept's
+    words."""
+    if not vocabulary:
+        return ConceptMapping(term)
+    terms = list(dict.fromkeys(t for t in (term, *synonyms) if t.strip()))
+    found: list[HeadingMapping] = []
+    for position, wording in enumerate(terms):
+        matched = vocabulary.match(wording, fuzzy=False)
+        if matched is None or (_generic(matched.descriptor) and not allow_generic):
+            continue
+        # A synonym's heading must name a topic ("paediatric" is no discipline here).
+        if position and not _topical(matched.descriptor):
+            continue
+        if matched.heading not in (m.heading for m in found):
+            found.append(_mapping(wording, matched))
+    if not found:
+        for wording in terms:
+            found = _without_a_modifier(vocabulary, wording) or _parts(vocabulary, wording)
+            if found:
+                break
+    if not found:
+        matched = vocabulary.match(term)
+        if matched is not None and not _generic(matched.descriptor):
+            found = [_mapping(term, matched)]
+    if not found:
+        above = _broader(vocabulary, term)
+        found = [above] if above is not None else []
+    found = found[:limit]
+    if broader:
+        found += _broader_headings(vocabulary, term, found)
+    return ConceptMapping(term, tuple(found))
+
+
+def _broader_headings(
+    vocabulary: MeshVocabulary, term: str, found: Sequence[HeadingMapping]
+) -> list[HeadingMapping]:
+    """For a heading the concept met as a whole, the heading above it in the tree that
+    names the concept's own words ("low back pain" -> Low Back Pain, and Back Pain above
+    it), as a searcher explodes the broader heading."""
+    wanted = _content_words(term)
+    added: list[HeadingMapping] = []
+    have = {m.heading for m in found}
+    for mapping in found:
+        if mapping.how in ("phrase part", "broader", "near spelling"):
+            continue
+        descriptor = vocabulary.descriptor(mapping.heading)
+        if descriptor is None:
+            continue
+        for parent in vocabulary.broader(descriptor):
+            if parent.name in have or not _usable(parent) or not parent.tree_numbers:
+                continue
+            if not (_content_words(parent.name) & wanted):
+                continue
+            if min(n.count(".") for n in parent.tree_numbers) < 1:
+                continue
+            have.add(parent.name)
+            added.append(HeadingMapping(term, parent.name, "broader", mapping.heading))
+            break
+    return added
