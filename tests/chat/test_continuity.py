@@ -50,21 +50,21 @@ def test_a_first_message_is_a_new_question_whatever_it_says() -> None:
     assert classify_message("search the web for it", ThreadState()).intent == "new_question"
 
 
-def test_a_back_reference_after_an_empty_turn_is_not_a_continuation() -> None:
+def test_a_back_reference_is_a_continuation() -> None:
     state = ThreadState(refined_query=TOPIC, last_turns=[TurnRecord(user="q")])
-    assert classify_message("what are its side effects?", state).intent == "new_question"
+    assert classify_message("what are its side effects?", state).intent == ("followup_continuation")
 
 
-def test_reframing_merges_the_prior_topic_on_follow_ups_only() -> None:
+def test_reframing_renders_the_updated_topic_on_follow_ups_only() -> None:
     assert (
         reframe_for_retrieval(
             "can you search the web for it", "followup_continuation", TOPIC, "Florida", True
         )
-        == TOPIC
+        == "income criteria Florida Medicaid"
     )
     assert (
         reframe_for_retrieval("what about in Texas?", "slot_fill", TOPIC, "Texas", True)
-        == "income criteria Medicaid Texas"
+        == "income criteria Texas Medicaid"
     )
     switch = reframe_for_retrieval(
         "Biosimilar interchangeability rules at the FDA?", "new_question", TOPIC, "", False
@@ -72,11 +72,16 @@ def test_reframing_merges_the_prior_topic_on_follow_ups_only() -> None:
     assert switch == "Biosimilar interchangeability rules FDA"
 
 
-def test_a_new_date_range_replaces_the_old_one() -> None:
-    query = reframe_for_retrieval(
-        "only since 2020", "slot_fill", "pembrolizumab melanoma since 2015", "since 2020", True
-    )
-    assert query == "pembrolizumab melanoma since 2020"
+def test_a_date_is_a_filter_and_a_new_range_replaces_the_old_one() -> None:
+    state = ThreadState()
+    _turn(state, "pembrolizumab in melanoma since 2015", 4)
+    assert (state.reading.year_from if state.reading else None) == 2015
+    turn = begin_turn(state, "only since 2020")
+    assert turn.classification.intent == "slot_fill"
+    assert turn.refined_query == "pembrolizumab melanoma"
+    assert {(s.year_from, s.year_to) for s in turn.steps} == {(2020, None)}
+    before = begin_turn(state, "what about before 2010?")
+    assert {(s.year_from, s.year_to) for s in before.steps} == {(None, 2009)}
 
 
 def test_routing() -> None:
@@ -154,18 +159,37 @@ def test_a_link_is_read_as_given_and_keeps_the_topic() -> None:
     assert turn.refined_query == "Florida Medicaid income criteria"
 
 
-def test_a_model_query_is_rewritten_only_when_it_lost_the_topic() -> None:
+def test_a_model_query_is_corrected_only_when_it_lost_the_topic_or_kept_a_replaced_value() -> None:
     state = ThreadState()
-    _turn(state, "semaglutide cardiovascular outcomes", 5)
+    _turn(state, "taurine and dilated cardiomyopathy in dogs", 5)
     turn = begin_turn(state, "can you search the web for it")
-    # The model passed the message through: the topic is merged in.
-    assert turn.rewrite("web") == "semaglutide cardiovascular outcomes"
-    # The model carried the topic, or resolved the reference in its own terms: trusted.
-    assert turn.rewrite("semaglutide MACE") == "semaglutide MACE"
-    assert turn.rewrite("Wegovy SELECT trial") == "Wegovy SELECT trial"
-    assert turn.rewrite("https://acme.com/pipeline") == "https://acme.com/pipeline"
-    new = begin_turn(state, "lecanemab amyloid imaging")
-    assert new.rewrite("lecanemab") == "lecanemab"
+    # The model passed the message through: the topic is put back, and the user is told.
+    lost = turn.rewrite("web")
+    assert lost.query == "taurine dilated cardiomyopathy dogs"
+    assert lost.corrections
+    # The model carried the topic in its own terms: trusted as written.
+    kept = turn.rewrite("taurine deficiency and dilated cardiomyopathy in dogs")
+    assert (kept.query, kept.corrections) == (
+        "taurine deficiency and dilated cardiomyopathy in dogs",
+        [],
+    )
+    assert turn.rewrite("https://acme.com/pipeline").query == "https://acme.com/pipeline"
+    _turn(state, "can you search the web for it", 3)
+    cats = begin_turn(state, "what about in cats?")
+    stale = cats.rewrite("taurine dilated cardiomyopathy dogs cats")
+    assert "dogs" not in stale.query and "cats" in stale.query
+    assert any("replaced" in c for c in stale.corrections)
+    # Dates are the user's to set: the model's date words leave the query, and the
+    # years are the conversation's.
+    invented = cats.rewrite("taurine cardiomyopathy cats since 2015")
+    assert (invented.query, invented.year_from) == ("taurine cardiomyopathy cats", None)
+    assert any("dates" in c for c in invented.corrections)
+    _turn(state, "what about in cats?", 2)
+    since = begin_turn(state, "only since 2019")
+    assert since.rewrite("taurine cardiomyopathy cats since 2015").year_from == 2019
+    new = begin_turn(state, "What does amyloid PET imaging show after lecanemab treatment?")
+    assert new.classification.intent == "new_question"
+    assert new.rewrite("lecanemab").query == "lecanemab"
 
 
 def test_user_edits_of_objectives() -> None:

@@ -52,7 +52,7 @@ from scholarstream.chat._text_tool_calls import (
     invalid_arguments_notice,
     without_tool_parts,
 )
-from scholarstream.chat.continuity import QuerySent
+from scholarstream.chat.continuity import QuerySent, RewrittenQuery
 from scholarstream.chat.core import (
     ChatEvent,
     CustomPayload,
@@ -103,6 +103,8 @@ class TurnTranscript:
     new_messages: list[ModelMessage] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     queries: list[QuerySent] = field(default_factory=list)
+    corrections: list[str] = field(default_factory=list)
+    """How follow-up continuity corrected the model's queries, in plain words."""
     usage: RunUsage | None = None
     model: ResolvedModel | None = None
     chips: list[SuggestedValue] = field(default_factory=list)
@@ -118,7 +120,8 @@ class TurnTranscript:
     telling the user that a source failed is an answer."""
 
 
-QueryRewrite = Callable[[str], str]
+QueryRewrite = Callable[[str], RewrittenQuery]
+YEAR_ARGUMENTS = ("year_from", "year_to")
 
 
 class ToolRunner:
@@ -169,7 +172,7 @@ class ToolRunner:
             return self._failed(tool, arguments, index, "The tool failed unexpectedly.")
         if result.payload is not None:
             self.transcript.tool_payloads.append(result.payload)
-        self.transcript.queries.extend(result.queries)
+        self.transcript.queries.extend(_with_years(result.queries, arguments))
         self.transcript.tool_history.append(
             ToolHistoryEntry(tool_name=tool.name, input=arguments, output=result.text)
         )
@@ -177,19 +180,27 @@ class ToolRunner:
         return note + result.text
 
     def _rewritten(self, tool: ToolConfig, arguments: dict[str, Any]) -> tuple[dict[str, Any], str]:
-        """The arguments with the query rewritten, and a note telling the model so."""
+        """The arguments with the query rewritten and the conversation's years set (where
+        the tool takes years and the call gave none), and a note telling the model so."""
         name = tool.query_argument
         query = arguments.get(name) if name else None
         if self.rewrite is None or name is None or not isinstance(query, str):
             return arguments, ""
         rewritten = self.rewrite(query)
-        if rewritten == query:
-            return arguments, ""
+        changed = {**arguments, name: rewritten.query}
+        accepted = tool.input_schema.get("properties", {})
+        for key in YEAR_ARGUMENTS:
+            value = getattr(rewritten, key)
+            if key in accepted and value is not None and arguments.get(key) is None:
+                changed[key] = value
+        self.transcript.corrections.extend(rewritten.corrections)
+        if rewritten.query == query and not rewritten.corrections:
+            return changed, ""
+        how = "; ".join(rewritten.corrections) or "with the conversation's topic"
         note = (
-            f"(Follow-up: the query was sent as {rewritten!r}, with the conversation's topic, "
-            f"instead of {query!r}.)\n"
+            f"(Follow-up: the query was sent as {rewritten.query!r} instead of {query!r}: {how}.)\n"
         )
-        return {**arguments, name: rewritten}, note
+        return changed, note
 
     def _failed(
         self,
@@ -209,6 +220,12 @@ class ToolRunner:
         )
         self.emit(ToolCompleteEvent(tool=tool.name, index=index, ok=False, error=error))
         return f"The tool {tool.name} failed: {error}"
+
+
+def _with_years(queries: list[QuerySent], arguments: dict[str, Any]) -> list[QuerySent]:
+    """The queries a tool reports, with the publication years the call limited them to."""
+    years = {k: arguments[k] for k in YEAR_ARGUMENTS if isinstance(arguments.get(k), int)}
+    return [q.model_copy(update=years) if years else q for q in queries]
 
 
 @dataclass(frozen=True)

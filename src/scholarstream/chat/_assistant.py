@@ -420,7 +420,7 @@ def _thread_update(
 
     def update(state: ThreadState) -> None:
         chips = finish_turn(state, continuity, transcript.queries, response.message)
-        response.continuity = report(state, continuity, transcript.queries)
+        response.continuity = report(state, continuity, transcript.queries, transcript.corrections)
         response.suggested_values = _chips(chips, response.suggested_values)
 
     return update

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pydantic_ai import ModelRetry
 
 from scholarstream.chat._agent_loop import ToolRunner
-from scholarstream.chat.continuity import TurnContinuity
+from scholarstream.chat.continuity import TurnContinuity, published
 from scholarstream.chat.pages import Resolution
 
 NO_MODEL = (
@@ -25,11 +25,13 @@ def reading(continuity: TurnContinuity) -> str:
     """One line on how the message was read, so a carried topic is never a surprise."""
     query = continuity.refined_query
     intent = continuity.classification.intent
+    years = published(continuity.topic)
+    dated = f", published {years}" if years else ""
     if intent == "followup_continuation":
-        return f"Read as a follow-up on the conversation's topic: searching for “{query}”."
+        return f"Read as a follow-up on the conversation's topic: searching for “{query}”{dated}."
     if intent == "slot_fill":
-        return f"Read as a narrower scope for the same topic: searching for “{query}”."
-    return f"Searching for “{query}”."
+        return f"Read as a narrower scope for the same topic: searching for “{query}”{dated}."
+    return f"Searching for “{query}”{dated}."
 
 
 async def offline_retrieval(
@@ -43,6 +45,10 @@ async def offline_retrieval(
             parts.append(f"({step.tool} is not available on this page.)")
             continue
         arguments: dict[str, object] = {tool.query_argument: step.query}
+        accepted = tool.input_schema.get("properties", {})
+        for key, year in (("year_from", step.year_from), ("year_to", step.year_to)):
+            if year is not None and key in accepted:
+                arguments[key] = year
         if tool.name == "search_literature" and any(
             s.tool == "search_library" for s in continuity.steps
         ):

@@ -7,6 +7,10 @@
   languages and exclusions (``read_question``);
 - a chat message: its words, content words and scope slots (places, dates, trial phases,
   populations, organisations: ``read_slots``);
+- a question or a chat message as typed slots (intervention, comparator, condition,
+  population, place, organisation, aspect, study type, language, source, years:
+  ``read_message``), and how a follow-up updates what a conversation is about
+  (``follow``); a retrieval query is rendered from the slots (``TopicReading.query``);
 - a stream purpose: key phrases and organisation names (``key_phrases``, ``proper_names``).
 
 Pure: no database, engine, HTTP or model; it imports no feature.
@@ -34,6 +38,7 @@ from scholarstream.understanding._dates import (
     find_dates,
     years_before,
 )
+from scholarstream.understanding._followup import FollowUp, TurnReading, follow
 from scholarstream.understanding._phrases import key_phrases, proper_names, topic_phrases
 from scholarstream.understanding._restrictions import (
     LANGUAGE_NAMES,
@@ -45,6 +50,7 @@ from scholarstream.understanding._restrictions import (
     find_study_types,
     language_code,
 )
+from scholarstream.understanding._slot_kind import SlotKind
 from scholarstream.understanding._slots import (
     ABBREVIATED_PLACES,
     COUNTRIES,
@@ -73,6 +79,15 @@ from scholarstream.understanding._synonyms import (
     is_abbreviation,
     known_phrases,
 )
+from scholarstream.understanding._topic import (
+    MAX_QUERY_WORDS,
+    MessageReading,
+    SlotValue,
+    TopicReading,
+    is_name,
+    read_message,
+    without_dates,
+)
 from scholarstream.understanding._words import content_words, words
 
 __all__ = [
@@ -83,6 +98,7 @@ __all__ = [
     "LANGUAGES",
     "LANGUAGE_NAMES",
     "MAX_CONCEPTS",
+    "MAX_QUERY_WORDS",
     "MENTION_DATES",
     "OUTCOMES",
     "POPULATIONS",
@@ -99,11 +115,17 @@ __all__ = [
     "DateGrammar",
     "DatePhrase",
     "DateRange",
+    "FollowUp",
+    "MessageReading",
     "PicoReading",
     "QuestionReading",
+    "SlotKind",
+    "SlotValue",
     "Slots",
     "StopWordReader",
     "SynonymGroup",
+    "TopicReading",
+    "TurnReading",
     "clean_phrase",
     "concept_phrases",
     "content_words",
@@ -114,19 +136,23 @@ __all__ = [
     "find_languages",
     "find_pico",
     "find_study_types",
+    "follow",
     "group_of",
     "is_abbreviation",
+    "is_name",
     "is_stop_word",
     "key_phrases",
     "known_phrases",
     "language_code",
     "proper_names",
+    "read_message",
     "read_question",
     "read_slots",
     "stop_words",
     "topic_of",
     "topic_phrases",
     "trial_phase",
+    "without_dates",
     "words",
     "years_before",
 ]

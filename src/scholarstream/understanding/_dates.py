@@ -153,6 +153,7 @@ QUERY_DATES = DateGrammar(
         _form(r"\b(?:in|over|during)?\s*(?:the\s+)?(?:last|past|previous)\s+year\b", _last_year),
         _form(rf"\b(?:since|from|in\s+or\s+after|starting(?:\s+in)?)\s+{YEAR}\b", _since),
         _form(rf"\b(?:after)\s+{YEAR}\b", _after),
+        _form(rf"\b{YEAR}\s*(?:onwards?|or\s+later|and\s+later|or\s+after|\+)", _since),
         _form(rf"\b(?:before|prior\s+to)\s+{YEAR}\b", _before),
         _form(rf"\b(?:until|through|up\s+to|by)\s+{YEAR}\b", _until),
         _form(rf"\b(?:published\s+)?in\s+{YEAR}\b", _in_year),
@@ -185,7 +186,7 @@ class DatePhrase:
 
     def range(self, today: dt.date) -> DateRange:
         """The publication dates the phrase stands for."""
-        match = self.form.pattern.fullmatch(self.text)
+        match = self.form.pattern.search(self.text)
         if match is None:  # pragma: no cover - the phrase is a match of its own form
             return DateRange()
         return self.form.read(match, today)

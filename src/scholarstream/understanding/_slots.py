@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 
 from scholarstream.understanding._dates import MENTION_DATES, date_phrases
+from scholarstream.understanding._lexicon import PLACES as MORE_PLACES
 
 US_STATES = [
     "Alabama",
@@ -156,7 +157,7 @@ POPULATIONS = (
     "pediatric patients",
 )
 
-_PLACES = sorted((*US_STATES, *COUNTRIES, *REGIONS), key=len, reverse=True)
+_PLACES = sorted((*US_STATES, *COUNTRIES, *REGIONS, *MORE_PLACES), key=len, reverse=True)
 _PLACE_RE = re.compile(r"\b(" + "|".join(re.escape(p) for p in _PLACES) + r")\b", re.IGNORECASE)
 _ABBREVIATION_RE = re.compile(r"\b(" + "|".join(ABBREVIATED_PLACES) + r")\b")
 _REGULATOR_RE = re.compile(r"\b(" + "|".join(re.escape(r) for r in REGULATORS) + r")\b")
@@ -196,6 +197,12 @@ def trial_phase(numeral: str) -> str:
     """ "phase 3" for "3", "iii" or "III"."""
     number = numeral.lower()
     return f"phase {_ROMAN.get(number, number)}"
+
+
+def trial_phase_of(phrase: str) -> str | None:
+    """ "phase 3" for "Phase III", "phase 3" ...; None when ``phrase`` names no phase."""
+    match = _PHASE_RE.search(phrase)
+    return trial_phase(match.group(1)) if match else None
 
 
 def read_slots(text: str) -> tuple[Slots, list[str]]:

@@ -4,6 +4,7 @@ a master list of the user's objectives across turns."""
 
 from scholarstream.chat.continuity._classify import classify_message
 from scholarstream.chat.continuity._engine import (
+    RewrittenQuery,
     TurnContinuity,
     begin_turn,
     context_pack,
@@ -30,6 +31,7 @@ from scholarstream.chat.continuity._state import (
     SuggestedValue,
     ThreadState,
     TurnRecord,
+    published,
 )
 
 __all__ = [
@@ -41,6 +43,7 @@ __all__ = [
     "ObjectiveIn",
     "QuerySent",
     "RetrievalContext",
+    "RewrittenQuery",
     "Scope",
     "SuggestedValue",
     "ThreadState",
@@ -53,6 +56,7 @@ __all__ = [
     "classify_message",
     "context_pack",
     "finish_turn",
+    "published",
     "reframe_for_retrieval",
     "remove_objective",
     "report",

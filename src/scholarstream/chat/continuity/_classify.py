@@ -1,58 +1,47 @@
 """Classification of a message against the thread (seed 004): a new question, a slot fill
-(only changes the scope: "what about in Texas?", "only since 2020") or a follow-up
-continuation (short, refers back with it/their/that..., after a substantive turn)."""
+(only changes the scope: "what about in Texas?", "only since 2020"), a follow-up
+continuation (an aspect, a comparison, an addition, a replaced value), or a closing. The
+reading is ``scholarstream.understanding``'s: the message's slots, and how they update
+what the conversation is about."""
 
 from __future__ import annotations
 
-import re
+import datetime as dt
 
-from scholarstream.chat.continuity._entities import (
-    beyond_aspects,
-    changes_subject,
-    extract_scope,
-    refers_back,
-)
-from scholarstream.chat.continuity._state import Classification, ThreadState
-from scholarstream.understanding import content_words, words
-
-FOLLOWUP_MAX_WORDS = 14
-SLOT_FILL_MAX_CONTENT_WORDS = 1
-# "what about dapagliflozin specifically": a narrowing names at most this many new terms.
-NARROWING_MAX_TERMS = 2
-_NARROWING = re.compile(
-    r"^\W*(what about|how about|and|also|any|just|only|what does the|what did the)\b", re.I
+from scholarstream.chat.continuity._state import Classification, Scope, ThreadState
+from scholarstream.understanding import (
+    FollowUp,
+    MessageReading,
+    TopicReading,
+    follow,
+    read_message,
 )
 
 
-def classify_message(text: str, state: ThreadState) -> Classification:
-    slots, phrases = extract_scope(text)
-    if not state.refined_query:
-        return Classification(intent="new_question", reason="no earlier topic", slots=slots)
-    if changes_subject(text):
-        return Classification(intent="new_question", reason="changes the subject", slots=slots)
-    content = content_words(text, drop=phrases)
-    own = beyond_aspects(content)
-    short = len(words(text)) <= FOLLOWUP_MAX_WORDS
-    if not slots.is_empty() and len(own) <= SLOT_FILL_MAX_CONTENT_WORDS and short:
-        return Classification(intent="slot_fill", reason="only changes the scope", slots=slots)
-    last = state.last_turns[-1] if state.last_turns else None
-    substantive = last is not None and bool(last.assistant.strip() or last.queries)
-    if short and substantive and content and not own:
-        return Classification(
-            intent="followup_continuation", reason="asks about an aspect of the topic", slots=slots
-        )
-    if short and substantive and _NARROWING.match(text) and len(own) <= NARROWING_MAX_TERMS:
-        return Classification(
-            intent="followup_continuation", reason="narrows the topic", slots=slots
-        )
-    if short and refers_back(text) and substantive:
-        return Classification(
-            intent="followup_continuation",
-            reason="short, refers back to the last turn",
-            slots=slots,
-        )
-    if not content:
-        return Classification(
-            intent="followup_continuation", reason="names no topic of its own", slots=slots
-        )
-    return Classification(intent="new_question", reason="names its own topic", slots=slots)
+def thread_topic(state: ThreadState, today: dt.date | None = None) -> TopicReading | None:
+    """What the thread is about; a thread stored before slots were kept is read from its
+    refined query and scope."""
+    if state.reading is not None:
+        return state.reading
+    if not state.refined_query.strip():
+        return None
+    return read_message(f"{state.refined_query}, {state.scope.summary()}", today).as_topic()
+
+
+def read_turn(
+    text: str, state: ThreadState, today: dt.date | None = None
+) -> tuple[Classification, FollowUp, MessageReading]:
+    """How ``text`` reads against the thread, what the thread is about after it, and the
+    message's own reading."""
+    message = read_message(text, today)
+    follow_up = follow(thread_topic(state, today), message)
+    classification = Classification(
+        intent=follow_up.reading,
+        reason=follow_up.reason,
+        slots=Scope.of_topic(message.as_topic()),
+    )
+    return classification, follow_up, message
+
+
+def classify_message(text: str, state: ThreadState, today: dt.date | None = None) -> Classification:
+    return read_turn(text, state, today)[0]

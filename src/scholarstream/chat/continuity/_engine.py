@@ -1,11 +1,15 @@
-"""Continuity applied to one chat turn: classify the message against the thread, plan and
-reframe its retrieval, then fold what the turn did back into the thread's state."""
+"""Continuity applied to one chat turn: read the message against the thread (its slots
+update what the conversation is about), plan its retrieval, correct a model's queries that
+lost the topic or kept a replaced value, then fold what the turn did back into the thread."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+import datetime as dt
+import re
 
-from scholarstream.chat.continuity._classify import classify_message
+from pydantic import BaseModel, Field
+
+from scholarstream.chat.continuity._classify import read_turn
 from scholarstream.chat.continuity._objectives import note_message, note_results
 from scholarstream.chat.continuity._plan import (
     BlueprintStep,
@@ -14,7 +18,6 @@ from scholarstream.chat.continuity._plan import (
     is_link,
     without_links,
 )
-from scholarstream.chat.continuity._reframe import reframe_for_retrieval
 from scholarstream.chat.continuity._state import (
     Classification,
     ContinuityReport,
@@ -24,12 +27,37 @@ from scholarstream.chat.continuity._state import (
     SuggestedValue,
     ThreadState,
     TurnRecord,
+    published,
 )
-from scholarstream.understanding import content_words
+from scholarstream.understanding import (
+    SlotKind,
+    SlotValue,
+    TopicReading,
+    content_words,
+    is_name,
+    read_message,
+    without_dates,
+)
 
 ANSWER_CHARS = 600
-# A query carries the topic when it holds at least this share of the topic's words.
-CARRIES_TOPIC = 0.5
+# Kinds a model's query must keep from the conversation, when the conversation has them.
+_KEPT_KINDS: tuple[SlotKind, ...] = (
+    "intervention",
+    "condition",
+    "population",
+    "place",
+    "organisation",
+)
+
+
+class RewrittenQuery(BaseModel):
+    """A retrieval tool's query after continuity: the text, the publication years it is
+    limited to, and each correction in plain words (empty when the query was kept)."""
+
+    query: str
+    year_from: int | None = None
+    year_to: int | None = None
+    corrections: list[str] = Field(default_factory=list)
 
 
 class TurnContinuity(BaseModel):
@@ -43,68 +71,141 @@ class TurnContinuity(BaseModel):
     retrieval: RetrievalContext
     steps: list[BlueprintStep]
     needs_link: bool = False
+    topic: TopicReading = Field(default_factory=TopicReading)
+    replaced: list[SlotValue] = Field(default_factory=list)
+    # The message refers back ("it", "their"): a model may resolve it in its own terms.
+    refers_back: bool = False
+    # The values this message brought into the topic.
+    added: list[SlotValue] = Field(default_factory=list)
 
-    def rewrite(self, query: str) -> str:
-        """The query a retrieval tool gets for this turn. On a follow-up, a query that
-        neither carries the topic nor resolves the reference itself (it has no words of
-        its own beyond the message's) gets the prior topic and scope merged in. A model
-        that expanded "their trials" into its own terms is trusted: that is its judgement
-        of what the reference means."""
-        if (
-            not self.retrieval.is_followup
-            or is_link(query)  # an address is read as given
-            or _carries(query, self.retrieval.last_refined_query)
-        ):
-            return query
-        said = {w.lower() for w in content_words(self.message)}
-        if any(w.lower() not in said for w in content_words(query)):
-            return query
-        return reframe_for_retrieval(
-            query,
-            self.classification.intent,
-            self.retrieval.last_refined_query,
-            self.retrieval.scope_summary,
-            self.retrieval.is_followup,
+    def rewrite(self, query: str) -> RewrittenQuery:
+        """The query a retrieval tool gets for this turn, from the query a model (or a
+        command) gave, which is read into the same slots and checked against them. Date
+        words become the year filter. A value this message replaced (or, on a new
+        question, a value of the old topic) is taken out. On a follow-up, what the query
+        lost of the conversation (its intervention, condition, population, place,
+        organisation, or what this message added) is put back, unless the model read a
+        back-reference ("their trials") as a name of its own. Each change is listed."""
+        # The years are the user's: dates a model writes into a query are taken out.
+        years = {"year_from": self.topic.year_from, "year_to": self.topic.year_to}
+        if is_link(query):  # an address is read as given
+            return RewrittenQuery(query=query)
+        said = read_message(query)
+        corrections: list[str] = []
+        text = without_dates(query) if said.dated else query
+        if said.dated and text != query:
+            limit = published(self.topic) or "none asked for"
+            corrections.append(
+                f"took the dates out of “{query}”: publication years are a filter ({limit})"
+            )
+        values = [v for v in said.values if v.kind not in ("language", "source")]
+        stale = [v for v in values if _replaced_by_turn(v, self.replaced, self.topic)]
+        if stale:
+            text = _without(text, stale)
+            values = [v for v in values if v not in stale]
+            names = ", ".join(f"“{v.text}”" for v in stale)
+            corrections.append(f"dropped {names}, which this message replaced")
+        missing: list[SlotValue] = []
+        resolved = self.refers_back and _resolves(values, self.message, self.topic)
+        if self.retrieval.is_followup and not resolved:
+            missing = _missing(values, self.topic, self.added)
+        if missing:
+            # The model's own words, without "it" or "search the web", and what it lost.
+            text = " ".join([*content_words(text), *(v.text for v in missing)])
+            names = ", ".join(f"“{v.text}”" for v in missing)
+            corrections.append(f"added the conversation's {names}")
+        return RewrittenQuery(
+            query=_tidy(text) or self.refined_query or query, corrections=corrections, **years
         )
 
 
-def _carries(query: str, topic: str) -> bool:
-    topic_words = {w.lower() for w in content_words(topic)}
-    if not topic_words:
-        return True
-    present = topic_words & {w.lower() for w in content_words(query)}
-    return len(present) >= CARRIES_TOPIC * len(topic_words)
+# Words left dangling when a value is taken out of a query ("X in and cats").
+_DANGLING = re.compile(
+    r"^(?:(?:in|and|or|for|of|with|on|to|vs)\s+)+|(?:\s+(?:in|and|or|for|of|with|on|to|vs))+$", re.I
+)
+_DOUBLED = re.compile(r"\b(in|and|or|for|of|with|on)\s+(?:(?:in|and|or|for|of|with|on)\s+)+", re.I)
 
 
-def begin_turn(state: ThreadState, message: str) -> TurnContinuity:
-    words = without_links(message)
-    classification = classify_message(words, state)
-    scope = (
-        state.scope.merged_with(classification.slots)
-        if classification.is_followup
-        else classification.slots
+_EXACT_KINDS = frozenset({"place", "phase", "organisation"})
+
+
+def _without(text: str, values: list[SlotValue]) -> str:
+    for value in values:
+        text = re.sub(rf"\b{re.escape(value.text)}\b", " ", text, flags=re.I)
+    return text
+
+
+def _tidy(text: str) -> str:
+    text = " ".join(text.replace(" ,", ",").split()).strip(" ,;")
+    text = _DOUBLED.sub(lambda m: m.group(0).split()[-1] + " ", text)
+    return _DANGLING.sub("", text).strip(" ,;")
+
+
+def _resolves(values: list[SlotValue], message: str, topic: TopicReading) -> bool:
+    """Whether a query reads the message's back-reference as a name of its own: a name
+    ("Wegovy SELECT trial") the message does not use and the topic does not hold."""
+    said = message.lower()
+    return any(
+        is_name(v.text.split()[0]) and v.text.lower() not in said and not topic.has(v)
+        for v in values
     )
+
+
+def _replaced_by_turn(value: SlotValue, replaced: list[SlotValue], topic: TopicReading) -> bool:
+    if topic.has(value) or any(_overlaps(value, t) for t in topic.values if t.kind == value.kind):
+        return False
+    return any(value.same_as(r) or _overlaps(value, r) for r in replaced)
+
+
+def _overlaps(a: SlotValue, b: SlotValue) -> bool:
+    """Whether two values share a content word ("dogs" and "dogs with DCM"); short
+    values of the scope (a place, a phase) must be the same ("New York" is not "New
+    Jersey", "phase 2" not "phase 3")."""
+    if a.kind in _EXACT_KINDS or b.kind in _EXACT_KINDS:
+        return a.same_as(b)
+    return bool(_content(a.text) & _content(b.text))
+
+
+def _content(text: str) -> set[str]:
+    return {w.lower() for w in content_words(text)}
+
+
+def _missing(
+    values: list[SlotValue], topic: TopicReading, added: list[SlotValue]
+) -> list[SlotValue]:
+    """What a query lost of the conversation: values of the kinds it must keep, and the
+    values this message added, in the conversation's order."""
+    kept: set[SlotKind] = set(_KEPT_KINDS)
+    if not topic.of("intervention") and not topic.of("condition"):
+        kept.add("topic")  # the topic's own words are its subject
+    wanted = [t for t in topic.values if t.kind in kept or any(t.same_as(a) for a in added)]
+    return [t for t in wanted if not any(_overlaps(v, t) for v in values)]
+
+
+def begin_turn(state: ThreadState, message: str, today: dt.date | None = None) -> TurnContinuity:
+    words = without_links(message)
+    classification, follow_up, said = read_turn(words, state, today)
+    topic = follow_up.topic
+    scope = Scope.of_topic(topic)
     retrieval = RetrievalContext(
         last_refined_query=state.refined_query,
         scope_summary=scope.summary(),
-        is_followup=classification.is_followup,
-    )
-    refined = reframe_for_retrieval(
-        words,
-        classification.intent,
-        retrieval.last_refined_query,
-        retrieval.scope_summary,
-        retrieval.is_followup,
+        is_followup=follow_up.is_followup,
     )
     plan = build_plan(message)
+    closing = follow_up.reading == "closing"
     return TurnContinuity(
         message=message,
         classification=classification,
-        refined_query=refined,
+        refined_query="" if closing else topic.query(),
         scope=scope,
         retrieval=retrieval,
-        steps=build_blueprint(plan, retrieval, classification),
+        steps=[] if closing else build_blueprint(plan, topic),
         needs_link=plan.needs_link,
+        topic=topic,
+        replaced=list(follow_up.replaced),
+        refers_back=said.refers_back,
+        added=list(follow_up.added),
     )
 
 
@@ -119,6 +220,7 @@ def finish_turn(
         state.refined_query = turn.refined_query
         state.topic = turn.refined_query
         state.scope = turn.scope
+        state.reading = turn.topic
     state.remember(
         TurnRecord(
             user=turn.message,
@@ -131,13 +233,20 @@ def finish_turn(
     return chips
 
 
-def report(state: ThreadState, turn: TurnContinuity, queries: list[QuerySent]) -> ContinuityReport:
+def report(
+    state: ThreadState,
+    turn: TurnContinuity,
+    queries: list[QuerySent],
+    corrections: list[str] | None = None,
+) -> ContinuityReport:
     return ContinuityReport(
         intent=turn.classification.intent,
         reason=turn.classification.reason,
         refined_query=turn.refined_query,
         queries=queries,
         objectives=state.objectives,
+        published=published(turn.topic),
+        corrections=corrections or [],
     )
 
 
@@ -147,8 +256,8 @@ def context_pack(state: ThreadState, turn: TurnContinuity) -> str:
     lines = ["## Conversation so far"]
     if state.refined_query:
         lines.append(f"Active topic (last refined query): {state.refined_query}")
-    if not turn.scope.is_empty():
-        lines.append(f"Scope: {turn.scope.summary()}")
+    if state.reading is not None and state.reading.values:
+        lines.append(f"What it is about: {state.reading.summary()}")
     for record in state.last_turns:
         lines.append(f"- User: {record.user}")
         if record.queries:
@@ -159,11 +268,17 @@ def context_pack(state: ThreadState, turn: TurnContinuity) -> str:
     reading = turn.classification.intent.replace("_", " ")
     lines.append(f"This message reads as a {reading} ({turn.classification.reason}).")
     if turn.retrieval.is_followup:
+        years = published(turn.topic)
         lines.append(
-            "It refers to the prior topic: expand 'it', 'their', 'that' into concrete terms "
-            "before you search (for retrieval, read it as: "
-            f"'{turn.refined_query}'). If you judge it a new topic, search with its own terms."
+            "It follows on from the conversation: rewrite it into one standalone search "
+            "query that keeps the topic and replaces what the message replaces (for "
+            f"retrieval, read it as: '{turn.refined_query}'"
+            + (f", published {years}" if years else "")
+            + "). Put publication years in the year fields, not in the query. If you judge "
+            "it a new topic, search with its own terms."
         )
+    if turn.classification.intent == "closing":
+        lines.append("The user is closing the conversation: do not search; answer briefly.")
     open_objectives = state.open_objectives()
     if open_objectives:
         lines.append(

@@ -1,6 +1,7 @@
 """Planning (seed 004): the message becomes subquestions, each routed to the library, a
 tool (a source search) or reasoning; the blueprint gives each retrieval step its query
-through ``reframe_for_retrieval`` with the thread's retrieval context."""
+rendered from what the conversation is about after the message (its slots), with the
+publication years as a filter, never as query words."""
 
 from __future__ import annotations
 
@@ -9,8 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from scholarstream.chat.continuity._reframe import reframe_for_retrieval
-from scholarstream.chat.continuity._state import Classification, RetrievalContext
+from scholarstream.understanding import TopicReading, read_message
 
 Route = Literal["library", "tool", "reasoning"]
 _LIBRARY = re.compile(r"\b(my library|my papers|library)\b", re.I)
@@ -51,6 +51,8 @@ class BlueprintStep(BaseModel):
     route: Route
     tool: str | None
     query: str
+    year_from: int | None = None
+    year_to: int | None = None
 
 
 def build_plan(message: str) -> Plan:
@@ -58,7 +60,7 @@ def build_plan(message: str) -> Plan:
     it, trials when they ask for trials, the literature sources otherwise; a closing remark
     needs no retrieval. A page asked for without its address is searched for, and the user
     is asked for the link."""
-    if _CLOSING.match(message):
+    if _CLOSING.match(message) or read_message(message).closing:
         return Plan(subquestions=[SubQuestion(text=message, route="reasoning")])
     links = list(dict.fromkeys(m.rstrip(".,;:") for m in _URL.findall(message)))
     if links:
@@ -85,24 +87,20 @@ def build_plan(message: str) -> Plan:
     )
 
 
-def build_blueprint(
-    plan: Plan, retrieval: RetrievalContext, classification: Classification
-) -> list[BlueprintStep]:
+def build_blueprint(plan: Plan, topic: TopicReading) -> list[BlueprintStep]:
+    """Every retrieval step gets the query rendered from ``topic`` and its years; an
+    address is read as given."""
+    query = topic.query()
     return [
-        BlueprintStep(
+        BlueprintStep(route=sq.route, tool=sq.tool, query=sq.text)
+        if sq.tool == READ_WEB_PAGE
+        else BlueprintStep(
             route=sq.route,
             tool=sq.tool,
-            # An address is read as given.
-            query=sq.text
-            if sq.tool == READ_WEB_PAGE
-            else reframe_for_retrieval(
-                sq.text,
-                classification.intent,
-                retrieval.last_refined_query,
-                retrieval.scope_summary,
-                retrieval.is_followup,
-            ),
+            query=query,
+            year_from=topic.year_from,
+            year_to=topic.year_to,
         )
         for sq in plan.subquestions
-        if sq.route != "reasoning"
+        if sq.route != "reasoning" and (sq.tool == READ_WEB_PAGE or query)
     ]

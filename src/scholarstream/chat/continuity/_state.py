@@ -8,7 +8,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-Intent = Literal["new_question", "slot_fill", "followup_continuation"]
+from scholarstream.understanding import SlotKind, TopicReading
+
+Intent = Literal["new_question", "slot_fill", "followup_continuation", "closing"]
 ObjectiveStatus = Literal["open", "in_progress", "achieved", "blocked"]
 LAST_TURNS = 3
 
@@ -29,6 +31,21 @@ class Scope(BaseModel):
     phases: list[str] = Field(default_factory=list)
     populations: list[str] = Field(default_factory=list)
     organisations: list[str] = Field(default_factory=list)
+
+    @classmethod
+    def of_topic(cls, topic: TopicReading) -> Scope:
+        """The scope slots of what the conversation is about."""
+
+        def texts(kind: SlotKind) -> list[str]:
+            return [v.text for v in topic.of(kind)]
+
+        return cls(
+            jurisdictions=texts("place"),
+            date_range=published(topic) or None,
+            phases=texts("phase"),
+            populations=texts("population"),
+            organisations=texts("organisation"),
+        )
 
     def is_empty(self) -> bool:
         return not (
@@ -62,6 +79,18 @@ class Scope(BaseModel):
         return ", ".join(self.terms())
 
 
+def published(topic: TopicReading) -> str:
+    """The topic's years in words: "since 2015", "before 2015", "2010 to 2015", ""."""
+    start, end = topic.year_from, topic.year_to
+    if start is not None and end is not None:
+        return str(start) if start == end else f"{start} to {end}"
+    if start is not None:
+        return f"since {start}"
+    if end is not None:
+        return f"before {end + 1}"
+    return ""
+
+
 class QuerySent(BaseModel):
     """One query a turn sent to a tool or a source, exactly as sent."""
 
@@ -70,6 +99,9 @@ class QuerySent(BaseModel):
     source: str | None = None
     results: int | None = None
     ok: bool = True
+    # The publication years the query was limited to, when it was.
+    year_from: int | None = None
+    year_to: int | None = None
 
 
 class TurnRecord(BaseModel):
@@ -92,6 +124,8 @@ class ThreadState(BaseModel):
     topic: str = ""
     refined_query: str = ""
     scope: Scope = Field(default_factory=Scope)
+    # What the conversation is about, slot by slot; the refined query is rendered from it.
+    reading: TopicReading | None = None
     last_turns: list[TurnRecord] = Field(default_factory=list)
     objectives: list[Objective] = Field(default_factory=list)
     # The id the next objective gets. Ids are never reused within a conversation (a deleted
@@ -124,7 +158,7 @@ class Classification(BaseModel):
 
     @property
     def is_followup(self) -> bool:
-        return self.intent != "new_question"
+        return self.intent in ("slot_fill", "followup_continuation")
 
 
 class RetrievalContext(BaseModel):
@@ -144,3 +178,7 @@ class ContinuityReport(BaseModel):
     refined_query: str
     queries: list[QuerySent] = Field(default_factory=list)
     objectives: list[Objective] = Field(default_factory=list)
+    # The publication years every search of the turn was limited to ("2015-", "" for none).
+    published: str = ""
+    # How a model's query was corrected to keep the conversation's topic, in plain words.
+    corrections: list[str] = Field(default_factory=list)

@@ -1,0 +1,266 @@
+"""How a message updates what a conversation is about.
+
+A follow-up updates slots instead of appending words: a new value of a kind replaces the
+old values of that kind ("what about in cats?" after dogs); "also", "too", "as well" add;
+"how does X compare?" makes X the intervention and the old one its comparator; an aspect
+question replaces the previous aspect; a condition named as an outcome ("any data on
+cytokine release syndrome rates?") is an aspect of the topic, not a new topic. A date
+phrase sets the year range. A closing changes nothing and searches nothing. A message
+that names a whole subject of its own, with no cue that it follows on, starts a new topic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from scholarstream.understanding import _lexicon as lex
+from scholarstream.understanding._slot_kind import SlotKind
+from scholarstream.understanding._topic import (
+    MessageReading,
+    SlotValue,
+    TopicReading,
+    bounded_values,
+    is_name,
+)
+
+TurnReading = Literal["new_question", "slot_fill", "followup_continuation", "closing"]
+# Without a follow-up cue, a statement of this many words naming a subject of its own is
+# a new question; a shorter one ("rare diseases specifically") narrows the topic.
+NEW_QUESTION_WORDS = 9
+# Leads that make a condition the topic's condition ("in heart failure", "for psoriasis").
+_INDICATION_LEADS = frozenset({"in", "for", "with", "among", "against", "during", "after"})
+_SCOPE_KINDS: tuple[SlotKind, ...] = (
+    "population",
+    "place",
+    "organisation",
+    "phase",
+    "study_type",
+    "language",
+    "source",
+)
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """What the conversation is about after a message, and how the message was read."""
+
+    reading: TurnReading
+    reason: str
+    topic: TopicReading
+    replaced: tuple[SlotValue, ...] = ()
+    added: tuple[SlotValue, ...] = ()
+
+    @property
+    def is_followup(self) -> bool:
+        return self.reading in ("slot_fill", "followup_continuation")
+
+
+def follow(thread: TopicReading | None, message: MessageReading) -> FollowUp:
+    """The conversation's topic after ``message``, given the topic before it."""
+    if message.closing:
+        return FollowUp("closing", "closes the conversation", thread or TopicReading())
+    if thread is None or not thread.values:
+        return _new(message, "no earlier topic")
+    message = _names_as_organisations(thread, message)
+    if message.switches:
+        return _new(message, "changes the subject", thread)
+    if _starts_new_topic(thread, message):
+        return _new(message, "names a subject of its own", thread)
+    return _update(thread, message)
+
+
+def _names_as_organisations(thread: TopicReading, message: MessageReading) -> MessageReading:
+    """In a conversation about organisations, a name no list or MeSH knows is one too
+    ("What licensing deals has Moderna signed?" after Pfizer)."""
+    if not thread.of("organisation"):
+        return message
+    values = tuple(
+        v.model_copy(update={"kind": "organisation"})
+        if v.kind == "topic" and is_name(v.text) and not lead
+        else v
+        for v, lead in zip(message.values, message.leads, strict=True)
+    )
+    return replace(message, values=values)
+
+
+def _new(message: MessageReading, reason: str, thread: TopicReading | None = None) -> FollowUp:
+    topic = message.as_topic()
+    replaced = tuple(v for v in (thread.values if thread else []) if not topic.has(v))
+    return FollowUp("new_question", reason, topic, replaced=replaced, added=tuple(topic.values))
+
+
+def _starts_new_topic(thread: TopicReading, message: MessageReading) -> bool:
+    """Whether a message leaves the conversation's topic for one of its own.
+
+    It never does when it cues a follow-up ("it", "also", a comparison) or shares a word
+    with the topic. It does when it names a new intervention and a new condition together
+    (even in "what about X for Y?"). Otherwise an elliptical message ("what about X?",
+    "and X?", "X specifically") follows on, and a message naming a subject in full
+    ("What is GSK's vaccine pipeline?", "Donanemab amyloid clearance and ARIA risk")
+    starts a new topic, unless it only asks about the topic's outcome ("how common was
+    interstitial lung disease?" after a drug), its treatment ("does vaccination lower the
+    risk?" after a disease) or, briefly, an aspect in words of its own, under the same
+    organisation."""
+    own = message.subject()
+    named = [*own, *message.of("organisation")]
+    if not named or message.refers_back or message.adds or message.compares:
+        return False
+    if any(_shares_a_word(v, t) for v in message.values for t in thread.values):
+        return False
+    kinds = {v.kind for v in own}
+    if {"intervention", "condition"} <= kinds:
+        return True
+    if message.elliptical or message.narrows or _completes(thread, message):
+        return False
+    return message.asks or message.word_count >= NEW_QUESTION_WORDS or bool(kinds)
+
+
+def _completes(thread: TopicReading, message: MessageReading) -> bool:
+    """A question about the topic's outcome or treatment, under the same organisation."""
+    if message.of("organisation"):
+        return False  # another organisation: a question of its own
+    kinds = {v.kind for v in message.subject()}
+    has = {v.kind for v in thread.subject()}
+    if kinds <= {"topic"} and message.word_count < NEW_QUESTION_WORDS:
+        return True  # "what does the label say about ARIA monitoring?"
+    if kinds <= {"condition"} and "intervention" in has:
+        return True
+    return kinds <= {"intervention"} and "condition" in has and "intervention" not in has
+
+
+def _shares_a_word(a: SlotValue, b: SlotValue) -> bool:
+    return bool(set(a.text.lower().split()) & set(b.text.lower().split()))
+
+
+def _update(thread: TopicReading, message: MessageReading) -> FollowUp:
+    values = list(thread.values)
+    changes = _Changes()
+    incoming = [_as_follow_up_kind(thread, message, v) for v in message.values]
+    for kind in dict.fromkeys(v.kind for v in incoming):
+        new = [v for v in incoming if v.kind == kind]
+        values = _apply(values, kind, new, message, changes)
+    year_from, year_to = thread.year_from, thread.year_to
+    if message.dated:
+        year_from, year_to = message.year_from, message.year_to
+    topic = TopicReading(values=bounded_values(values), year_from=year_from, year_to=year_to)
+    only_scope = all(v.kind in _SCOPE_KINDS for v in incoming)
+    if only_scope and (incoming or message.dated):
+        reading: TurnReading = "slot_fill"
+        reason = "only changes the scope"
+    else:
+        reading = "followup_continuation"
+        reason = _reason(message, incoming)
+    return FollowUp(
+        reading,
+        reason,
+        topic,
+        replaced=tuple(v for v in thread.values if not topic.has(v)),
+        added=tuple(changes.added),
+    )
+
+
+class _Changes:
+    def __init__(self) -> None:
+        self.added: list[SlotValue] = []
+
+
+def _apply(
+    values: list[SlotValue],
+    kind: SlotKind,
+    new: list[SlotValue],
+    message: MessageReading,
+    changes: _Changes,
+) -> list[SlotValue]:
+    fresh = [v for v in new if not any(v.same_as(old) for old in values)]
+    changes.added.extend(fresh)
+    if kind == "intervention" and message.compares:
+        # "how does X compare?": X in place of the intervention in play, which becomes
+        # what X is compared with.
+        previous = [
+            v.model_copy(update={"kind": "comparator"})
+            for v in values
+            if v.kind == "intervention" and not any(v.same_as(n) for n in new)
+        ]
+        values = [v for v in values if v.kind != "comparator"]
+        return _in_place(values, "intervention", [*new, *previous])
+    if message.adds:
+        return [*values, *fresh]
+    return _in_place(values, kind, new)
+
+
+def _in_place(values: list[SlotValue], kind: SlotKind, new: list[SlotValue]) -> list[SlotValue]:
+    """``values`` with those of ``kind`` replaced by ``new``, where the first of them
+    stood (at the end when there was none): "dogs" gives way to "cats" in place."""
+    at = next((i for i, v in enumerate(values) if v.kind == kind), len(values))
+    before = [v for v in values[:at] if v.kind != kind]
+    after = [v for v in values[at:] if v.kind != kind]
+    return [*before, *new, *after]
+
+
+def _as_follow_up_kind(
+    thread: TopicReading, message: MessageReading, value: SlotValue
+) -> SlotValue:
+    """The kind a value takes in a follow-up.
+
+    - A condition not named as the indication ("any data on CRS rates?") is an outcome:
+      an aspect. So is a drug or procedure asked about as an effect of the topic ("do
+      they increase smoking initiation?").
+    - A word of unknown kind offered on its own terms ("and fisetin?", "how does X
+      compare?") stands in for the conversation's intervention (or its main subject);
+      other unknown words ask about an aspect.
+    """
+    lead = message.lead_of(value)
+    if value.kind == "condition" and thread.of("condition") and thread.of("intervention"):
+        bare = len(message.values) == 1 and message.elliptical
+        if lead not in _INDICATION_LEADS and not bare and not message.adds:
+            return value.model_copy(update={"kind": "aspect"})
+    if (
+        value.kind == "intervention"
+        and thread.of("intervention")
+        and message.refers_back
+        and not (message.compares or message.adds)
+        and lead not in _INDICATION_LEADS
+    ):
+        return value.model_copy(update={"kind": "aspect"})
+    if value.kind == "topic" and thread.subject():
+        return _unknown_in_follow_up(thread, message, value, lead)
+    return value
+
+
+def _unknown_in_follow_up(
+    thread: TopicReading, message: MessageReading, value: SlotValue, lead: str
+) -> SlotValue:
+    """A phrase no word list or MeSH places. A name offered on its own ("and Quebec?",
+    "what about Pfizer", "and in Scotland, SMC?") stands in for the topic's value of a
+    named kind: a place, an organisation, or else the intervention. A word offered
+    on its own terms ("and fisetin?", "how do prime editors compare?") that does not read
+    as a property ("neurotoxicity", "pricing") stands in for the intervention (or the
+    topic's main subject). Anything else asks about an aspect of the topic."""
+    if message.adds:
+        return value
+    offered = not lead and (message.elliptical or message.compares)
+    if offered and (is_name(value.text) or value.text.isupper()):
+        # A capitalised name is a place, an organisation or a product; an acronym is not
+        # a place.
+        kinds: tuple[SlotKind, ...] = ("place", "organisation", "intervention")
+        for kind in kinds[1:] if value.text.isupper() else kinds:
+            if thread.of(kind):
+                return value.model_copy(update={"kind": kind})
+    property_like = value.text.lower().endswith(lex.ASPECT_SUFFIXES)
+    if offered and not property_like and len(message.values) <= 2:
+        main = thread.of("intervention") or thread.subject()
+        return value.model_copy(update={"kind": main[0].kind})
+    return value.model_copy(update={"kind": "aspect"})
+
+
+def _reason(message: MessageReading, incoming: list[SlotValue]) -> str:
+    if message.compares and any(v.kind == "intervention" for v in incoming):
+        return "compares another intervention with the one in play"
+    if message.adds:
+        return "adds to the topic"
+    if incoming and all(v.kind == "aspect" for v in incoming):
+        return "asks about an aspect of the topic"
+    if not incoming:
+        return "names no topic of its own"
+    return "replaces part of the topic"

@@ -1,0 +1,55 @@
+"""What MeSH says a phrase is: its heading, and the slot kind its place in the tree gives
+(a disease is a condition, a drug or a procedure an intervention, an organism or a group
+of persons a population, a geographic name a place). The packaged vocabulary is read on
+the first lookup."""
+
+from __future__ import annotations
+
+import functools
+
+from scholarstream.mesh import MeshMatch, MeshVocabulary
+from scholarstream.understanding._slot_kind import SlotKind
+
+# Tree branches and the kind they give, most specific first.
+TREE_KINDS: tuple[tuple[str, SlotKind], ...] = (
+    ("F03", "condition"),  # mental disorders
+    ("C", "condition"),  # diseases
+    ("D", "intervention"),  # chemicals and drugs
+    ("E02", "intervention"),  # therapeutics
+    ("E04", "intervention"),  # surgical procedures
+    ("E07", "intervention"),  # equipment and supplies
+    ("B01", "population"),  # organisms
+    ("M01", "population"),  # persons
+    ("Z01", "place"),  # geographic locations
+)
+
+
+@functools.cache
+def _vocabulary() -> MeshVocabulary:
+    return MeshVocabulary.load()
+
+
+def mesh_match(text: str) -> MeshMatch | None:
+    """The descriptor ``text`` names (its name or an entry term), if any."""
+    return _vocabulary().lookup(text)
+
+
+def kind_of_match(match: MeshMatch) -> SlotKind | None:
+    for prefix, kind in TREE_KINDS:
+        if any(number.startswith(prefix) for number in match.descriptor.tree_numbers):
+            return kind
+    return None
+
+
+def mesh_kind(text: str) -> tuple[SlotKind | None, str | None]:
+    """The kind MeSH gives ``text`` and its heading; a phrase MeSH does not know is read
+    by its last word ("PBO nets" by "nets") for the kind only."""
+    match = mesh_match(text)
+    if match is not None:
+        return kind_of_match(match), match.heading
+    words = text.split()
+    if len(words) > 1:
+        head = mesh_match(words[-1])
+        if head is not None:
+            return kind_of_match(head), None
+    return None, None

@@ -1,0 +1,568 @@
+"""A typed reading of a question or a chat message: its slot values (intervention,
+comparator, condition, population, aspect, place, organisation, study type, language,
+source, trial phase, other topic words) and its publication-year range, plus the cues of a
+conversation (an addition, a comparison, a closing, a change of subject, an ellipsis).
+
+A ``TopicReading`` is what a conversation is about; a retrieval query is rendered from it
+(``query``), bounded, never accumulated from earlier queries.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, Field
+
+from scholarstream.understanding import _lexicon as lex
+from scholarstream.understanding._dates import QUERY_DATES, date_phrases
+from scholarstream.understanding._mesh_kinds import mesh_kind, mesh_match
+from scholarstream.understanding._restrictions import LANGUAGES, STUDY_TYPES
+from scholarstream.understanding._slot_kind import SlotKind
+from scholarstream.understanding._slots import read_slots, trial_phase_of
+from scholarstream.understanding._stop_words import BACK_REFERENCES, stop_words
+
+# The order a query names the slots in; the kinds at the end are the first dropped.
+QUERY_ORDER: tuple[SlotKind, ...] = (
+    "intervention",
+    "comparator",
+    "condition",
+    "topic",
+    "population",
+    "place",
+    "organisation",
+    "phase",
+    "aspect",
+    "study_type",
+)
+# Kinds that say what the conversation is about, rather than where or how it is scoped.
+SUBJECT_KINDS: frozenset[SlotKind] = frozenset({"intervention", "condition", "topic"})
+# Kinds that filter a search rather than adding words to it.
+FILTER_KINDS: frozenset[SlotKind] = frozenset({"language", "source"})
+MAX_VALUES_PER_KIND = 3
+MAX_QUERY_WORDS = 16
+
+_FILLER = stop_words("continuity") | BACK_REFERENCES | lex.QUESTION_VERBS
+_SPLIT_WORDS = _FILLER | {
+    "and",
+    "or",
+    "but",
+    "nor",
+    "without",
+    "not",
+    "versus",
+    "vs",
+    "over",
+    "under",
+    "across",
+    "within",
+    "between",
+    "through",
+    "via",
+    "per",
+    "into",
+    "during",
+    "after",
+    "before",
+    "among",
+    "against",
+}
+_LEADS = frozenset(
+    [
+        "in",
+        "for",
+        "with",
+        "among",
+        "on",
+        "of",
+        "about",
+        "to",
+        "from",
+        "by",
+        "at",
+        "against",
+        "during",
+        "after",
+        "before",
+        "among",
+    ]
+)
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\u2019\-./+]*[A-Za-z0-9+]|[A-Za-z0-9]|[^\sA-Za-z0-9]")
+_WORD = re.compile(r"[A-Za-z0-9]")
+_POSSESSIVE = re.compile(r"['\u2019]s$")
+# A name no list or MeSH knows reads by the word before it: "in Ontario", "by Vertex".
+_NAME_BY_LEAD: dict[str, SlotKind] = {
+    "in": "place",
+    "across": "place",
+    "throughout": "place",
+    "by": "organisation",
+    "from": "organisation",
+}
+_SOURCE_RE = re.compile(
+    r"\b(?:on\s+|in\s+|from\s+|via\s+)?(" + "|".join(re.escape(s) for s in lex.SOURCES) + r")\b",
+    re.I,
+)
+_LANGUAGE_RE = re.compile(
+    r"\b(?:(?:published|written|only|papers|articles)\s+)?in\s+("
+    + "|".join(LANGUAGES)
+    + r")(?:[-\s]language)?\b(?!\s+(?:patients|adults|children|women|men|people|population))"
+    r"|\b(" + "|".join(LANGUAGES) + r")[-\s]language\b",
+    re.I,
+)
+_ANIMAL_RE = re.compile(
+    r"\b((?:(?:"
+    + "|".join(lex.POPULATION_QUALIFIERS)
+    + r")\s+)?(?:"
+    + "|".join(re.escape(a) for a in lex.ANIMALS)
+    + r"))\b",
+    re.I,
+)
+_POPULATION_HEAD_RE = re.compile(r"\b(" + "|".join(lex.POPULATION_HEADS) + r")\b", re.I)
+_REGION_RE = re.compile(
+    r"\b((?:North|South|East|West|Central|Southeast|Southern|Northern|Eastern|Western|"
+    r"Sub-Saharan|South-East|South East)\s+(?:Africa|Asia|Europe|America|Asia-Pacific))\b",
+    re.I,
+)
+# Words a population's head noun takes along: "shift workers", "APOE4 homozygotes".
+POPULATION_MODIFIERS = 2
+
+
+class SlotValue(BaseModel):
+    """One value of a slot, as the user wrote it, with its MeSH heading when one exists."""
+
+    kind: SlotKind
+    text: str = Field(min_length=1, max_length=200)
+    heading: str | None = None
+
+    def same_as(self, other: SlotValue) -> bool:
+        return _key(self.text) == _key(other.text)
+
+
+class TopicReading(BaseModel):
+    """What a conversation (or one question) is about: its slot values and year range."""
+
+    values: list[SlotValue] = Field(default_factory=list)
+    year_from: int | None = None
+    year_to: int | None = None
+
+    def of(self, kind: SlotKind) -> list[SlotValue]:
+        return [v for v in self.values if v.kind == kind]
+
+    def subject(self) -> list[SlotValue]:
+        return [v for v in self.values if v.kind in SUBJECT_KINDS]
+
+    def is_empty(self) -> bool:
+        return not self.values and self.year_from is None and self.year_to is None
+
+    def has(self, value: SlotValue) -> bool:
+        return any(v.same_as(value) for v in self.values)
+
+    def query(self, max_words: int = MAX_QUERY_WORDS) -> str:
+        """The retrieval query: the values in the order they were named, at most
+        ``max_words`` words; when it is too long, values go by kind, the last of
+        ``QUERY_ORDER`` first (the study types, then the aspects ...)."""
+        kept = [v for v in self.values if v.kind in QUERY_ORDER]
+        for kind in reversed(QUERY_ORDER):
+            while _word_count(kept) > max_words and len(kept) > 1:
+                last = next((v for v in reversed(kept) if v.kind == kind), None)
+                if last is None:
+                    break
+                kept.remove(last)
+        return " ".join(v.text for v in kept)
+
+    def years(self) -> str:
+        """ "2015-", "-2014", "2010-2015" or ""."""
+        if self.year_from is None and self.year_to is None:
+            return ""
+        start = "" if self.year_from is None else str(self.year_from)
+        end = "" if self.year_to is None else str(self.year_to)
+        return f"{start}-{end}" if start != end else start
+
+    def summary(self) -> str:
+        """The reading in words, for the model's instructions and the user's report."""
+        parts = [f"{v.kind.replace('_', ' ')}: {v.text}" for v in self.values]
+        if self.years():
+            parts.append(f"published: {self.years()}")
+        return "; ".join(parts)
+
+
+@dataclass(frozen=True)
+class MessageReading:
+    """One message read on its own: its values (each with the word that led into it),
+    its years, and its conversation cues."""
+
+    text: str
+    values: tuple[SlotValue, ...] = ()
+    leads: tuple[str, ...] = ()
+    year_from: int | None = None
+    year_to: int | None = None
+    dated: bool = False
+    adds: bool = False
+    compares: bool = False
+    switches: bool = False
+    closing: bool = False
+    elliptical: bool = False
+    refers_back: bool = False
+    narrows: bool = False
+    asks: bool = False
+    word_count: int = 0
+    notes: tuple[str, ...] = field(default=())
+
+    def of(self, kind: SlotKind) -> list[SlotValue]:
+        return [v for v in self.values if v.kind == kind]
+
+    def lead_of(self, value: SlotValue) -> str:
+        for candidate, lead in zip(self.values, self.leads, strict=True):
+            if candidate is value:
+                return lead
+        return ""
+
+    def subject(self) -> list[SlotValue]:
+        return [v for v in self.values if v.kind in SUBJECT_KINDS]
+
+    def as_topic(self) -> TopicReading:
+        return TopicReading(
+            values=bounded_values(list(self.values)), year_from=self.year_from, year_to=self.year_to
+        )
+
+
+def read_message(text: str, today: dt.date | None = None) -> MessageReading:
+    """The slots and cues of ``text``; each value with its MeSH heading when one exists,
+    and a phrase the word lists cannot place given the kind MeSH's tree gives it."""
+    today = today or dt.date.today()
+    plain = " ".join(text.split())
+    tokens = [t.lower().strip("'\u2019") for t in _TOKEN.findall(plain) if _WORD.search(t)]
+    if _is_closing(plain, tokens):
+        return MessageReading(text=plain, closing=True, word_count=len(tokens))
+    found: list[tuple[int, SlotValue, str]] = []
+    rest, year_from, year_to, dated = _cut_dates(plain, today)
+    rest = _cut_scope(rest, found)
+    for chunk in _chunks(rest):
+        for offset, part, kind in _parts(chunk.text):
+            if chunk.possessive:
+                kind = "organisation"
+            elif kind == "topic" and is_name(part) and mesh_match(part) is None:
+                kind = _NAME_BY_LEAD.get(chunk.lead, kind)
+            text_value = lex.ASPECT_FORMS.get(part.lower(), part)
+            found.append((chunk.start + offset, SlotValue(kind=kind, text=text_value), chunk.lead))
+    found.sort(key=lambda item: item[0])
+    values = [_with_mesh(v) for _, v, _ in found]
+    return MessageReading(
+        text=plain,
+        values=tuple(values),
+        leads=tuple(lead for _, _, lead in found),
+        year_from=year_from,
+        year_to=year_to,
+        dated=dated,
+        word_count=len(tokens),
+        adds=bool(lex.ADDITION.search(plain)),
+        compares=bool(lex.COMPARISON.search(plain)),
+        switches=bool(lex.SWITCH.search(plain)),
+        elliptical=bool(lex.ELLIPTICAL.search(plain)),
+        narrows=bool(lex.NARROWING.search(plain)),
+        refers_back=any(t in BACK_REFERENCES or t == "ones" for t in tokens),
+        asks=bool(lex.QUESTION.search(plain)),
+    )
+
+
+def without_dates(text: str) -> str:
+    """``text`` without its date phrases ("... dogs since 2015" -> "... dogs")."""
+    rest, *_ = _cut_dates(text, dt.date.today())
+    return " ".join(rest.replace(" , ", " ").split()).strip(" ,")
+
+
+def _is_closing(plain: str, tokens: list[str]) -> bool:
+    """Thanks or a goodbye, naming at most a word or two of what it closes, and no question."""
+    if not lex.CLOSING_MARKERS.search(plain) or "?" in plain or lex.ELLIPTICAL.search(plain):
+        return False
+    other = [t for t in tokens if t not in lex.CLOSING_WORDS and t not in _FILLER]
+    return len(other) <= lex.CLOSING_EXTRA_WORDS
+
+
+def _cut_dates(text: str, today: dt.date) -> tuple[str, int | None, int | None, bool]:
+    phrases = date_phrases(text, QUERY_DATES)
+    if not phrases:
+        return text, None, None, False
+    year_from: int | None = None
+    year_to: int | None = None
+    for phrase in phrases:
+        span = phrase.range(today)
+        if span.date_from is not None:
+            year_from = span.date_from.year
+            # A relative range ends today: no upper bound is needed.
+        if span.date_to is not None and span.date_to < today:
+            year_to = span.date_to.year
+    if year_from is not None and year_to is not None and year_from > year_to:
+        year_from, year_to = year_to, year_from
+    for phrase in reversed(phrases):
+        text = text[: phrase.start] + " , " + text[phrase.end :]
+    return text, year_from, year_to, True
+
+
+def _blank(text: str, start: int, end: int) -> str:
+    """``text`` with [start, end) turned into a comma, so positions stay comparable."""
+    return text[:start] + " ," + " " * max(end - start - 2, 0) + text[end:]
+
+
+def _cut_scope(text: str, found: list[tuple[int, SlotValue, str]]) -> str:
+    """Cuts the scope phrases (study types, languages, sources, places, populations,
+    organisations, trial phases) out of ``text``, adding them to ``found``."""
+
+    def take(
+        kind: SlotKind, match: re.Match[str], group: int = 0, value: str | None = None
+    ) -> None:
+        nonlocal text
+        phrase = value or match.group(group) or match.group(0)
+        start = match.start()
+        if kind == "population":  # "immunocompromised adults", "APOE4 carriers"
+            start = _qualified_start(text, start)
+            phrase = f"{text[start : match.start()]}{phrase}".strip()
+        found.append((start, SlotValue(kind=kind, text=phrase), _lead_before(text, start)))
+        text = _blank(text, start, match.end())
+
+    for pattern in STUDY_TYPES.values():
+        while (match := pattern.search(text)) is not None:
+            take("study_type", match)
+    while (match := _LANGUAGE_RE.search(text)) is not None:
+        name = (match.group(1) or match.group(2)).lower()
+        take("language", match, value=LANGUAGES[name])
+    while (match := _SOURCE_RE.search(text)) is not None:
+        take("source", match, value=lex.SOURCES[match.group(1).lower()])
+    while (match := lex.COMPANY_SUFFIXES.search(text)) is not None:
+        take("organisation", match)
+    while (match := _REGION_RE.search(text)) is not None:
+        take("place", match)
+    while (match := _ANIMAL_RE.search(text)) is not None:
+        take("population", match, value=match.group(1).lower())
+    slots, phrases = read_slots(text)
+    kinds: list[tuple[SlotKind, Iterable[str]]] = [
+        ("place", slots.jurisdictions),
+        ("population", slots.populations),
+        ("organisation", slots.organisations),
+    ]
+    for phrase in phrases:
+        match = re.search(re.escape(phrase), text)
+        if match is None:
+            continue
+        kind = _scope_kind(phrase, kinds, slots.phases)
+        if kind is None:
+            continue
+        value = phrase.lower() if kind == "population" else phrase
+        if kind == "organisation":
+            value = next((o for o in slots.organisations if o in phrase), phrase)
+        if kind == "phase":
+            value = trial_phase_of(phrase) or phrase
+        take(kind, match, value=value)
+    while (match := _population_phrase(text)) is not None:
+        take("population", match)
+    return text
+
+
+def _population_phrase(text: str) -> re.Match[str] | None:
+    """A head noun of a population with the content words before it ("shift workers");
+    "patients" alone names nobody in particular."""
+    for head in _POPULATION_HEAD_RE.finditer(text):
+        start = _qualified_start(text, head.start())
+        if start < head.start() or head.group(1).lower() != "patients":
+            return head
+    return None
+
+
+def _qualified_start(text: str, start: int) -> int:
+    """Where a population's phrase starts once the content words just before it (at most
+    ``POPULATION_MODIFIERS``) are taken along."""
+    for _ in range(POPULATION_MODIFIERS):
+        before = re.search(r"([A-Za-z0-9][\w\-]*)\s+$", text[:start])
+        if before is None or before.group(1).lower() in _SPLIT_WORDS | lex.ASPECT_WORDS:
+            break
+        start = before.start(1)
+    return start
+
+
+def _scope_kind(
+    phrase: str, kinds: list[tuple[SlotKind, Iterable[str]]], phases: Iterable[str]
+) -> SlotKind | None:
+    lowered = phrase.lower()
+    for kind, values in kinds:
+        if any(v.lower() == lowered or (kind == "organisation" and v in phrase) for v in values):
+            return kind
+    if lowered.startswith("phase") and any(True for _ in phases):
+        return "phase"
+    return None
+
+
+def _lead_before(text: str, start: int) -> str:
+    before = re.findall(r"[A-Za-z']+", text[:start])
+    return before[-1].lower() if before and before[-1].lower() in _LEADS else ""
+
+
+@dataclass(frozen=True)
+class _Chunk:
+    start: int
+    text: str
+    lead: str
+    possessive: bool = False
+
+
+def _chunks(text: str) -> list[_Chunk]:
+    """The runs of content words of ``text`` (where, the words, the preposition before);
+    a name in the possessive ("GSK's", "Lilly's") is a chunk of its own."""
+    chunks: list[_Chunk] = []
+    current: list[str] = []
+    start = 0
+    lead = ""
+    last_lead = ""
+
+    def close(possessive: bool = False) -> None:
+        nonlocal current
+        words = _without_verbs(current)
+        if words:
+            chunks.append(_Chunk(start, " ".join(words), lead, possessive))
+        current = []
+
+    for match in _TOKEN.finditer(text):
+        token = match.group(0)
+        bare = token.lower().strip("'\u2019")
+        owner = _POSSESSIVE.search(bare) is not None
+        bare = _POSSESSIVE.sub("", bare)
+        if not _WORD.search(token) or bare in _SPLIT_WORDS or bare in lex.MATERIAL_WORDS:
+            if current:
+                close()
+            last_lead = bare if bare in _LEADS else ("" if not _WORD.search(token) else last_lead)
+            continue
+        word = _POSSESSIVE.sub("", token).strip("'\u2019")
+        if owner and word[:1].isupper():
+            if current:
+                close()
+            start, lead, current = match.start(), last_lead, [word]
+            close(possessive=True)
+            continue
+        if not current:
+            start = match.start()
+            lead = last_lead
+        current.append(word)
+    if current:
+        close()
+    return chunks
+
+
+def _without_verbs(words: list[str]) -> list[str]:
+    """``words`` without the verb forms at their edges that name nothing ("testing PD-1
+    inhibitors", "Pfizer developing", "reimbursed"): a word ending in -ing or -ed that no
+    word list or MeSH knows."""
+    words = list(words)
+    while words and _is_verb_form(words[0], alone=len(words) == 1, last=False):
+        words.pop(0)
+    while words and _is_verb_form(words[-1], alone=len(words) == 1, last=True):
+        words.pop()
+    return words
+
+
+def _is_verb_form(word: str, *, alone: bool, last: bool) -> bool:
+    lowered = word.lower()
+    if "-" in lowered or word[:1].isupper() or lowered in lex.ASPECT_WORDS:
+        return False
+    # "-ly" adverbs and "-ed" participles standing alone ("permanently", "reimbursed") or
+    # ending a phrase ("Moderna signed"; first, "-ed" is an adjective: "accelerated
+    # approval"); "-ing" forms at either edge ("testing PD-1 inhibitors").
+    if alone:
+        ends_as_verb = lowered.endswith(("ed", "ly")) and len(lowered) > 4
+    else:
+        ends_as_verb = lowered.endswith("ing") or (last and lowered.endswith("ed"))
+    if not ends_as_verb or _is_intervention_word(lowered) or _is_condition_word(lowered):
+        return False
+    return mesh_match(lowered) is None
+
+
+def is_name(text: str) -> bool:
+    """A proper name: every word capitalised, not written in capitals only ("Ontario",
+    "Sunshine Health"; not "ICER")."""
+    words = text.split()
+    return all(w[:1].isupper() and not w.isupper() for w in words)
+
+
+def _parts(chunk: str) -> list[tuple[int, str, SlotKind]]:
+    """A chunk as one value, or two when it ends in aspect words after a condition or an
+    intervention ("cytokine release syndrome rates": the condition, and "rates")."""
+    words = chunk.split()
+    tail = 0
+    while tail < len(words) - 1 and words[len(words) - 1 - tail].lower() in lex.ASPECT_WORDS:
+        tail += 1
+    if tail:
+        core = " ".join(words[: len(words) - tail])
+        core_kind = _kind_of(core)
+        if core_kind is not None:
+            aspect = " ".join(words[len(words) - tail :])
+            return [(0, core, core_kind), (len(core) + 1, aspect, "aspect")]
+    kind = _kind_of(chunk)
+    return [] if kind is None else [(0, chunk, kind)]
+
+
+def _kind_of(chunk: str) -> SlotKind | None:
+    words = chunk.lower().split()
+    if all(w.rstrip("+%").isdigit() for w in words):
+        return None
+    if chunk.lower() in lex.ASPECT_FORMS:
+        return "aspect"
+    head = words[-1]
+    if all(w in lex.ASPECT_WORDS for w in words):
+        return "aspect"
+    if len(words) > 1 and head in lex.ASPECT_WORDS:
+        return "aspect"
+    if head in lex.INTERVENTION_HEADS:
+        return "intervention"
+    if head in lex.CONDITION_HEADS or _is_condition_word(head):
+        return "condition"
+    if any(_is_intervention_word(w) for w in words):
+        return "intervention"
+    if any(_is_condition_word(w) for w in words):
+        return "condition"
+    return "topic"
+
+
+def _is_intervention_word(word: str) -> bool:
+    bare = word.strip(".,")
+    if bare in lex.INTERVENTION_WORDS:
+        return True
+    return len(bare) > 6 and bare.endswith(lex.DRUG_SUFFIXES)
+
+
+def _is_condition_word(word: str) -> bool:
+    bare = word.strip(".,")
+    if bare in lex.CONDITION_WORDS:
+        return True
+    return len(bare) > 5 and bare.endswith(lex.CONDITION_SUFFIXES)
+
+
+def _with_mesh(value: SlotValue) -> SlotValue:
+    if value.kind in FILTER_KINDS or value.kind in ("study_type", "place", "organisation"):
+        return value
+    kind, heading = mesh_kind(value.text)
+    update: dict[str, object] = {"heading": heading} if heading else {}
+    if value.kind == "topic" and kind is not None:
+        update["kind"] = kind
+    return value.model_copy(update=update) if update else value
+
+
+def bounded_values(values: list[SlotValue]) -> list[SlotValue]:
+    """No value twice (the first stays), and at most ``MAX_VALUES_PER_KIND`` values of
+    each kind (the latest)."""
+    unique: list[SlotValue] = []
+    for value in values:
+        if not any(v.same_as(value) for v in unique):
+            unique.append(value)
+    kept: list[SlotValue] = []
+    for value in reversed(unique):
+        if sum(v.kind == value.kind for v in kept) < MAX_VALUES_PER_KIND:
+            kept.append(value)
+    return list(reversed(kept))
+
+
+def _key(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "", text.lower())
+
+
+def _word_count(values: list[SlotValue]) -> int:
+    return sum(len(v.text.split()) for v in values)

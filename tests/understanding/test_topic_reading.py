@@ -1,0 +1,195 @@
+"""A message's typed reading, and how follow-ups update what a conversation is about."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from scholarstream.understanding import (
+    MAX_QUERY_WORDS,
+    TopicReading,
+    follow,
+    read_message,
+)
+
+TODAY = dt.date(2026, 11, 27)
+
+
+def _chain(*messages: str) -> list[tuple[str, TopicReading]]:
+    """Each message's reading and the topic after it."""
+    topic: TopicReading | None = None
+    steps = []
+    for message in messages:
+        step = follow(topic, read_message(message, TODAY))
+        topic = step.topic
+        steps.append((step.reading, topic))
+    return steps
+
+
+def _kinds(text: str) -> list[tuple[str, str]]:
+    return [(v.kind, v.text) for v in read_message(text, TODAY).values]
+
+
+def test_a_question_is_read_into_typed_slots_with_mesh_headings() -> None:
+    reading = read_message(
+        "Does dapagliflozin reduce hospitalisation in older adults with heart failure "
+        "in Japan? Only RCTs in English published since 2018",
+        TODAY,
+    )
+    kinds = {(v.kind, v.text) for v in reading.values}
+    assert ("intervention", "dapagliflozin") in kinds
+    assert ("condition", "heart failure") in kinds
+    assert ("population", "older adults") in kinds
+    assert ("place", "Japan") in kinds
+    assert ("study_type", "RCTs") in kinds
+    assert ("language", "en") in kinds
+    assert (reading.year_from, reading.year_to) == (2018, None)
+    headings = {v.text: v.heading for v in reading.values}
+    assert headings["heart failure"] == "Heart Failure"
+    # Dates, languages and sources filter; they are never query words.
+    query = reading.as_topic().query()
+    assert "2018" not in query and "since" not in query and "English" not in query
+
+
+@pytest.mark.parametrize(
+    ("phrase", "years"),
+    [
+        ("since 2020", (2020, None)),
+        ("after 2018", (2019, None)),
+        ("before 2015", (None, 2014)),
+        ("between 2010 and 2015", (2010, 2015)),
+        ("in the past five years", (2021, None)),
+        ("last decade", (2016, None)),
+        ("only recent ones (2020 onward)", (2020, None)),
+        ("actually, make that the last 10 years instead", (2016, None)),
+    ],
+)
+def test_date_phrases_become_years(phrase: str, years: tuple[int | None, int | None]) -> None:
+    reading = read_message(phrase, TODAY)
+    assert (reading.year_from, reading.year_to) == years
+    assert reading.values == ()
+
+
+def test_a_new_value_of_a_kind_replaces_the_old_one_in_place() -> None:
+    steps = _chain(
+        "taurine and dilated cardiomyopathy in dogs",
+        "what about in cats?",
+        "only since 2015",
+        "and in Japan?",
+        "how about Brazil?",
+    )
+    assert [reading for reading, _ in steps] == [
+        "new_question",
+        "slot_fill",
+        "slot_fill",
+        "slot_fill",
+        "slot_fill",
+    ]
+    last = steps[-1][1]
+    assert last.query() == "taurine dilated cardiomyopathy cats Brazil"
+    assert last.year_from == 2015  # the date stays until the topic changes
+
+
+def test_aspects_replace_each_other_and_also_adds() -> None:
+    steps = _chain(
+        "SGLT2 inhibitors in chronic kidney disease",
+        "what about safety?",
+        "any data on cost-effectiveness?",
+        "and mortality as well",
+    )
+    queries = [topic.query() for _, topic in steps]
+    assert queries[1] == "SGLT2 inhibitors chronic kidney disease safety"
+    assert queries[2] == "SGLT2 inhibitors chronic kidney disease cost-effectiveness"
+    assert queries[3] == "SGLT2 inhibitors chronic kidney disease cost-effectiveness mortality"
+
+
+def test_a_comparison_keeps_the_old_intervention_as_its_comparator() -> None:
+    _, (reading, topic) = _chain(
+        "SGLT2 inhibitors in chronic kidney disease", "How does dapagliflozin compare?"
+    )
+    assert reading == "followup_continuation"
+    assert [(v.kind, v.text) for v in topic.values] == [
+        ("intervention", "dapagliflozin"),
+        ("comparator", "SGLT2 inhibitors"),
+        ("condition", "chronic kidney disease"),
+    ]
+    assert "compare" not in topic.query()
+
+
+def test_a_drug_offered_alone_replaces_the_drug_and_an_outcome_keeps_the_topic() -> None:
+    steps = _chain(
+        "semaglutide for obesity in adolescents",
+        "and tirzepatide?",
+        "any data on cytokine release syndrome rates?",
+    )
+    assert steps[1][1].query() == "tirzepatide obesity adolescents"
+    # A condition asked about as an outcome is an aspect: the topic's condition stays.
+    assert steps[2][1].query() == "tirzepatide obesity adolescents cytokine release syndrome rates"
+
+
+def test_an_indication_named_with_in_or_for_replaces_the_condition() -> None:
+    steps = _chain("pembrolizumab in melanoma", "what about for lung cancer?")
+    assert steps[1][1].query() == "pembrolizumab lung cancer"
+
+
+def test_closings_change_nothing_and_search_nothing() -> None:
+    for closing in ["Thanks, that's it", "great, that's all I needed", "cheers, all done."]:
+        (_, before), (reading, after) = _chain("lithium in pregnancy", closing)
+        assert reading == "closing"
+        assert after == before
+    # A thank-you that goes on to ask something is no closing.
+    assert _chain("lithium in pregnancy", "thanks! and in breastfeeding?")[1][0] != "closing"
+
+
+def test_a_subject_of_its_own_starts_a_new_topic_and_drops_the_dates() -> None:
+    steps = _chain(
+        "melatonin for delirium in ICU patients since 2019",
+        "What is GSK's vaccine pipeline?",
+    )
+    reading, topic = steps[1]
+    assert reading == "new_question"
+    assert "melatonin" not in topic.query() and topic.year_from is None
+    switch = _chain("melatonin for delirium", "new question: gambling harms in young adults")
+    assert switch[1][1].query() == "gambling harms young adults"
+
+
+def test_an_elliptical_question_with_its_own_subject_keeps_the_topic() -> None:
+    steps = _chain(
+        "CAR-T therapy in multiple myeloma",
+        "how common was neurotoxicity",
+        "rare cases specifically",
+    )
+    assert [reading for reading, _ in steps[1:]] == [
+        "followup_continuation",
+        "followup_continuation",
+    ]
+    assert "multiple myeloma" in steps[2][1].query()
+
+
+def test_a_long_chain_keeps_the_query_bounded() -> None:
+    steps = _chain(
+        "survival after colic surgery in horses",
+        "geriatric horses specifically",
+        "what about complications?",
+        "and safety?",
+        "meta-analyses also",
+        "cost-effectiveness as well",
+        "in Japan",
+        "and Europe too",
+        "dosing as well",
+        "adherence too",
+        "sponsored by AstraZeneca",
+        "only since 2019",
+    )
+    lengths = [len(topic.query().split()) for _, topic in steps]
+    assert max(lengths) <= MAX_QUERY_WORDS
+    assert "colic surgery" in steps[-1][1].query()
+
+
+def test_names_are_read_by_their_place_in_the_sentence() -> None:
+    assert ("organisation", "GSK") in _kinds("What is GSK's vaccine pipeline?")
+    assert ("place", "Ontario") in _kinds("is it reimbursed in Ontario?")
+    assert ("organisation", "Vertex") in _kinds("trials run by Vertex")
+    (_, _), (_, topic) = _chain("Zolgensma reimbursement in Ontario", "and Quebec?")
+    assert [v.text for v in topic.of("place")] == ["Quebec"]
