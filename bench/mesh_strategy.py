@@ -29,8 +29,10 @@ every topic's headings and the mapping. ``--model`` runs the model path instead 
 skills ``search strategy`` uses when a model is configured: the model's intent parser and
 strategy builder) with a scripted pydantic-ai ``FunctionModel`` that answers as a model
 following the instructions would, from the request alone: the concepts it reads in the
-title and, for PubMed, the headings the prompt lists for them. It never sees the gold
-headings. To measure a real model, see docs/search.md ("Measuring MeSH").
+title and, for PubMed, the headings the prompt lists for them (the rule builder's
+mapping, ``RuleQueryBuilder.question_mesh``, one line a concept and one for each idea of
+the question searched on its own). It never sees the gold headings. Figures and what each
+rule added: docs/search.md ("Measuring MeSH"); to measure a real model, see there too.
 """
 
 from __future__ import annotations

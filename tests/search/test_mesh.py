@@ -73,8 +73,11 @@ def test_terms_map_to_descriptors(mesh: MeshVocabulary, term: str, heading: str,
 
 
 def test_abbreviations_are_not_plurals_or_pets(mesh: MeshVocabulary) -> None:
-    assert mesh.match("PET") is None  # never the entry term "Pet" of Pets
-    assert headings(mesh, "PET") == []
+    # A standard abbreviation is spelled out, never read as the entry term "Pet" of Pets.
+    found_pet = mesh.match("PET")
+    assert found_pet is not None and found_pet.heading == "Positron-Emission Tomography"
+    assert found_pet.kind == "abbreviation"
+    assert mesh.match("XYZW") is None
     found = mesh.match("pets")
     assert found is not None and found.heading == "Pets"
     assert mesh.match("AIDS") is not None and mesh.match("AIDS").heading != "Aid"  # type: ignore[union-attr]
@@ -90,7 +93,7 @@ def test_near_matches_never_change_a_number(mesh: MeshVocabulary) -> None:
 
 def test_a_phrase_without_a_heading_maps_by_its_parts(mesh: MeshVocabulary) -> None:
     mapping = map_concept(mesh, "invasive aspergillosis")
-    assert mapping.headings == ["Aspergillosis"]
+    assert mapping.headings == ["Aspergillosis", "Aspergillus"]  # and its organism
     assert mapping.mappings[0].how == "phrase part"
     assert "part of the phrase: 'aspergillosis'" in mapping.mappings[0].describe()
     assert headings(mesh, "oral cavity cancer") == ["Mouth Neoplasms"]  # less a modifier
@@ -119,8 +122,10 @@ def test_synonyms_and_the_broader_heading(mesh: MeshVocabulary) -> None:
 def test_the_names_only_list_still_replaces_the_packaged_one() -> None:
     lite = MeshVocabulary.load(MESH_CSV)
     assert len(lite) == 30532
-    assert lite.match("gastric cancer") is None  # no entry terms in that list
+    assert lite.match("heart attack") is None  # no entry terms in that list
     assert lite.match("breast cancer") is not None  # MeSH's words still apply
+    gastric = lite.match("gastric cancer")  # the organ's noun: "stomach neoplasms"
+    assert gastric is not None and gastric.heading == "Stomach Neoplasms"
 
 
 def test_a_vocabulary_in_the_nlm_tsv_format(tmp_path: Path) -> None:
@@ -164,3 +169,41 @@ def test_an_empty_vocabulary_maps_nothing() -> None:
     empty = MeshVocabulary.empty()
     assert len(empty) == 0 and not empty and empty.location is None
     assert map_concept(empty, "gastric cancer") == ConceptMapping("gastric cancer")
+
+
+# --- the rules searchers follow (issue 23) ---------------------------------------------
+
+
+def test_an_organ_adjective_is_looked_up_as_the_organ(mesh: MeshVocabulary) -> None:
+    assert headings(mesh, "hepatic fibrosis") == ["Liver Cirrhosis"]  # "liver fibrosis"
+    assert headings(mesh, "kidney transplant recipients")[0] == "Kidney Transplantation"
+
+
+def test_a_qualifier_goes_before_a_word_that_names_the_condition(mesh: MeshVocabulary) -> None:
+    assert headings(mesh, "chronic liver disease") == ["Liver Diseases"]  # not Chronic Disease
+    assert "Chronic Disease" not in headings(mesh, "chronic cough disease")
+
+
+def test_ambiguous_entry_terms_get_the_heading_a_librarian_uses(mesh: MeshVocabulary) -> None:
+    assert headings(mesh, "surgery") == ["Surgical Procedures, Operative"]  # not General Surgery
+    found = headings(mesh, "magnetic resonance arthrography")
+    assert "Magnetic Resonance Imaging" in found and "Magnetic Resonance Spectroscopy" not in found
+
+
+def test_an_infection_brings_its_organism(mesh: MeshVocabulary) -> None:
+    mapping = map_concept(mesh, "visceral leishmaniasis")
+    assert "Leishmania" in mapping.headings
+    assert mapping.mappings[-1].how == "organism"
+    assert "Schistosoma" in map_concept(mesh, "schistosomiasis").headings
+    assert map_concept(mesh, "pyelonephritis").headings == ["Pyelonephritis"]  # no organism
+
+
+def test_a_condition_named_after_a_body_part_brings_the_part(mesh: MeshVocabulary) -> None:
+    assert headings(mesh, "rotator cuff tears") == ["Rotator Cuff Injuries", "Rotator Cuff"]
+    # Cells and fluids are no body part a condition is named after.
+    assert headings(mesh, "erythrocyte sedimentation rate") == ["Blood Sedimentation"]
+
+
+def test_standard_abbreviations_in_a_phrase(mesh: MeshVocabulary) -> None:
+    assert "Positron-Emission Tomography" in headings(mesh, "11C-PIB-PET")
+    assert "Carcinoembryonic Antigen" in headings(mesh, "blood CEA")

@@ -581,11 +581,15 @@ async def test_mesh_mapping_in_the_query_and_the_rationale() -> None:
     )
     strategy = await builder.build(QueryBuilderInput(intent=intent))
     query = pubmed_query(strategy)
-    assert '("Aspergillosis"[MeSH] OR "invasive aspergillosis"[tiab])' in query
+    # The infection and, ORed with it, the organism that causes it.
+    assert '("Aspergillosis"[MeSH] OR "Aspergillus"[MeSH] OR "invasive aspergillosis"[tiab])' in (
+        query
+    )
     assert '"Vulvar Neoplasms"[MeSH]' in query and '"vulvar cancer"[tiab]' in query
     assert "Diagnosis" not in query and " NOT " not in query
     assert "'invasive aspergillosis' -> Aspergillosis (part of the phrase" in strategy.rationale
     assert "'vulval cancer' -> Vulvar Neoplasms (US spelling" in strategy.rationale
+    assert "Aspergillus (the organism that causes Aspergillosis)" in strategy.rationale
 
 
 async def test_excluding_a_diagnosis_makes_no_not() -> None:
@@ -596,3 +600,64 @@ async def test_excluding_a_diagnosis_makes_no_not() -> None:
     strategy = await builder.build(QueryBuilderInput(intent=intent))
     assert " NOT " not in pubmed_query(strategy)
     assert '"Appendicitis"[MeSH]' in pubmed_query(strategy)
+
+
+# --- the question's own MeSH (issue 23) ---------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def packaged() -> MeshVocabulary:
+    """The MeSH that ships with the package (tree numbers and entry terms)."""
+    return MeshVocabulary.load()
+
+
+def _mesh_of(builder: RuleQueryBuilder, question: str) -> dict[str, list[str]]:
+    intent = RuleIntentParser(today=TODAY).parse_now(question)
+    return {m.concept: m.headings for m in builder.mappings(intent)}
+
+
+def test_what_the_question_says_beside_its_concepts(packaged: MeshVocabulary) -> None:
+    builder = RuleQueryBuilder(sources=["pubmed"], mesh=packaged, today=TODAY)
+    accuracy = _mesh_of(builder, "Diagnostic accuracy of laparoscopy for ovarian cancer")
+    assert accuracy["diagnostic accuracy"] == ["Sensitivity and Specificity"]
+    assert "Diagnosis" not in str(accuracy)
+    staged = _mesh_of(builder, "Endoscopic ultrasonography for the staging of gastric cancer")
+    assert staged["staging"] == ["Neoplasm Staging"]
+    # A cancer's stage only: "stages of hepatic fibrosis" is no cancer.
+    assert "staging" not in _mesh_of(builder, "Elastography for stages of hepatic fibrosis")
+    # People: only when a concept names them, never from an instrument's name.
+    children = _mesh_of(builder, "Procalcitonin for acute pyelonephritis in children")
+    assert children["children"] == ["Child"]
+    instrument = _mesh_of(
+        builder,
+        "Informant Questionnaire on Cognitive Decline in the Elderly (IQCODE) for dementia",
+    )
+    assert "Aged" not in str(instrument)
+
+
+async def test_the_question_s_ideas_are_searched_with_and(packaged: MeshVocabulary) -> None:
+    builder = RuleQueryBuilder(sources=["pubmed"], mesh=packaged, today=TODAY)
+    intent = RuleIntentParser(today=TODAY).parse_now(
+        "Diagnostic accuracy of CT for recurrent colorectal cancer"
+    )
+    strategy = await builder.build(QueryBuilderInput(intent=intent))
+    query = pubmed_query(strategy)
+    assert '("Tomography, X-Ray Computed"[MeSH] OR "CT"[tiab]' in query
+    assert '("Sensitivity and Specificity"[MeSH] OR "diagnostic accuracy"[tiab]' in query
+    assert '("Neoplasm Recurrence, Local"[MeSH] OR "recurrence"[tiab]' in query
+    assert "'diagnostic accuracy' -> Sensitivity and Specificity" in strategy.rationale
+
+
+async def test_the_model_is_offered_the_rule_builder_s_mesh(
+    packaged: MeshVocabulary, infos: dict[str, SourceInfo]
+) -> None:
+    prompts: list[str] = []
+    builder = llm_builder(scripted(MODEL_STRATEGY, prompts=prompts), packaged, infos)
+    question = "Diagnostic accuracy of PET for invasive aspergillosis"
+    await builder.build(QueryBuilderInput(intent=intent_of(question)))
+    (prompt,) = prompts
+    notes = prompt.split("MeSH headings for the concepts:", 1)[1].split("\n\n", 1)[0]
+    expected = _mesh_of(builder.fallback, question)
+    for concept, found in expected.items():
+        assert f"- {concept}: {', '.join(found)}" in notes
+    assert "Aspergillus" in notes and "Sensitivity and Specificity" in notes

@@ -11,6 +11,10 @@ In order, stopping at the first step that finds a heading:
 3. a close spelling of a heading (rapidfuzz, numbers must agree);
 4. the tree: the heading every heading that names all the term's words sits under.
 
+Then, as searchers add them: the heading above a whole-concept heading that names the
+concept's words, the body part a condition found as a whole is named after ("rotator cuff
+tears" -> Rotator Cuff), and the organism of an infection (Aspergillosis -> Aspergillus).
+
 Headings that say nothing about a topic (Diagnosis, Patients, Methods, ...) are never
 given for a part of a phrase, nor for a whole concept unless the caller allows it (a
 question that is about nothing else).
@@ -18,6 +22,7 @@ question that is about nothing else).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -37,9 +42,12 @@ MappingKind = Literal[
     "US spelling",
     "MeSH wording",
     "word form",
+    "abbreviation",
     "phrase part",
     "near spelling",
     "broader",
+    "organism",
+    "narrower",
 ]
 MAX_PARTS = 2
 MIN_PART_LENGTH = 4
@@ -60,6 +68,8 @@ GENERIC_HEADINGS = frozenset(
         "Therapeutics",
         "Syndrome",
         "Signs and Symptoms",
+        "Chronic Disease",
+        "Acute Disease",
         "Time",
         "Risk",
         "Role",
@@ -99,6 +109,25 @@ _FUNCTION_WORDS = frozenset(
     """of the a an and or in on for with without to by at from due following versus vs via
     into than as per other others""".split()  # noqa: SIM905
 )
+# Words that say how far along, how sure or how severe a condition is, not which one: a
+# phrase without its heading loses one of them before it loses a word that names the
+# condition ("chronic liver disease" -> "liver disease", not "chronic disease").
+QUALIFIER_WORDS = frozenset(
+    """chronic acute advanced primary secondary recurrent early late invasive active severe
+    mild moderate suspected resectable minor major current impending local locoregional
+    clinical clinically apparent potential possible probable persistent stable
+    uncomplicated complicated incident prevalent new""".split()  # noqa: SIM905
+)
+# Entry terms that PubMed maps to a heading a searcher would not use for the words: the
+# heading a librarian gives them instead ("surgery" names operations, not the specialty
+# General Surgery; "magnetic resonance" in an imaging phrase is MRI, not spectroscopy).
+PREFERRED_HEADINGS = {
+    "surgery": "Surgical Procedures, Operative",
+    "surgical": "Surgical Procedures, Operative",
+    "operation": "Surgical Procedures, Operative",
+    "magnetic resonance": "Magnetic Resonance Imaging",
+    "mr": "Magnetic Resonance Imaging",
+}
 _TOPICAL = frozenset("ABCDEFGN")
 _HOW: dict[str, MappingKind] = {
     "exact": "heading",
@@ -107,6 +136,7 @@ _HOW: dict[str, MappingKind] = {
     "spelling": "US spelling",
     "wording": "MeSH wording",
     "word form": "word form",
+    "abbreviation": "abbreviation",
     "fuzzy": "near spelling",
 }
 
@@ -124,9 +154,20 @@ class HeadingMapping:
     def describe(self) -> str:
         if self.how == "heading":
             return f"'{self.term}' -> {self.heading} (MeSH heading)"
-        if self.how in ("entry term", "near spelling", "word form", "US spelling", "MeSH wording"):
+        if self.how in (
+            "entry term",
+            "near spelling",
+            "word form",
+            "US spelling",
+            "MeSH wording",
+            "abbreviation",
+        ):
             via = "" if self.matched == normalize(self.term) else f" '{self.matched}'"
             return f"'{self.term}' -> {self.heading} ({self.how}{via})"
+        if self.how == "organism":
+            return f"'{self.term}' -> {self.heading} (the organism that causes {self.matched})"
+        if self.how == "narrower":
+            return f"'{self.term}' -> {self.heading} (narrower heading the question names)"
         if self.how == "phrase part":
             return f"'{self.term}' -> {self.heading} (part of the phrase: '{self.matched}')"
         if self.matched and self.matched != normalize(self.term):
@@ -178,17 +219,30 @@ def _mapping(term: str, found: MeshMatch, how: MappingKind | None = None) -> Hea
     )
 
 
+def _match(vocabulary: MeshVocabulary, wording: str, *, fuzzy: bool = False) -> MeshMatch | None:
+    """The vocabulary's match, or the heading a librarian prefers for the wording."""
+    preferred = PREFERRED_HEADINGS.get(normalize(wording))
+    if preferred is not None:
+        descriptor = vocabulary.descriptor(preferred)
+        if descriptor is not None:
+            return MeshMatch(descriptor, "entry", key=normalize(wording))
+    return vocabulary.match(wording, fuzzy=fuzzy)
+
+
 def _without_a_modifier(vocabulary: MeshVocabulary, term: str) -> list[HeadingMapping]:
     """The heading of the phrase less one of its modifiers, its head kept ("oral cavity
     cancer" -> "oral cancer" -> Mouth Neoplasms)."""
     words = words_of(term)
     if len(words) < 3:
         return []
-    for skipped in range(len(words) - 2, -1, -1):
+    order = sorted(
+        range(len(words) - 2, -1, -1), key=lambda i: words[i].lower() not in QUALIFIER_WORDS
+    )
+    for skipped in order:
         rest = [w for i, w in enumerate(words) if i != skipped]
         if rest[0].lower() in _FUNCTION_WORDS:
             continue
-        matched = vocabulary.match(" ".join(rest), fuzzy=False)
+        matched = _match(vocabulary, " ".join(rest))
         if matched is not None and _usable(matched.descriptor):
             return [_mapping(term, matched, "phrase part")]
     return []
@@ -219,7 +273,7 @@ def _parts(vocabulary: MeshVocabulary, term: str) -> list[HeadingMapping]:
                 continue
             if length == 1 and len(span[0]) < MIN_PART_LENGTH and not is_abbreviation_word(span[0]):
                 continue
-            matched = vocabulary.match(" ".join(span), fuzzy=False)
+            matched = _match(vocabulary, " ".join(span))
             if matched is None or matched.heading in headings:
                 continue
             if not _usable(matched.descriptor):
@@ -300,7 +354,7 @@ def map_concept(
     terms = list(dict.fromkeys(t for t in (term, *synonyms) if t.strip()))
     found: list[HeadingMapping] = []
     for position, wording in enumerate(terms):
-        matched = vocabulary.match(wording, fuzzy=False)
+        matched = _match(vocabulary, wording)
         if matched is None or (_generic(matched.descriptor) and not allow_generic):
             continue
         # A synonym's heading must name a topic ("paediatric" is no discipline here).
@@ -320,10 +374,73 @@ def map_concept(
     if not found:
         above = _broader(vocabulary, term)
         found = [above] if above is not None else []
+    whole = bool(found) and found[0].how not in ("phrase part", "broader")
     found = found[:limit]
+    if whole:
+        found += _anatomy(vocabulary, term, found)
     if broader:
         found += _broader_headings(vocabulary, term, found)
+    found += _organisms(vocabulary, term, found)
     return ConceptMapping(term, tuple(found))
+
+
+# Branches of the anatomy tree a condition is named after: body regions, the
+# musculoskeletal system, organs and organ systems, the mouth and jaw (not cells,
+# tissues or fluids: "erythrocyte sedimentation rate" is no test of erythrocytes).
+_ANATOMY = ("A01", "A02", "A03", "A04", "A05", "A06", "A07", "A08", "A09", "A10", "A14")
+
+
+def _anatomy(
+    vocabulary: MeshVocabulary, term: str, found: Sequence[HeadingMapping]
+) -> list[HeadingMapping]:
+    """For a condition found as a whole, the heading of the body part its name starts
+    with ("rotator cuff tears" -> Rotator Cuff Injuries and Rotator Cuff), as searchers
+    add the structure to the injury."""
+    have = {m.heading for m in found}
+    head = normalize(term)
+    added = []
+    for part in _parts(vocabulary, term):
+        descriptor = vocabulary.descriptor(part.heading)
+        if descriptor is None or part.heading in have or head.endswith(part.matched):
+            continue
+        if any(n.startswith(_ANATOMY) for n in descriptor.tree_numbers):
+            have.add(part.heading)
+            added.append(part)
+    return added
+
+
+# An infection named after its organism: the organism's stem is the name less its ending
+# ("aspergillosis" -> "aspergill": Aspergillus; "schistosomiasis" -> Schistosoma).
+_INFECTION_ENDING = re.compile(r"(?:iasis|asis|osis)$")
+_INFECTIONS = "C01"
+_ORGANISMS = "B"
+MIN_STEM = 5
+
+
+def _organisms(
+    vocabulary: MeshVocabulary, term: str, found: Sequence[HeadingMapping]
+) -> list[HeadingMapping]:
+    """For an infection's heading, the heading of the organism that causes it, as
+    searchers OR the organism with the disease ("invasive aspergillosis" -> Aspergillosis
+    and Aspergillus)."""
+    added: list[HeadingMapping] = []
+    have = {m.heading for m in found}
+    for mapping in found:
+        descriptor = vocabulary.descriptor(mapping.heading)
+        if descriptor is None or not any(
+            n.startswith(_INFECTIONS) for n in descriptor.tree_numbers
+        ):
+            continue
+        for word in normalize(descriptor.name.split(",")[0]).split():
+            stem = _INFECTION_ENDING.sub("", word)
+            if stem == word or len(stem) < MIN_STEM:
+                continue
+            candidates = vocabulary.named_with_prefix(stem, _ORGANISMS)
+            if candidates and candidates[0].name not in have:
+                have.add(candidates[0].name)
+                added.append(HeadingMapping(term, candidates[0].name, "organism", mapping.heading))
+            break
+    return added
 
 
 def _broader_headings(

@@ -112,7 +112,55 @@ _MESH_WORDS = {
     "ultrasound": "ultrasonography",
     "stones": "calculi",
     "stone": "calculi",
+    "transplant": "transplantation",
+    "transplants": "transplantation",
+    # An organ's adjective where MeSH names the organ ("hepatic fibrosis" -> "liver
+    # fibrosis", an entry term of Liver Cirrhosis; "renal colic" -> "kidney colic").
+    "hepatic": "liver",
+    "renal": "kidney",
+    "gastric": "stomach",
+    "pulmonary": "lung",
+    "cardiac": "heart",
+    "cerebral": "brain",
+    "ocular": "eye",
+    "cutaneous": "skin",
+    "dental": "tooth",
 }
+
+
+# Standard abbreviations of tests, imaging and markers that MeSH lists no entry term for
+# in capitals (so "PET" alone would meet Pets): looked up spelled out.
+ABBREVIATIONS = {
+    "PET": "positron emission tomography",
+    "CT": "computed tomography",
+    "MRI": "magnetic resonance imaging",
+    "SPECT": "single photon emission computed tomography",
+    "EUS": "endoscopic ultrasonography",
+    "OCT": "optical coherence tomography",
+    "PCR": "polymerase chain reaction",
+    "ECG": "electrocardiography",
+    "EKG": "electrocardiography",
+    "EEG": "electroencephalography",
+    "CSF": "cerebrospinal fluid",
+    "HPV": "human papillomavirus",
+    "MTB": "mycobacterium tuberculosis",
+    "ELISA": "enzyme-linked immunosorbent assay",
+    "FNA": "fine-needle aspiration biopsy",
+    "CEA": "carcinoembryonic antigen",
+    "PSA": "prostate-specific antigen",
+    "CRP": "C-reactive protein",
+    "ESR": "erythrocyte sedimentation rate",
+    "AFP": "alpha-fetoproteins",
+    "BNP": "brain natriuretic peptide",
+}
+
+
+def spelled_out(term: str) -> str | None:
+    """The term with its known abbreviations spelled out, ``None`` when it has none."""
+    words = words_of(term)
+    if not any(w in ABBREVIATIONS for w in words):
+        return None
+    return " ".join(ABBREVIATIONS.get(w, w) for w in words)
 
 
 def mesh_wording(key: str) -> str:

@@ -42,6 +42,7 @@ from scholarstream.mesh._text import (
     normalize,
     number_variants,
     singular_word,
+    spelled_out,
     us_spelling,
     us_word,
 )
@@ -54,11 +55,13 @@ FUZZY_CUTOFF = 92.0
 FUZZY_MIN_LENGTH = 6
 _DIGITS = re.compile(r"\d+")
 
-MatchKind = Literal["exact", "inverted", "entry", "spelling", "wording", "word form", "fuzzy"]
+MatchKind = Literal[
+    "exact", "inverted", "entry", "spelling", "wording", "word form", "abbreviation", "fuzzy"
+]
 """How a term met its descriptor: its preferred name, the name inverted ("type 2 diabetes
 mellitus"), an entry term ("heart attack"), the term in US spelling, in MeSH's words
 ("ultrasound" -> "ultrasonography"), its last word made singular or plural, or a close
-spelling of the name."""
+spelling of the name; "abbreviation": a standard abbreviation spelled out ("PET")."""
 
 
 @dataclass(frozen=True)
@@ -295,6 +298,28 @@ class MeshVocabulary:
                 return []
         return [index.rows[p] for p in sorted(positions or ())]
 
+    def named_with_prefix(self, prefix: str, branch: str) -> list[MeshDescriptor]:
+        """Descriptors of one branch of the tree (``branch``: a tree number's start, "B"
+        for organisms) with a word of their name starting with ``prefix`` (lower case, US
+        spelling), shortest name first."""
+        index = self._loaded()
+        found: dict[int, None] = {}
+        for word, positions in index.words.items():
+            if word.startswith(prefix):
+                for position in positions:
+                    row = index.rows[position]
+                    if any(n.startswith(branch) for n in row.tree_numbers):
+                        found.setdefault(position)
+        rows = [index.rows[p] for p in found]
+        return sorted(rows, key=lambda d: (len(d.name), d.name))
+
+    @staticmethod
+    def is_narrower(descriptor: MeshDescriptor, broader: MeshDescriptor) -> bool:
+        """Whether ``descriptor`` sits anywhere under ``broader`` in the tree."""
+        return any(
+            n.startswith(b + ".") for n in descriptor.tree_numbers for b in broader.tree_numbers
+        )
+
     def broader(self, descriptor: MeshDescriptor) -> list[MeshDescriptor]:
         """The descriptor's parents in the tree, once each."""
         found: dict[str, MeshDescriptor] = {}
@@ -335,6 +360,9 @@ class MeshVocabulary:
         if (found := self.lookup(term)) is not None:
             return found
         abbreviated = has_abbreviation(term)
+        spelled = spelled_out(term) if abbreviated else None
+        if spelled is not None and (found := self.match(spelled, fuzzy=False)) is not None:
+            return MeshMatch(found.descriptor, "abbreviation", key=normalize(spelled))
         american = us_spelling(key)
         if not abbreviated and american != key and (found := self.lookup(american)):
             return MeshMatch(found.descriptor, "spelling", key=american)

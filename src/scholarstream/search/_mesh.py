@@ -1,7 +1,28 @@
 """MeSH for the search: the vocabulary and the concept mapping live in ``scholarstream.mesh``
-(the MeSH that ships with the package, or the file ``search.mesh_file`` names)."""
+(the MeSH that ships with the package, or the file ``search.mesh_file`` names).
+
+Here, what a question says around its concepts, as searchers map it (``question_mesh``):
+
+- a narrower heading the question names: a concept's heading, and under it in the tree a
+  heading whose name or entry term the question's words spell out ("dementia with Lewy
+  bodies": Dementia, and Lewy Body Disease under it);
+- ideas the concept reader passes over because they say how a question asks, searched
+  as a concept of their own (AND) when the question states them: diagnostic accuracy
+  (Sensitivity and Specificity), the stage, recurrence or nodal spread of a cancer the
+  question names;
+- the people a question is about, when a concept names them ("in children": Child;
+  Adult, Aged, Infant, Adolescent, Pregnancy), never from an instrument's name ("...
+  Cognitive Decline in the Elderly (IQCODE)").
+
+Both rule and model strategies get the same headings from here.
+"""
 
 from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
 
 from scholarstream.mesh import (
     ConceptMapping,
@@ -10,7 +31,10 @@ from scholarstream.mesh import (
     MeshMatch,
     MeshVocabulary,
     map_concept,
+    normalize,
+    us_spelling,
 )
+from scholarstream.understanding import find_abbreviations
 
 __all__ = [
     "ConceptMapping",
@@ -18,5 +42,259 @@ __all__ = [
     "MeshDescriptor",
     "MeshMatch",
     "MeshVocabulary",
+    "QuestionConcept",
+    "QuestionMesh",
     "map_concept",
+    "map_question",
 ]
+
+QuestionRole = Literal["population", "outcome", "other"]
+# The longest run of the question's words looked up as a narrower heading.
+MAX_SPAN = 5
+MIN_WORD_LENGTH = 4
+_NEOPLASMS = "C04"
+
+
+@dataclass(frozen=True)
+class QuestionConcept:
+    """An idea of the question searched as a concept of its own, with its heading."""
+
+    term: str
+    synonyms: tuple[str, ...]
+    mapping: ConceptMapping
+    role: QuestionRole = "other"
+
+
+@dataclass(frozen=True)
+class _Rule:
+    pattern: re.Pattern[str]
+    term: str
+    synonyms: tuple[str, ...]
+    heading: str
+    role: QuestionRole = "other"
+    needs: str | None = None
+    """A branch of the tree one of the question's concepts must map to ("C04": a cancer)."""
+
+
+def _rule(
+    pattern: str,
+    term: str,
+    synonyms: tuple[str, ...],
+    heading: str,
+    *,
+    role: QuestionRole = "other",
+    needs: str | None = None,
+) -> _Rule:
+    return _Rule(re.compile(pattern, re.I), term, synonyms, heading, role, needs)
+
+
+_RULES = (
+    # The standard heading of diagnostic test accuracy searches, when the question asks
+    # about accuracy (not for "diagnosis of", which every diagnostic question says).
+    _rule(
+        r"\b(?:accuracy|sensitivity|specificity)\b",
+        "diagnostic accuracy",
+        ("sensitivity", "specificity"),
+        "Sensitivity and Specificity",
+        role="outcome",
+    ),
+    _rule(
+        r"\bstag(?:e|es|ing)\b",
+        "staging",
+        ("stage",),
+        "Neoplasm Staging",
+        needs=_NEOPLASMS,
+    ),
+    _rule(
+        r"\brecurren(?:t|ce)\b|\brelaps(?:e|ed|ing)\b",
+        "recurrence",
+        ("recurrent", "relapse"),
+        "Neoplasm Recurrence, Local",
+        needs=_NEOPLASMS,
+    ),
+    _rule(
+        r"\b(?:lymph[ -]?nodes?|nodal)\s+(?:involvement|metastas[ie]s|spread)\b",
+        "lymph node metastasis",
+        ("nodal metastasis", "lymph node involvement"),
+        "Lymphatic Metastasis",
+        needs=_NEOPLASMS,
+    ),
+    # The people a question is about: their age group, or pregnancy.
+    _rule(
+        r"\b(?:children|child|paediatric|pediatric|schoolchildren)\b",
+        "children",
+        ("child", "paediatric", "pediatric"),
+        "Child",
+        role="population",
+    ),
+    _rule(
+        r"\b(?:newborns?|neonates?|neonatal)\b",
+        "newborn",
+        ("neonate", "neonatal"),
+        "Infant, Newborn",
+        role="population",
+    ),
+    _rule(r"\binfants?\b", "infants", ("infant",), "Infant", role="population"),
+    _rule(
+        r"\b(?:adolescents?|teenagers?)\b",
+        "adolescents",
+        ("adolescent", "teenager"),
+        "Adolescent",
+        role="population",
+    ),
+    _rule(
+        r"\b(?:older|elderly|aged)\s+(?:people|persons|adults|patients|women|men)\b"
+        r"|\b(?:the\s+)?elderly\b",
+        "older people",
+        ("elderly", "older adults", "aged"),
+        "Aged",
+        role="population",
+    ),
+    _rule(
+        r"(?<!older )(?<!elderly )\badults?\b",
+        "adults",
+        ("adult",),
+        "Adult",
+        role="population",
+    ),
+    _rule(
+        r"\bpregnan(?:cy|cies|t(?:\s+(?:women|people|patients|persons))?)\b",
+        "pregnancy",
+        ("pregnant",),
+        "Pregnancy",
+        role="population",
+    ),
+)
+
+
+def _own_words(question: str) -> str:
+    """The question without the long forms of its abbreviations ("Informant
+    Questionnaire on Cognitive Decline in the Elderly (IQCODE)" names an instrument, not
+    the people the question is about)."""
+    text, abbreviations = find_abbreviations(question)
+    for long_form in abbreviations.long_to_short:
+        text = re.sub(rf"\b{re.escape(long_form)}\b", " ", text, flags=re.I)
+    return text
+
+
+def _attached(mapping: ConceptMapping, heading: str, said: str) -> ConceptMapping:
+    found = HeadingMapping(mapping.concept, heading, "entry term", said)
+    return ConceptMapping(mapping.concept, (*mapping.mappings, found))
+
+
+def _question_rules(
+    vocabulary: MeshVocabulary,
+    text: str,
+    mappings: list[ConceptMapping],
+) -> tuple[list[ConceptMapping], list[QuestionConcept]]:
+    """The rules' headings: on the concept that is the rule's words ("children"), else
+    as a concept of their own; none that a concept already searches."""
+    have = {h for m in mappings for h in m.headings}
+    branches = {
+        n
+        for m in mappings
+        for h in m.headings
+        if (d := vocabulary.descriptor(h)) is not None
+        for n in d.tree_numbers
+    }
+    extra: list[QuestionConcept] = []
+    for rule in _RULES:
+        match = rule.pattern.search(text)
+        descriptor = vocabulary.descriptor(rule.heading)
+        if match is None or descriptor is None or descriptor.name in have:
+            continue
+        if rule.needs is not None and not any(n.startswith(rule.needs) for n in branches):
+            continue
+        said = " ".join(match.group(0).lower().split())
+        have.add(descriptor.name)
+        owner = next(
+            (i for i, m in enumerate(mappings) if rule.pattern.fullmatch(m.concept.strip())),
+            None,
+        )
+        if owner is not None:
+            mappings[owner] = _attached(mappings[owner], descriptor.name, said)
+            continue
+        if rule.role == "population":
+            continue  # people the reader kept out of the concepts: no block of their own
+        mapping = ConceptMapping(
+            rule.term, (HeadingMapping(rule.term, descriptor.name, "entry term", said),)
+        )
+        synonyms = tuple(dict.fromkeys(s for s in (said, *rule.synonyms) if s != rule.term))
+        extra.append(QuestionConcept(rule.term, synonyms, mapping, rule.role))
+    return mappings, extra
+
+
+def _spans(text: str) -> list[str]:
+    words = us_spelling(normalize(text)).split()
+    spans = []
+    for size in range(MAX_SPAN, 0, -1):
+        for start in range(len(words) - size + 1):
+            span = words[start : start + size]
+            if size == 1 and len(span[0]) < MIN_WORD_LENGTH:
+                continue
+            spans.append(" ".join(span))
+    return spans
+
+
+def _with_narrower(
+    vocabulary: MeshVocabulary, mapping: ConceptMapping, spans: Sequence[str], taken: set[str]
+) -> ConceptMapping:
+    """The concept's mapping and, under its headings, the narrower headings the
+    question's words name (``taken``: headings other concepts search already)."""
+    above = [
+        d
+        for m in mapping.mappings
+        if m.how not in ("broader", "organism")
+        and (d := vocabulary.descriptor(m.heading)) is not None
+    ]
+    if not above:
+        return mapping
+    have = set(mapping.headings) | taken
+    added: list[HeadingMapping] = []
+    for span in spans:
+        matched = vocabulary.match(span, fuzzy=False)
+        if matched is None or matched.heading in have:
+            continue
+        if any(vocabulary.is_narrower(matched.descriptor, d) for d in above):
+            have.add(matched.heading)
+            added.append(HeadingMapping(mapping.concept, matched.heading, "narrower", span))
+    return ConceptMapping(mapping.concept, (*mapping.mappings, *added)) if added else mapping
+
+
+@dataclass(frozen=True)
+class QuestionMesh:
+    """A question's MeSH: each concept's mapping (in the concepts' order), and the ideas
+    searched as concepts of their own."""
+
+    concepts: tuple[ConceptMapping, ...]
+    extra: tuple[QuestionConcept, ...] = ()
+
+    @property
+    def mappings(self) -> list[ConceptMapping]:
+        return [*self.concepts, *(q.mapping for q in self.extra)]
+
+
+def map_question(
+    vocabulary: MeshVocabulary,
+    question: str,
+    concepts: Sequence[tuple[str, Sequence[str]]],
+    *,
+    limit: int = 3,
+) -> QuestionMesh:
+    """The MeSH of a question's concepts (``(term, synonyms)`` each): every concept by
+    ``map_concept`` (a lone concept may take a generic heading), the narrower headings
+    the question names under them, and the headings of what it says beside them."""
+    alone = len(concepts) == 1
+    mappings = [
+        map_concept(vocabulary, term, synonyms, limit=limit, allow_generic=alone)
+        for term, synonyms in concepts
+    ]
+    if not vocabulary:
+        return QuestionMesh(tuple(mappings))
+    text = _own_words(question)
+    spans = _spans(text)
+    for index, mapping in enumerate(mappings):
+        taken = {h for i, m in enumerate(mappings) if i != index for h in m.headings}
+        mappings[index] = _with_narrower(vocabulary, mapping, spans, taken)
+    mappings, extra = _question_rules(vocabulary, text, mappings)
+    return QuestionMesh(tuple(mappings), tuple(extra))

@@ -220,14 +220,16 @@ class LLMQueryBuilder:
         return "\n".join(lines)
 
     def _mesh_notes(self, data: QueryBuilderInput) -> str:
+        """Each concept's headings as the rule builder maps them (entry terms, phrase
+        parts, the tree, the question's own words), and the ideas of the question the
+        rules search as concepts of their own."""
         if not self.mesh:
             return "(no MeSH vocabulary is available: use [tiab] terms only)"
-        lines = []
-        for concept in data.intent.concepts:
-            headings = self.mesh.headings(concept.all_terms, fuzzy=False) or self.mesh.headings(
-                [concept.term]
-            )
-            lines.append(f"- {concept.term}: {', '.join(headings) or 'none found'}")
+        found = self.fallback.question_mesh(data.intent)
+        lines = [
+            f"- {mapping.concept}: {', '.join(mapping.headings) or 'none found'}"
+            for mapping in found.mappings
+        ]
         return "\n".join(lines) or "(no concepts)"
 
     @staticmethod

@@ -17,7 +17,13 @@ from dataclasses import dataclass, replace
 from rapidfuzz import fuzz
 
 from scholarstream.errors import ConflictError, InvalidInputError
-from scholarstream.search._mesh import ConceptMapping, MeshVocabulary, map_concept
+from scholarstream.search._mesh import (
+    ConceptMapping,
+    MeshVocabulary,
+    QuestionMesh,
+    map_concept,
+    map_question,
+)
 from scholarstream.search.core import (
     Concept,
     ConceptBlock,
@@ -137,6 +143,7 @@ class RuleQueryBuilder:
         self.results_per_source = results_per_source
         self._today = today
         self._mesh_cache: dict[str, ConceptMapping] = {}
+        self._question_cache: dict[str, QuestionMesh] = {}
         self._mapped: dict[str, ConceptMapping] = {}
 
     async def build(self, data: QueryBuilderInput) -> SearchStrategy:
@@ -185,8 +192,31 @@ class RuleQueryBuilder:
         self._mapped[concept.term.lower()] = mapping
         return mapping
 
-    def _draft(self, concept: Concept, intent: ParsedIntent | None, *, alone: bool) -> DraftConcept:
-        mapping = self.mapping(concept, alone=alone)
+    def question_mesh(self, intent: ParsedIntent) -> QuestionMesh:
+        """The MeSH of the question: its concepts' headings, the narrower headings its
+        words name, and what it says beside its concepts that searchers give a heading
+        (diagnostic accuracy, a cancer's stage, the people it is about)."""
+        concepts = intent.concepts or [Concept(term=intent.topic)]
+        pairs = [(c.term, tuple(c.synonyms)) for c in concepts]
+        key = repr((intent.question, pairs))
+        if key not in self._question_cache:
+            self._question_cache[key] = map_question(
+                self.mesh, intent.question, pairs, limit=MAX_MESH_PER_CONCEPT
+            )
+        found = self._question_cache[key]
+        for mapping in found.mappings:
+            self._mapped[mapping.concept.lower()] = mapping
+        return found
+
+    def _draft(
+        self,
+        concept: Concept,
+        intent: ParsedIntent | None,
+        *,
+        alone: bool,
+        mapping: ConceptMapping | None = None,
+    ) -> DraftConcept:
+        mapping = mapping or self.mapping(concept, alone=alone)
         known = {t.lower() for t in concept.all_terms}
         added = tuple(s for s in mapping.synonyms if s.lower() not in known)
         return DraftConcept(
@@ -198,15 +228,25 @@ class RuleQueryBuilder:
         )
 
     def mappings(self, intent: ParsedIntent) -> list[ConceptMapping]:
-        """Every concept's MeSH mapping, in the intent's order (what the rationale shows)."""
-        concepts = intent.concepts or [Concept(term=intent.topic)]
-        return [self.mapping(c, alone=len(concepts) == 1) for c in concepts]
+        """Every concept's MeSH mapping, in the intent's order, then the question's own
+        (what the rationale shows)."""
+        return self.question_mesh(intent).mappings
 
     def _start(
         self, intent: ParsedIntent, reading: FeedbackReading
     ) -> tuple[Shape, tuple[str, ...]]:
         concepts = intent.concepts or [Concept(term=intent.topic)]
-        drafts = [self._draft(c, intent, alone=len(concepts) == 1) for c in concepts]
+        found = self.question_mesh(intent)
+        drafts = [
+            self._draft(c, intent, alone=len(concepts) == 1, mapping=m)
+            for c, m in zip(concepts, found.concepts, strict=True)
+        ]
+        drafts += [
+            DraftConcept(
+                term=q.term, synonyms=q.synonyms, mesh=tuple(q.mapping.headings), role=q.role
+            )
+            for q in found.extra
+        ]
         for term in reading.add_terms:
             index = _best_concept(term, drafts)
             target = drafts[index]
