@@ -277,3 +277,15 @@ async def test_the_llm_parser_refuses_an_empty_question_without_calling_the_mode
     with pytest.raises(InvalidInputError):
         await parser.parse("  ")
     assert calls == []
+
+
+def test_a_clinical_question_without_pico_phrasing_gets_pico_from_its_typed_slots() -> None:
+    intent = RuleIntentParser(today=TODAY).parse_now(
+        "dapagliflozin heart failure hospitalisation in older adults"
+    )
+    assert intent.pico is not None
+    assert intent.pico.intervention == "dapagliflozin"
+    assert intent.pico.population == "older adults with heart failure"
+    assert intent.pico.outcome == "hospitalisation"
+    # Not a clinical question: no PICO is invented.
+    assert RuleIntentParser(today=TODAY).parse_now("graph neural networks").pico is None

@@ -248,7 +248,7 @@ def read_message(text: str, today: dt.date | None = None) -> MessageReading:
             text_value = lex.ASPECT_FORMS.get(part.lower(), part)
             found.append((chunk.start + offset, SlotValue(kind=kind, text=text_value), chunk.lead))
     found.sort(key=lambda item: item[0])
-    values = [_with_mesh(v) for _, v, _ in found]
+    values = _compared([_with_mesh(v) for _, v, _ in found], [at for at, _, _ in found], plain)
     return MessageReading(
         text=plain,
         values=tuple(values),
@@ -297,7 +297,7 @@ def _cut_dates(text: str, today: dt.date) -> tuple[str, int | None, int | None, 
     if year_from is not None and year_to is not None and year_from > year_to:
         year_from, year_to = year_to, year_from
     for phrase in reversed(phrases):
-        text = text[: phrase.start] + " , " + text[phrase.end :]
+        text = _blank(text, phrase.start, phrase.end)
     return text, year_from, year_to, True
 
 
@@ -484,9 +484,17 @@ def is_name(text: str) -> bool:
 
 
 def _parts(chunk: str) -> list[tuple[int, str, SlotKind]]:
-    """A chunk as one value, or two when it ends in aspect words after a condition or an
+    """A chunk as one value, or several: a drug's name before a condition
+    ("dapagliflozin heart failure"), and aspect words after a condition or an
     intervention ("cytokine release syndrome rates": the condition, and "rates")."""
     words = chunk.split()
+    if len(words) > 1 and _is_intervention_word(words[0].lower()):
+        rest = " ".join(words[1:])
+        # Not "insulin therapy" (one intervention) nor "taurine deficiency" (a condition).
+        if _kind_of(rest) != "intervention" and rest.lower() not in lex.CONDITION_HEADS:
+            shift = len(words[0]) + 1
+            parts = [(shift + offset, part, kind) for offset, part, kind in _parts(rest)]
+            return [(0, words[0], "intervention"), *parts]
     tail = 0
     while tail < len(words) - 1 and words[len(words) - 1 - tail].lower() in lex.ASPECT_WORDS:
         tail += 1
@@ -534,6 +542,22 @@ def _is_condition_word(word: str) -> bool:
     if bare in lex.CONDITION_WORDS:
         return True
     return len(bare) > 5 and bare.endswith(lex.CONDITION_SUFFIXES)
+
+
+def _compared(values: list[SlotValue], starts: list[int], text: str) -> list[SlotValue]:
+    """In "X versus Y" (or "compared with", "vs"), an intervention after the comparison
+    word is X's comparator."""
+    cue = lex.COMPARISON.search(text)
+    if cue is None or not any(
+        v.kind == "intervention" and at < cue.start() for v, at in zip(values, starts, strict=True)
+    ):
+        return values
+    return [
+        v.model_copy(update={"kind": "comparator"})
+        if v.kind == "intervention" and at > cue.start()
+        else v
+        for v, at in zip(values, starts, strict=True)
+    ]
 
 
 def _with_mesh(value: SlotValue) -> SlotValue:
