@@ -297,3 +297,21 @@ def test_a_blocked_objective_shows_the_assistants_ask_and_the_failed_source(
         expect(ask).to_contain_text("The assistant asks: I'm stuck on")
         expect(ask).to_contain_text("Do you have a link, a document, a name")
         problems.assert_none()
+
+
+def test_a_date_follow_up_is_a_filter_the_answer_shows(
+    offline_server: Server, new_page: NewPage, problems: PageProblems
+) -> None:
+    with offline_server(LiteratureWorld()) as live:
+        page = new_page(live)
+        page.goto("/")
+        tray = _open_tray(page)
+        _ask(tray, FIRST)
+        dated = _ask(tray, "only since 2020")
+        expect(dated.get_by_test_id("chat-followup")).to_have_text(
+            f"Follow-up: read with the conversation's topic as “{TOPIC}”, published since 2020"
+        )
+        # The year is the sources' filter, not a word of the query.
+        lines = _searched_lines(dated)
+        expect(lines.first).to_contain_text(f"“{TOPIC}” (published 2020–)")
+        expect(lines.filter(has_text="2020”")).to_have_count(0)

@@ -35,13 +35,31 @@ function searchPhrase(query) {
   };
 }
 
+/** " (published 2015–)", " (published –2014)", " (published 2010–2015)" or "". */
+function years(query) {
+  const from = Number.isInteger(query.year_from) ? query.year_from : "";
+  const to = Number.isInteger(query.year_to) ? query.year_to : "";
+  if (from === "" && to === "") return "";
+  return from === to ? ` (published ${from})` : ` (published ${from}–${to})`;
+}
+
 function queryLine(query) {
   const { lead, outcome } = (PHRASES[query.tool] ?? searchPhrase)(query);
   const failed = query.ok === false;
+  const published = years(query);
   return el("li", { class: "chat-searched-line", dataset: { state: failed ? "failed" : "done", tool: query.tool ?? "" } },
     lead, el("span", { class: "chat-searched-query" }, `“${query.query ?? ""}”`),
+    published ? el("span", { class: "chat-searched-years" }, published) : null,
     failed ? el("span", { class: "chat-searched-failed" }, " — failed")
       : outcome ? el("span", { class: "muted" }, ` — ${outcome}`) : null);
+}
+
+/** How continuity corrected the model's queries, one line each (null when it did not). */
+function correctionList(continuity) {
+  const corrections = Array.isArray(continuity?.corrections) ? continuity.corrections : [];
+  if (corrections.length === 0) return null;
+  return el("ul", { class: "chat-corrections muted", dataset: { testid: "chat-corrections" }, "aria-label": "Query corrections" },
+    corrections.map((text) => el("li", {}, `Query corrected: ${text}`)));
 }
 
 /** The same query sent twice to the same place (by two tools) is one line. */
@@ -60,14 +78,17 @@ export function renderSearched(continuity) {
   const queries = Array.isArray(continuity?.queries) ? distinct(continuity.queries) : [];
   const followUp = FOLLOW_UP_INTENTS.has(continuity?.intent);
   if (queries.length === 0 && !followUp) return null;
+  const published = continuity?.published ? `, published ${continuity.published}` : "";
   const note = followUp
     ? el("p", { class: "chat-followup", dataset: { testid: "chat-followup", intent: continuity.intent },
         title: continuity.reason || null },
         "Follow-up: read with the conversation's topic",
-        continuity.refined_query ? [" as ", el("span", { class: "chat-searched-query" }, `“${continuity.refined_query}”`)] : null)
+        continuity.refined_query ? [" as ", el("span", { class: "chat-searched-query" }, `“${continuity.refined_query}”`)] : null,
+        published)
     : null;
   const list = queries.length
     ? el("ul", { class: "chat-searched-lines", "aria-label": "Searched" }, queries.map(queryLine))
     : null;
-  return el("div", { class: "chat-searched", dataset: { testid: "chat-searched" } }, note, list);
+  return el("div", { class: "chat-searched", dataset: { testid: "chat-searched" } }, note, list,
+    correctionList(continuity));
 }
