@@ -313,5 +313,5 @@ def test_a_date_follow_up_is_a_filter_the_answer_shows(
         )
         # The year is the sources' filter, not a word of the query.
         lines = _searched_lines(dated)
-        expect(lines.first).to_contain_text(f"“{TOPIC}” (published 2020–)")
+        expect(lines.first).to_contain_text(f"“{TOPIC}” (published 2020\u2013)")
         expect(lines.filter(has_text="2020”")).to_have_count(0)
