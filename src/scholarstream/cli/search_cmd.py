@@ -38,6 +38,9 @@ search_app = typer.Typer(
 )
 
 
+Question = Annotated[str, typer.Argument(help="What you are looking for, in your words.")]
+
+
 def register(app: typer.Typer) -> None:
     search_app.command(_RUN)(search)
     search_app.command("strategy")(strategy)
@@ -46,7 +49,7 @@ def register(app: typer.Typer) -> None:
 
 def search(
     ctx: typer.Context,
-    question: Annotated[str, typer.Argument(help="What you are looking for, in your words.")],
+    question: Question,
     source: Annotated[
         list[str] | None,
         typer.Option(
@@ -153,7 +156,7 @@ def search(
 
 def strategy(
     ctx: typer.Context,
-    question: Annotated[str, typer.Argument(help="What you are looking for, in your words.")],
+    question: Question,
     source: Annotated[
         list[str] | None,
         typer.Option(
