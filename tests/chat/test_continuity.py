@@ -221,3 +221,13 @@ def test_user_edits_of_objectives() -> None:
         change_objective(state, 99, ObjectiveChange(text="x"))
     with pytest.raises(ValidationError):
         ObjectiveChange()
+
+
+def test_a_closing_achieves_the_objective_and_searches_nothing() -> None:
+    state = ThreadState()
+    _turn(state, "melatonin for delirium in ICU patients", 3)
+    closing = begin_turn(state, "great, done.")
+    assert (closing.classification.intent, closing.steps) == ("closing", [])
+    finish_turn(state, closing, [], "Glad it helped.")
+    assert [o.status for o in state.objectives] == ["achieved"]
+    assert state.refined_query == "melatonin delirium ICU patients"  # the topic stays

@@ -25,7 +25,8 @@ OBJECTIVE_CHARS = 200
 def note_message(state: ThreadState, message: str, classification: Classification) -> None:
     """A new question opens an objective; a closing thank-you achieves the current one."""
     current = state.open_objectives()
-    if _DONE.search(message) and current:
+    closing = classification.intent == "closing" or bool(_DONE.search(message))
+    if closing and current:
         current[-1].status = "achieved"
         current[-1].evidence.append(f"The user said: {message.strip()[:120]}")
         return
