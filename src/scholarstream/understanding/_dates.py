@@ -87,6 +87,10 @@ def _last_year(_: re.Match[str], today: dt.date) -> DateRange:
     return DateRange(years_before(today, 1), today)
 
 
+def _this_year(_: re.Match[str], today: dt.date) -> DateRange:
+    return DateRange(dt.date(today.year, 1, 1), today)
+
+
 def _since(m: re.Match[str], _: dt.date) -> DateRange:
     return DateRange(_first(m.group(1)), None)
 
@@ -144,17 +148,24 @@ QUERY_DATES = DateGrammar(
         ),
         _form(
             rf"\b(?:in|over|during|within|from)?\s*(?:the\s+)?(?:last|past|previous)\s+{_COUNT}"
-            r"\s+years?\b",
+            r"\s+(?:years?|yrs?)\b",
             _last_years,
         ),
         _form(
             r"\b(?:in|over|during)?\s*(?:the\s+)?(?:last|past|previous)\s+decade\b", _last_decade
         ),
         _form(r"\b(?:in|over|during)?\s*(?:the\s+)?(?:last|past|previous)\s+year\b", _last_year),
-        _form(rf"\b(?:since|from|in\s+or\s+after|starting(?:\s+in)?)\s+{YEAR}\b", _since),
+        _form(r"\bthis\s+year\b", _this_year),
+        _form(
+            rf"\b(?:since|from|in\s+or\s+after|starting(?:\s+in)?)\s+(?:the\s+)?{YEAR}\b",
+            _since,
+        ),
         _form(rf"\b(?:after)\s+{YEAR}\b", _after),
         _form(rf"\b{YEAR}\s*(?:onwards?|or\s+later|and\s+later|or\s+after|\+)", _since),
-        _form(rf"\b(?:before|prior\s+to)\s+{YEAR}\b", _before),
+        _form(
+            rf"\b{YEAR}\s+(?:to|until|through)\s+(?:the\s+)?(?:present|now|date|today)\b", _since
+        ),
+        _form(rf"\b(?:before|prior\s+to|pre)[\s-]+{YEAR}\b", _before),
         _form(rf"\b(?:until|through|up\s+to|by)\s+{YEAR}\b", _until),
         _form(rf"\b(?:published\s+)?in\s+{YEAR}\b", _in_year),
     ),

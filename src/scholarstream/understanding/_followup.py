@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from scholarstream.understanding import _lexicon as lex
 from scholarstream.understanding._slot_kind import SlotKind
 from scholarstream.understanding._topic import (
     MessageReading,
@@ -28,6 +27,8 @@ TurnReading = Literal["new_question", "slot_fill", "followup_continuation", "clo
 # Without a follow-up cue, a statement of this many words naming a subject of its own is
 # a new question; a shorter one ("rare diseases specifically") narrows the topic.
 NEW_QUESTION_WORDS = 9
+# The kinds a capitalised name stands for, in order.
+NAMED: tuple[SlotKind, ...] = ("place", "organisation")
 # Leads that make a condition the topic's condition ("in heart failure", "for psoriasis").
 _INDICATION_LEADS = frozenset({"in", "for", "with", "among", "against", "during", "after"})
 _SCOPE_KINDS: tuple[SlotKind, ...] = (
@@ -232,25 +233,19 @@ def _unknown_in_follow_up(
     thread: TopicReading, message: MessageReading, value: SlotValue, lead: str
 ) -> SlotValue:
     """A phrase no word list or MeSH places. A name offered on its own ("and Quebec?",
-    "what about Pfizer", "and in Scotland, SMC?") stands in for the topic's value of a
-    named kind: a place, an organisation, or else the intervention. A word offered
-    on its own terms ("and fisetin?", "how do prime editors compare?") that does not read
-    as a property ("neurotoxicity", "pricing") stands in for the intervention (or the
-    topic's main subject). Anything else asks about an aspect of the topic."""
+    "what about Pfizer", "and in Scotland, SMC?") stands in for the topic's place or
+    organisation. Anything else asks about an aspect of the topic: it is added, and
+    replaces the previous aspect."""
     if message.adds:
         return value
     offered = not lead and (message.elliptical or message.compares)
     if offered and (is_name(value.text) or value.text.isupper()):
-        # A capitalised name is a place, an organisation or a product; an acronym is not
-        # a place.
-        kinds: tuple[SlotKind, ...] = ("place", "organisation", "intervention")
-        for kind in kinds[1:] if value.text.isupper() else kinds:
+        # A capitalised name is a place or an organisation where the topic has one; an
+        # acronym is not a place.
+        kinds: tuple[SlotKind, ...] = ("organisation",) if value.text.isupper() else NAMED
+        for kind in kinds:
             if thread.of(kind):
                 return value.model_copy(update={"kind": kind})
-    property_like = value.text.lower().endswith(lex.ASPECT_SUFFIXES)
-    if offered and not property_like and len(message.values) <= 2:
-        main = thread.of("intervention") or thread.subject()
-        return value.model_copy(update={"kind": main[0].kind})
     return value.model_copy(update={"kind": "aspect"})
 
 

@@ -82,6 +82,14 @@ DRUG_SUFFIXES = (
     "asvir",
     "tegravir",
     "navir",
+    "fenicol",
+    "tide",  # peptides: "tirzepatide", "exenatide"
+    # Procedures: "cholecystectomy", "arthroplasty", "colonoscopy".
+    "ectomy",
+    "otomy",
+    "ostomy",
+    "plasty",
+    "scopy",
     "cel",  # CAR-T products: "ciltacabtagene autoleucel", "idecabtagene vicleucel"
 )
 INTERVENTION_WORDS = frozenset(
@@ -174,6 +182,13 @@ INTERVENTION_WORDS = frozenset(
 # A phrase ending in one of these names an intervention: "SGLT2 inhibitors", "CAR-T cell therapy".
 INTERVENTION_HEADS = frozenset(
     [
+        "repair",
+        "replacement",
+        "reconstruction",
+        "resection",
+        "fixation",
+        "dressings",
+        "dressing",
         "therapy",
         "therapies",
         "treatment",
@@ -231,6 +246,20 @@ INTERVENTION_HEADS = frozenset(
 )
 CONDITION_WORDS = frozenset(
     [
+        "bipolar",
+        "ptsd",
+        "ocd",
+        "gangrene",
+        "caries",
+        "burnout",
+        "delirium",
+        "concussion",
+        "suicidality",
+        "ketoacidosis",
+        "hernia",
+        "anorexia",
+        "bulimia",
+        "psychosis",
         "adhd",
         "aids",
         "alzheimer",
@@ -376,6 +405,11 @@ CONDITION_SUFFIXES = (
 # Aspects of a topic: a follow-up made of these asks about the topic in play.
 ASPECT_WORDS = frozenset(
     [
+        "profile",
+        "profiles",
+        "level",
+        "levels",
+        "utility",
         "main",
         "common",
         "key",
@@ -549,6 +583,10 @@ POPULATION_QUALIFIERS = (
 )
 # Head nouns of a population: "shift workers", "APOE4 homozygotes", "New Zealand herds".
 POPULATION_HEADS = (
+    "diabetics",
+    "asthmatics",
+    "epileptics",
+    "responders",
     "workers",
     "residents",
     "users",
@@ -908,8 +946,6 @@ QUESTION_VERBS = frozenset(
         "cover",
         "covers",
         "covered",
-        "lead",
-        "leads",
         "led",
         "change",
         "changes",
@@ -1088,3 +1124,6 @@ NARROWING = re.compile(
     r"narrow(?:ed)?(?: it)?(?: down)? to|limit(?:ed)? to|restrict(?:ed)? to|only|just)\b",
     re.I,
 )
+# A short fragment without a verb of a question ("GLP-1 agonists?", "Beijing?", "hip
+# too") follows on from the conversation: at most this many words.
+FRAGMENT_WORDS = 4

@@ -238,6 +238,9 @@ def read_message(text: str, today: dt.date | None = None) -> MessageReading:
         return MessageReading(text=plain, closing=True, word_count=len(tokens))
     found: list[tuple[int, SlotValue, str]] = []
     rest, year_from, year_to, dated = _cut_dates(plain, today)
+    opening = lex.ELLIPTICAL.search(rest)
+    if opening is not None:  # "what about X?": "about" does not lead into X
+        rest = _blank(rest, opening.start(1), opening.end(1))
     rest = _cut_scope(rest, found)
     for chunk in _chunks(rest):
         for offset, part, kind in _parts(chunk.text):
@@ -260,7 +263,7 @@ def read_message(text: str, today: dt.date | None = None) -> MessageReading:
         adds=bool(lex.ADDITION.search(plain)),
         compares=bool(lex.COMPARISON.search(plain)),
         switches=bool(lex.SWITCH.search(plain)),
-        elliptical=bool(lex.ELLIPTICAL.search(plain)),
+        elliptical=bool(lex.ELLIPTICAL.search(plain)) or _is_fragment(plain, tokens),
         narrows=bool(lex.NARROWING.search(plain)),
         refers_back=any(t in BACK_REFERENCES or t == "ones" for t in tokens),
         asks=bool(lex.QUESTION.search(plain)),
@@ -271,6 +274,11 @@ def without_dates(text: str) -> str:
     """``text`` without its date phrases ("... dogs since 2015" -> "... dogs")."""
     rest, *_ = _cut_dates(text, dt.date.today())
     return " ".join(rest.replace(" , ", " ").split()).strip(" ,")
+
+
+def _is_fragment(plain: str, tokens: list[str]) -> bool:
+    """A few words with no question or request verb: "GLP-1 agonists?", "Beijing?"."""
+    return 0 < len(tokens) <= lex.FRAGMENT_WORDS and not lex.QUESTION.search(plain)
 
 
 def _is_closing(plain: str, tokens: list[str]) -> bool:
@@ -514,6 +522,12 @@ def _kind_of(chunk: str) -> SlotKind | None:
         return None
     if chunk.lower() in lex.ASPECT_FORMS:
         return "aspect"
+    if (
+        len(words) == 1
+        and words[0].endswith(lex.ASPECT_SUFFIXES[:4])
+        and not (_is_condition_word(words[0]) or _is_intervention_word(words[0]))
+    ):
+        return "aspect"  # "portability", "effectiveness", "adherence", "persistence"
     head = words[-1]
     if all(w in lex.ASPECT_WORDS for w in words):
         return "aspect"

@@ -34,13 +34,21 @@ def read_turn(
     """How ``text`` reads against the thread, what the thread is about after it, and the
     message's own reading."""
     message = read_message(text, today)
-    follow_up = follow(thread_topic(state, today), message)
+    thread = thread_topic(state, today)
+    last = state.last_turns[-1] if state.last_turns else None
+    if last is not None and last.intent == "closing" and not _follows_on(message):
+        thread = None  # "thanks, that's all" closed that topic: a subject now is a new one
+    follow_up = follow(thread, message)
     classification = Classification(
         intent=follow_up.reading,
         reason=follow_up.reason,
         slots=Scope.of_topic(message.as_topic()),
     )
     return classification, follow_up, message
+
+
+def _follows_on(message: MessageReading) -> bool:
+    return message.refers_back or message.adds or message.compares or not message.subject()
 
 
 def classify_message(text: str, state: ThreadState, today: dt.date | None = None) -> Classification:
