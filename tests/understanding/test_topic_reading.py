@@ -19,7 +19,7 @@ TODAY = dt.date(2026, 11, 27)
 def _chain(*messages: str) -> list[tuple[str, TopicReading]]:
     """Each message's reading and the topic after it."""
     topic: TopicReading | None = None
-    steps = []
+    steps: list[tuple[str, TopicReading]] = []
     for message in messages:
         step = follow(topic, read_message(message, TODAY))
         topic = step.topic
