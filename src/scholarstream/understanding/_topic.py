@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
@@ -208,7 +208,6 @@ class MessageReading:
     narrows: bool = False
     asks: bool = False
     word_count: int = 0
-    notes: tuple[str, ...] = field(default=())
 
     def of(self, kind: SlotKind) -> list[SlotValue]:
         return [v for v in self.values if v.kind == kind]
