@@ -133,7 +133,7 @@ class SlotValue(BaseModel):
     """One value of a slot, as the user wrote it, with its MeSH heading when one exists."""
 
     kind: SlotKind
-    text: str = Field(min_length=1, max_length=200)
+    text: str = Field(min_length=1)
     heading: str | None = None
 
     def same_as(self, other: SlotValue) -> bool:
