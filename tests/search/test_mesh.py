@@ -207,3 +207,23 @@ def test_a_condition_named_after_a_body_part_brings_the_part(mesh: MeshVocabular
 def test_standard_abbreviations_in_a_phrase(mesh: MeshVocabulary) -> None:
     assert "Positron-Emission Tomography" in headings(mesh, "11C-PIB-PET")
     assert "Carcinoembryonic Antigen" in headings(mesh, "blood CEA")
+
+
+def test_an_organism_brings_the_infection_named_after_it(mesh: MeshVocabulary) -> None:
+    mapping = map_concept(mesh, "human papillomavirus")
+    assert mapping.headings[:2] == ["Human Papillomavirus Viruses", "Papillomavirus Infections"]
+    assert mapping.mappings[1].how == "infection"
+    assert "the infection Human Papillomavirus Viruses causes" in mapping.mappings[1].describe()
+    # A word of the organism's name that is an infection's own heading comes first.
+    assert "Tuberculosis" in map_concept(mesh, "Mycobacterium tuberculosis").headings
+
+
+def test_an_anti_disease_drug_class_brings_the_disease(mesh: MeshVocabulary) -> None:
+    found = map_concept(mesh, "second-line anti-tuberculosis drugs").headings
+    assert found[:2] == ["Antitubercular Agents", "Tuberculosis"]
+    assert "Mycobacterium tuberculosis" in found
+    # Only a disease: "anti-inflammatory agents" names no condition to add.
+    assert map_concept(mesh, "anti-inflammatory agents").headings[0].startswith("Anti-Inflam")
+    assert all(
+        not h.startswith("Inflammation") for h in map_concept(mesh, "anti-inflammatory agents").headings
+    )

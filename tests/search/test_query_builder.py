@@ -635,6 +635,18 @@ def test_what_the_question_says_beside_its_concepts(packaged: MeshVocabulary) ->
     assert "Aged" not in str(instrument)
 
 
+def test_resistance_and_conditions_named_the_other_way_round(packaged: MeshVocabulary) -> None:
+    builder = RuleQueryBuilder(sources=["pubmed"], mesh=packaged, today=TODAY)
+    resistant = _mesh_of(builder, "Xpert assay for pulmonary tuberculosis and rifampicin resistance")
+    found = [h for hs in resistant.values() for h in hs]
+    assert "Tuberculosis, Multidrug-Resistant" in found
+    # No resistance asked: no resistant form.
+    plain = _mesh_of(builder, "Xpert assay for pulmonary tuberculosis in adults")
+    assert "Multidrug" not in str(plain)
+    lewy = _mesh_of(builder, "Dopamine transporter imaging for dementia with Lewy bodies")
+    assert "Lewy Body Disease" in lewy["dementia"]
+
+
 async def test_the_question_s_ideas_are_searched_with_and(packaged: MeshVocabulary) -> None:
     builder = RuleQueryBuilder(sources=["pubmed"], mesh=packaged, today=TODAY)
     intent = RuleIntentParser(today=TODAY).parse_now(

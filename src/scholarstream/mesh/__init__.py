@@ -20,6 +20,7 @@ from scholarstream.mesh._text import (
     has_abbreviation,
     natural_orders,
     normalize,
+    singular_word,
     us_spelling,
 )
 from scholarstream.mesh._vocabulary import (
@@ -50,5 +51,6 @@ __all__ = [
     "natural_orders",
     "normalize",
     "packaged_file",
+    "singular_word",
     "us_spelling",
 ]

@@ -47,6 +47,7 @@ MappingKind = Literal[
     "near spelling",
     "broader",
     "organism",
+    "infection",
     "narrower",
 ]
 MAX_PARTS = 2
@@ -166,6 +167,8 @@ class HeadingMapping:
             return f"'{self.term}' -> {self.heading} ({self.how}{via})"
         if self.how == "organism":
             return f"'{self.term}' -> {self.heading} (the organism that causes {self.matched})"
+        if self.how == "infection":
+            return f"'{self.term}' -> {self.heading} (the infection {self.matched} causes)"
         if self.how == "narrower":
             return f"'{self.term}' -> {self.heading} (narrower heading the question names)"
         if self.how == "phrase part":
@@ -380,8 +383,33 @@ def map_concept(
         found += _anatomy(vocabulary, term, found)
     if broader:
         found += _broader_headings(vocabulary, term, found)
+    found += _treated_disease(vocabulary, term, found)
     found += _organisms(vocabulary, term, found)
     return ConceptMapping(term, tuple(found))
+
+
+_AGAINST = re.compile(r"\banti[- ]?([a-z]{5,}(?:\s+[a-z]{5,})?)", re.I)
+_DISEASES = "C"
+
+
+def _treated_disease(
+    vocabulary: MeshVocabulary, term: str, found: Sequence[HeadingMapping]
+) -> list[HeadingMapping]:
+    """The disease an "anti-<disease>" drug class names ("second-line anti-tuberculosis
+    drugs" -> Antitubercular Agents and Tuberculosis), as searchers pair a drug class
+    with the disease it treats."""
+    said = _AGAINST.search(term)
+    if said is None:
+        return []
+    have = {m.heading for m in found}
+    words = said.group(1).split()
+    for size in range(len(words), 0, -1):
+        matched = vocabulary.match(" ".join(words[:size]), fuzzy=False)
+        if matched is None or matched.heading in have or not _usable(matched.descriptor):
+            continue
+        if any(n.startswith(_DISEASES) for n in matched.descriptor.tree_numbers):
+            return [_mapping(term, matched, "phrase part")]
+    return []
 
 
 # Branches of the anatomy tree a condition is named after: body regions, the
@@ -417,19 +445,54 @@ _ORGANISMS = "B"
 MIN_STEM = 5
 
 
+# Words of an organism's name that name no particular one ("Human Papillomavirus Viruses").
+_ORGANISM_GENERIC = frozenset("human virus viruses bacteria bacterium species".split())
+
+
+def _infection_of(vocabulary: MeshVocabulary, organism: MeshDescriptor) -> MeshDescriptor | None:
+    """The infection heading named after an organism: a word of its name that is an
+    infection's heading ("Mycobacterium tuberculosis" -> Tuberculosis), else "<word>
+    Infections" ("Human Papillomavirus Viruses" -> Papillomavirus Infections)."""
+    words = [
+        w
+        for w in normalize(organism.name.split(",")[0]).split()
+        if w not in _ORGANISM_GENERIC and len(w) >= MIN_STEM
+    ]
+    for word in words:
+        named = vocabulary.descriptor(word)
+        if named is not None and any(n.startswith(_INFECTIONS) for n in named.tree_numbers):
+            return named
+    for word in words:
+        infections = [
+            d
+            for d in vocabulary.named_with({word, "infection"})
+            if any(n.startswith(_INFECTIONS) for n in d.tree_numbers)
+        ]
+        if infections:
+            return min(infections, key=lambda d: (len(d.name), d.name))
+    return None
+
+
 def _organisms(
     vocabulary: MeshVocabulary, term: str, found: Sequence[HeadingMapping]
 ) -> list[HeadingMapping]:
-    """For an infection's heading, the heading of the organism that causes it, as
-    searchers OR the organism with the disease ("invasive aspergillosis" -> Aspergillosis
-    and Aspergillus)."""
+    """For an infection's heading, the heading of the organism that causes it, and for an
+    organism's, the infection named after it, as searchers OR the organism with the
+    disease ("invasive aspergillosis" -> Aspergillosis and Aspergillus; "human
+    papillomavirus" -> Human Papillomavirus Viruses and Papillomavirus Infections)."""
     added: list[HeadingMapping] = []
     have = {m.heading for m in found}
     for mapping in found:
         descriptor = vocabulary.descriptor(mapping.heading)
-        if descriptor is None or not any(
-            n.startswith(_INFECTIONS) for n in descriptor.tree_numbers
-        ):
+        if descriptor is None:
+            continue
+        if any(n.startswith(_ORGANISMS) for n in descriptor.tree_numbers):
+            infection = _infection_of(vocabulary, descriptor)
+            if infection is not None and infection.name not in have:
+                have.add(infection.name)
+                added.append(HeadingMapping(term, infection.name, "infection", mapping.heading))
+            continue
+        if not any(n.startswith(_INFECTIONS) for n in descriptor.tree_numbers):
             continue
         for word in normalize(descriptor.name.split(",")[0]).split():
             stem = _INFECTION_ENDING.sub("", word)

@@ -32,6 +32,7 @@ from scholarstream.mesh import (
     MeshVocabulary,
     map_concept,
     normalize,
+    singular_word,
     us_spelling,
 )
 from scholarstream.understanding import find_abbreviations
@@ -224,9 +225,25 @@ def _question_rules(
     return mappings, extra
 
 
+# "dementia with Lewy bodies": MeSH names such a condition the other way round ("Lewy
+# body dementia").
+_NAMED_WITH = re.compile(r"\b([a-z]{4,}) with ([a-z]{3,}(?: [a-z]{3,})?)\b")
+
+
+def _inverted(text: str) -> list[str]:
+    """Each "<condition> with <feature>" of the text as "<feature> <condition>", the
+    feature's last word singular."""
+    forms = []
+    for condition, feature in _NAMED_WITH.findall(text):
+        words = feature.split()
+        words[-1] = singular_word(words[-1]) or words[-1]
+        forms.append(f"{' '.join(words)} {condition}")
+    return forms
+
+
 def _spans(text: str) -> list[str]:
     words = us_spelling(normalize(text)).split()
-    spans = []
+    spans = _inverted(" ".join(words))
     for size in range(MAX_SPAN, 0, -1):
         for start in range(len(words) - size + 1):
             span = words[start : start + size]
@@ -258,6 +275,34 @@ def _with_narrower(
         if any(vocabulary.is_narrower(matched.descriptor, d) for d in above):
             have.add(matched.heading)
             added.append(HeadingMapping(mapping.concept, matched.heading, "narrower", span))
+    return ConceptMapping(mapping.concept, (*mapping.mappings, *added)) if added else mapping
+
+
+_RESISTANCE = re.compile(r"\bresistan(?:t|ce)\b|\brefractory\b", re.I)
+MAX_RESISTANT = 2
+
+
+def _with_resistant(
+    vocabulary: MeshVocabulary, mapping: ConceptMapping, text: str, taken: set[str]
+) -> ConceptMapping:
+    """When the question asks about resistance, the resistant forms MeSH has under the
+    concept's headings or the heading above them ("rifampicin resistance" in pulmonary
+    tuberculosis: Tuberculosis, Multidrug-Resistant; "castration-resistant": Prostatic
+    Neoplasms, Castration-Resistant)."""
+    said = _RESISTANCE.search(text)
+    if said is None:
+        return mapping
+    found = [d for m in mapping.mappings if (d := vocabulary.descriptor(m.heading)) is not None]
+    above = [*found, *(parent for d in found for parent in vocabulary.broader(d))]
+    have = set(mapping.headings) | taken
+    added: list[HeadingMapping] = []
+    for form in vocabulary.named_with({"resistant"}):
+        if form.name in have or not any(vocabulary.is_narrower(form, d) for d in above):
+            continue
+        have.add(form.name)
+        added.append(HeadingMapping(mapping.concept, form.name, "narrower", said.group(0).lower()))
+        if len(added) >= MAX_RESISTANT:
+            break
     return ConceptMapping(mapping.concept, (*mapping.mappings, *added)) if added else mapping
 
 
@@ -295,6 +340,7 @@ def map_question(
     spans = _spans(text)
     for index, mapping in enumerate(mappings):
         taken = {h for i, m in enumerate(mappings) if i != index for h in m.headings}
-        mappings[index] = _with_narrower(vocabulary, mapping, spans, taken)
+        mapping = _with_narrower(vocabulary, mapping, spans, taken)
+        mappings[index] = _with_resistant(vocabulary, mapping, text, taken)
     mappings, extra = _question_rules(vocabulary, text, mappings)
     return QuestionMesh(tuple(mappings), tuple(extra))
