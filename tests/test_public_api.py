@@ -417,6 +417,7 @@ EXPORTED: dict[str, list[str]] = {
         "natural_orders",
         "normalize",
         "packaged_file",
+        "singular_word",
         "us_spelling",
     ],
     "scholarstream.papers": [
