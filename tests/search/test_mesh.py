@@ -225,5 +225,6 @@ def test_an_anti_disease_drug_class_brings_the_disease(mesh: MeshVocabulary) -> 
     # Only a disease: "anti-inflammatory agents" names no condition to add.
     assert map_concept(mesh, "anti-inflammatory agents").headings[0].startswith("Anti-Inflam")
     assert all(
-        not h.startswith("Inflammation") for h in map_concept(mesh, "anti-inflammatory agents").headings
+        not h.startswith("Inflammation")
+        for h in map_concept(mesh, "anti-inflammatory agents").headings
     )

@@ -637,7 +637,9 @@ def test_what_the_question_says_beside_its_concepts(packaged: MeshVocabulary) ->
 
 def test_resistance_and_conditions_named_the_other_way_round(packaged: MeshVocabulary) -> None:
     builder = RuleQueryBuilder(sources=["pubmed"], mesh=packaged, today=TODAY)
-    resistant = _mesh_of(builder, "Xpert assay for pulmonary tuberculosis and rifampicin resistance")
+    resistant = _mesh_of(
+        builder, "Xpert assay for pulmonary tuberculosis and rifampicin resistance"
+    )
     found = [h for hs in resistant.values() for h in hs]
     assert "Tuberculosis, Multidrug-Resistant" in found
     # No resistance asked: no resistant form.

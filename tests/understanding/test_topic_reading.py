@@ -63,12 +63,14 @@ def test_a_question_is_read_into_typed_slots_with_mesh_headings() -> None:
         ("last decade", (2016, None)),
         ("only recent ones (2020 onward)", (2020, None)),
         ("actually, make that the last 10 years instead", (2016, None)),
+        ("since approval in 2013", (2013, None)),
+        ("1990s studies", (1990, 1999)),
     ],
 )
 def test_date_phrases_become_years(phrase: str, years: tuple[int | None, int | None]) -> None:
     reading = read_message(phrase, TODAY)
     assert (reading.year_from, reading.year_to) == years
-    assert reading.values == ()
+    assert all(v.kind == "aspect" for v in reading.values)  # "studies" at most
 
 
 def test_a_new_value_of_a_kind_replaces_the_old_one_in_place() -> None:
@@ -193,3 +195,48 @@ def test_names_are_read_by_their_place_in_the_sentence() -> None:
     assert ("organisation", "Vertex") in _kinds("trials run by Vertex")
     (_, _), (_, topic) = _chain("Zolgensma reimbursement in Ontario", "and Quebec?")
     assert [v.text for v in topic.of("place")] == ["Quebec"]
+
+
+def test_noun_stacks_split_where_a_head_ends_a_phrase() -> None:
+    assert _kinds("SGLT2 inhibitors euglycemic ketoacidosis case reports")[:2] == [
+        ("intervention", "SGLT2 inhibitors"),
+        ("condition", "euglycemic ketoacidosis"),
+    ]
+    assert _kinds("prolonged exposure therapy PTSD veterans")[0] == (
+        "intervention",
+        "prolonged exposure therapy",
+    )
+    assert ("topic", "Eli Lilly") in _kinds("Eli Lilly obesity pipeline beyond tirzepatide")
+
+
+def test_possessives_name_an_owner_or_an_eponym() -> None:
+    assert _kinds("Novo Nordisk's?") == [("organisation", "Novo Nordisk")]
+    assert _kinds("Fournier's gangrene?") == [("condition", "Fournier's gangrene")]
+    assert ("organisation", "GSK") in _kinds("GSK's vaccine pipeline")
+
+
+def test_instead_of_and_forget_drop_what_they_name() -> None:
+    steps = _chain("vitamin D supplementation in pregnancy", "omega-3 instead of vit D")
+    assert "vitamin" not in steps[1][1].query() and "omega-3" in steps[1][1].query()
+    organisations = _chain("Pfizer vaccine pipeline", "Roche too", "forget Roche, what about Amgen")
+    assert "Roche" not in organisations[2][1].query()
+    assert "Amgen" in organisations[2][1].query()
+
+
+def test_a_full_question_sharing_only_generic_words_starts_a_new_topic() -> None:
+    steps = _chain(
+        "glyphosate exposure and non-Hodgkin lymphoma in farmers",
+        "Is prenatal chlorpyrifos exposure linked to neurodevelopmental problems in children?",
+    )
+    assert steps[1][0] == "new_question"
+    assert "glyphosate" not in steps[1][1].query()
+    # "Are there ...": "there" points back at nothing.
+    assert not read_message("Are there RCTs of semaglutide for alcohol use disorder?").refers_back
+
+
+def test_a_named_population_replaces_the_one_in_a_condition_s_name() -> None:
+    steps = _chain("PM2.5 exposure and childhood asthma in Lagos", "adults")
+    query = steps[1][1].query()
+    assert "childhood" not in query and "adults" in query and "asthma" in query
+    organisations = _chain("Eli Lilly obesity pipeline", "Novo Nordisk's?")
+    assert "Lilly" not in organisations[1][1].query()

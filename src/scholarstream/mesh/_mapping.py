@@ -446,7 +446,7 @@ MIN_STEM = 5
 
 
 # Words of an organism's name that name no particular one ("Human Papillomavirus Viruses").
-_ORGANISM_GENERIC = frozenset("human virus viruses bacteria bacterium species".split())
+_ORGANISM_GENERIC = frozenset(["human", "virus", "viruses", "bacteria", "bacterium", "species"])
 
 
 def _infection_of(vocabulary: MeshVocabulary, organism: MeshDescriptor) -> MeshDescriptor | None:

@@ -95,6 +95,11 @@ def _since(m: re.Match[str], _: dt.date) -> DateRange:
     return DateRange(_first(m.group(1)), None)
 
 
+def _decade(m: re.Match[str], _: dt.date) -> DateRange:
+    start = int(m.group(1))
+    return DateRange(dt.date(start, 1, 1), dt.date(start + 9, 12, 31))
+
+
 def _after(m: re.Match[str], _: dt.date) -> DateRange:
     return DateRange(dt.date(int(m.group(1)) + 1, 1, 1), None)
 
@@ -160,6 +165,9 @@ QUERY_DATES = DateGrammar(
             rf"\b(?:since|from|in\s+or\s+after|starting(?:\s+in)?)\s+(?:the\s+)?{YEAR}\b",
             _since,
         ),
+        # "since approval in 2013", "since the label change in 2019"
+        _form(rf"\bsince\s+(?:[a-z]+\s+){{1,4}}?(?:in\s+)?{YEAR}\b", _since),
+        _form(r"\b(?:(?:in|from|during)\s+)?(?:the\s+)?((?:19|20)\d0)'?s\b", _decade),
         _form(rf"\b(?:after)\s+{YEAR}\b", _after),
         _form(rf"\b{YEAR}\s*(?:onwards?|or\s+later|and\s+later|or\s+after|\+)", _since),
         _form(

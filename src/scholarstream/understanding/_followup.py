@@ -14,8 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from scholarstream.understanding import _lexicon as lex
 from scholarstream.understanding._slot_kind import SlotKind
 from scholarstream.understanding._topic import (
+    SUBJECT_KINDS,
     MessageReading,
     SlotValue,
     TopicReading,
@@ -27,6 +29,9 @@ TurnReading = Literal["new_question", "slot_fill", "followup_continuation", "clo
 # Without a follow-up cue, a statement of this many words naming a subject of its own is
 # a new question; a shorter one ("rare diseases specifically") narrows the topic.
 NEW_QUESTION_WORDS = 9
+# A question of at least this many words sharing only scope values with the topic starts
+# a topic of its own.
+QUESTION_IN_FULL_WORDS = 6
 # The kinds a capitalised name stands for, in order.
 NAMED: tuple[SlotKind, ...] = ("place", "organisation")
 # Leads that make a condition the topic's condition ("in heart failure", "for psoriasis").
@@ -107,7 +112,11 @@ def _starts_new_topic(thread: TopicReading, message: MessageReading) -> bool:
     named = [*own, *message.of("organisation")]
     if not named or message.refers_back or message.adds or message.compares:
         return False
-    if any(_shares_a_word(v, t) for v in message.values for t in thread.values):
+    shared = [v for v in message.values if any(_shares_a_word(v, t) for t in thread.values)]
+    # A question asked in full that shares only who or where with the topic ("...in
+    # children?") is a question of its own; one that shares its subject follows on.
+    in_full = message.asks and message.word_count >= QUESTION_IN_FULL_WORDS
+    if any(v.kind in SUBJECT_KINDS or not in_full for v in shared):
         return False
     kinds = {v.kind for v in own}
     if {"intervention", "condition"} <= kinds:
@@ -130,12 +139,38 @@ def _completes(thread: TopicReading, message: MessageReading) -> bool:
     return kinds <= {"intervention"} and "condition" in has and "intervention" not in has
 
 
+def _as_thread_kind(value: SlotValue, message: MessageReading) -> SlotValue:
+    """A value of the thread as the message's values show it to be: a name of unknown
+    kind is an organisation when the message offers one in its place ("Novo Nordisk's?"
+    after "Eli Lilly obesity pipeline"); a population word inside a condition gives way
+    to the population the message names ("adults" after "childhood asthma")."""
+    if value.kind == "topic" and is_name(value.text) and message.of("organisation"):
+        return value.model_copy(update={"kind": "organisation"})
+    if message.of("population") and value.kind in SUBJECT_KINDS:
+        words = value.text.split()
+        kept = [w for w in words if w.lower() not in lex.POPULATION_ADJECTIVES]
+        if kept and len(kept) < len(words):
+            return value.model_copy(update={"text": " ".join(kept), "heading": None})
+    return value
+
+
+def _dropped(value: SlotValue, message: MessageReading) -> bool:
+    """Whether the message takes ``value`` out ("forget Roche", "instead of vit D")."""
+    said = SlotValue(kind=value.kind, text=value.text)
+    return any(
+        _shares_a_word(said, SlotValue(kind=value.kind, text=text)) for text in message.dropped
+    )
+
+
 def _shares_a_word(a: SlotValue, b: SlotValue) -> bool:
-    return bool(set(a.text.lower().split()) & set(b.text.lower().split()))
+    """Whether two values share a word that names something ("glyphosate exposure" and
+    "prenatal chlorpyrifos exposure" share none)."""
+    shared = set(a.text.lower().split()) & set(b.text.lower().split())
+    return bool(shared - lex.GENERIC_SUBJECT_WORDS)
 
 
 def _update(thread: TopicReading, message: MessageReading) -> FollowUp:
-    values = list(thread.values)
+    values = [_as_thread_kind(v, message) for v in thread.values if not _dropped(v, message)]
     changes = _Changes()
     incoming = [_as_follow_up_kind(thread, message, v) for v in message.values]
     for kind in dict.fromkeys(v.kind for v in incoming):

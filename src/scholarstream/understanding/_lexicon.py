@@ -41,6 +41,9 @@ DRUG_SUFFIXES = (
     "parib",
     "rsen",
     "siran",
+    "vec",
+    "nogene",
+    "leucel",
     "platin",
     "taxel",
     "rubicin",
@@ -97,6 +100,12 @@ INTERVENTION_WORDS = frozenset(
         "acupuncture",
         "antibiotic",
         "antibiotics",
+        "antimicrobial",
+        "antimicrobials",
+        "ssri",
+        "ssris",
+        "snri",
+        "snris",
         "anticoagulants",
         "anticoagulation",
         "antidepressants",
@@ -581,6 +590,12 @@ POPULATION_QUALIFIERS = (
     "rural",
     "urban",
 )
+# Words of a condition's name that say whose it is ("childhood asthma", "adult-onset
+# Still's disease"): they give way when the user names other people.
+POPULATION_ADJECTIVES = frozenset(
+    """childhood pediatric paediatric adult adult-onset juvenile geriatric elderly infantile
+    neonatal adolescent maternal""".split()  # noqa: SIM905
+)
 # Head nouns of a population: "shift workers", "APOE4 homozygotes", "New Zealand herds".
 POPULATION_HEADS = (
     "diabetics",
@@ -680,9 +695,18 @@ ANIMALS = (
 ADDITION = re.compile(r"\b(also|too|as well|in addition|additionally|plus)\b", re.I)
 COMPARISON = re.compile(
     r"\b(compare[sd]?|comparison|compared|versus|vs\.?|against|head[- ]to[- ]head|"
-    r"better|worse|superior|inferior|instead of|rather than)\b",
+    r"better|worse|superior|inferior)\b",
     re.I,
 )
+# Words that take something out of the topic: "omega-3 instead of vit D", "forget Roche,
+# what about Amgen", "rather than purchases". What they name is dropped, not compared.
+DROPPING = re.compile(
+    r"\b(?:instead of|rather than|in place of|forget(?: about)?|drop|never mind|not)\s+"
+    r"(?!(?:that|it|this|those|these|them|about)\b)"
+    r"(?P<dropped>[^,.;:?!]+?)(?=\s*(?:[,.;:?!]|$|\b(?:what|how|and|but|just|only|let)\b))",
+    re.I,
+)
+
 # Words that only say the user is changing the subject.
 SWITCH = re.compile(
     r"\b(forget (?:that|it|about (?:that|it))|different (?:question|topic)|switching gears|"
@@ -1117,6 +1141,13 @@ PLACES = (
     "London",
     "Paris",
     "Tokyo",
+)
+# Words two subjects may share without being one: "glyphosate exposure" and "chlorpyrifos
+# exposure", "patient safety" and "nurse-to-patient ratio".
+GENERIC_SUBJECT_WORDS = frozenset(
+    """exposure exposures patient patients people risk risks outcome outcomes disease
+    diseases disorder disorders treatment treatments therapy therapies use effect effects
+    data study studies health care problems problem issues impact impacts factors""".split()  # noqa: SIM905
 )
 # Words that narrow the topic in play: "rare diseases specifically", "only RCTs".
 NARROWING = re.compile(

@@ -68,6 +68,14 @@ _SPLIT_WORDS = _FILLER | {
     "before",
     "among",
     "against",
+    "including",
+    "excluding",
+    "beyond",
+    "while",
+    "whilst",
+    "like",
+    "especially",
+    "notably",
 }
 _LEADS = frozenset(
     [
@@ -196,6 +204,8 @@ class MessageReading:
     text: str
     values: tuple[SlotValue, ...] = ()
     leads: tuple[str, ...] = ()
+    # What the message takes out of the topic: "vit D" in "omega-3 instead of vit D".
+    dropped: tuple[str, ...] = ()
     year_from: int | None = None
     year_to: int | None = None
     dated: bool = False
@@ -237,12 +247,16 @@ def read_message(text: str, today: dt.date | None = None) -> MessageReading:
         return MessageReading(text=plain, closing=True, word_count=len(tokens))
     found: list[tuple[int, SlotValue, str]] = []
     rest, year_from, year_to, dated = _cut_dates(plain, today)
+    dropped: list[str] = []
+    while (drop := lex.DROPPING.search(rest)) is not None:
+        dropped.append(drop.group("dropped").strip())
+        rest = _blank(rest, drop.start(), drop.end())
     opening = lex.ELLIPTICAL.search(rest)
     if opening is not None:  # "what about X?": "about" does not lead into X
         rest = _blank(rest, opening.start(1), opening.end(1))
     rest = _cut_scope(rest, found)
     for chunk in _chunks(rest):
-        for offset, part, kind in _parts(chunk.text):
+        for offset, part, kind in _named_parts(chunk.text):
             if chunk.possessive:
                 kind = "organisation"
             elif kind == "topic" and is_name(part) and mesh_match(part) is None:
@@ -255,6 +269,7 @@ def read_message(text: str, today: dt.date | None = None) -> MessageReading:
         text=plain,
         values=tuple(values),
         leads=tuple(lead for _, _, lead in found),
+        dropped=tuple(dropped),
         year_from=year_from,
         year_to=year_to,
         dated=dated,
@@ -264,7 +279,7 @@ def read_message(text: str, today: dt.date | None = None) -> MessageReading:
         switches=bool(lex.SWITCH.search(plain)),
         elliptical=bool(lex.ELLIPTICAL.search(plain)) or _is_fragment(plain, tokens),
         narrows=bool(lex.NARROWING.search(plain)),
-        refers_back=any(t in BACK_REFERENCES or t == "ones" for t in tokens),
+        refers_back=_refers_back(tokens),
         asks=bool(lex.QUESTION.search(plain)),
     )
 
@@ -273,6 +288,24 @@ def without_dates(text: str) -> str:
     """``text`` without its date phrases ("... dogs since 2015" -> "... dogs")."""
     rest, *_ = _cut_dates(text, dt.date.today())
     return " ".join(rest.replace(" , ", " ").split()).strip(" ,")
+
+
+# "is there", "there are": "there" says something exists, it points back at nothing;
+# "interventions that work": "that" after a noun starts a clause.
+_BEING = frozenset({"is", "are", "was", "were", "be", "been", "any"})
+
+
+def _refers_back(tokens: list[str]) -> bool:
+    for at, said in enumerate(tokens):
+        before = tokens[at - 1] if at else ""
+        after = tokens[at + 1] if at + 1 < len(tokens) else ""
+        if said == "there" and (before in _BEING or after in _BEING):
+            continue
+        if said == "that" and before and before not in _FILLER and before not in _LEADS:
+            continue
+        if said in BACK_REFERENCES or said == "ones":
+            return True
+    return False
 
 
 def _is_fragment(plain: str, tokens: list[str]) -> bool:
@@ -382,8 +415,11 @@ def _qualified_start(text: str, start: int) -> int:
     ``POPULATION_MODIFIERS``) are taken along."""
     for _ in range(POPULATION_MODIFIERS):
         before = re.search(r"([A-Za-z0-9][\w\-]*)\s+$", text[:start])
-        if before is None or before.group(1).lower() in _SPLIT_WORDS | lex.ASPECT_WORDS:
+        word = before.group(1).lower() if before else ""
+        if before is None or word in _SPLIT_WORDS | lex.ASPECT_WORDS:
             break
+        if word in lex.INTERVENTION_HEADS or _is_intervention_word(word):
+            break  # "prolonged exposure therapy | veterans"
         start = before.start(1)
     return start
 
@@ -441,11 +477,18 @@ def _chunks(text: str) -> list[_Chunk]:
             continue
         word = _POSSESSIVE.sub("", token).strip("'\u2019")
         if owner and word[:1].isupper():
-            if current:
-                close()
-            start, lead, current = match.start(), last_lead, [word]
-            close(possessive=True)
-            continue
+            if _names_a_condition(text[match.end() :]):
+                word = token.strip("'\u2019").replace("\u2019", "'")  # "Fournier's gangrene"
+            elif current and is_name(" ".join(current)):  # "Novo Nordisk's"
+                current.append(word)
+                close(possessive=True)
+                continue
+            else:
+                if current:
+                    close()
+                start, lead, current = match.start(), last_lead, [word]
+                close(possessive=True)
+                continue
         if not current:
             start = match.start()
             lead = last_lead
@@ -453,6 +496,16 @@ def _chunks(text: str) -> list[_Chunk]:
     if current:
         close()
     return chunks
+
+
+def _names_a_condition(after: str) -> bool:
+    """Whether the word after a possessive name is a condition's ("Fournier's gangrene",
+    "Crohn's disease"): the name is an eponym, not an owner."""
+    following = re.match(r"\s+([A-Za-z][\w\-]*)", after)
+    if following is None:
+        return False
+    word = following.group(1).lower()
+    return word in lex.CONDITION_HEADS or _is_condition_word(word)
 
 
 def _without_verbs(words: list[str]) -> list[str]:
@@ -502,6 +555,26 @@ def _parts(chunk: str) -> list[tuple[int, str, SlotKind]]:
             shift = len(words[0]) + 1
             parts = [(shift + offset, part, kind) for offset, part, kind in _parts(rest)]
             return [(0, words[0], "intervention"), *parts]
+    for at in range(1, len(words) - 1):
+        # A phrase headed by "therapy", "inhibitors", ... ends there: "SGLT2 inhibitors |
+        # euglycemic ketoacidosis", "prolonged exposure therapy | PTSD".
+        # So does one headed by "disease", "syndrome", ...: "Alzheimer's disease |
+        # cardiovascular outcomes".
+        word = words[at].lower()
+        head_kind: SlotKind | None = (
+            "intervention"
+            if word in lex.INTERVENTION_HEADS
+            else "condition"
+            if word in lex.CONDITION_HEADS
+            else None
+        )
+        rest = " ".join(words[at + 1 :])
+        follows = ("condition", "aspect") if head_kind == "intervention" else ("topic", "aspect")
+        if head_kind is not None and _kind_of(rest) in follows:
+            head = " ".join(words[: at + 1])
+            shift = len(head) + 1
+            parts = [(shift + offset, part, kind) for offset, part, kind in _parts(rest)]
+            return [(0, head, head_kind), *parts]
     tail = 0
     while tail < len(words) - 1 and words[len(words) - 1 - tail].lower() in lex.ASPECT_WORDS:
         tail += 1
@@ -513,6 +586,23 @@ def _parts(chunk: str) -> list[tuple[int, str, SlotKind]]:
             return [(0, core, core_kind), (len(core) + 1, aspect, "aspect")]
     kind = _kind_of(chunk)
     return [] if kind is None else [(0, chunk, kind)]
+
+
+def _named_parts(chunk: str) -> list[tuple[int, str, SlotKind]]:
+    """``_parts``, with a name of two words or more that opens the chunk a value of its
+    own ("Eli Lilly | obesity pipeline", "Novo Nordisk | semaglutide")."""
+    words = chunk.split()
+    run = 0
+    while run < len(words) and words[run][:1].isupper() and not words[run].isupper():
+        run += 1
+    if 2 <= run < len(words):  # one capitalised word: "Escherichia coli", "Duchenne ..."
+        following = words[run].lower()
+        if following not in lex.CONDITION_HEADS:  # not "Crohn disease"
+            name = " ".join(words[:run])
+            shift = len(name) + 1
+            rest = [(shift + o, part, kind) for o, part, kind in _parts(chunk[shift:])]
+            return [(0, name, "topic"), *rest]
+    return _parts(chunk)
 
 
 def _kind_of(chunk: str) -> SlotKind | None:

@@ -178,7 +178,13 @@ def _missing(
     kept: set[SlotKind] = set(_KEPT_KINDS)
     if not topic.of("intervention") and not topic.of("condition"):
         kept.add("topic")  # the topic's own words are its subject
-    wanted = [t for t in topic.values if t.kind in kept or any(t.same_as(a) for a in added)]
+    wanted = [
+        t
+        for t in topic.values
+        if t.kind in kept
+        or any(t.same_as(a) for a in added)
+        or (t.kind == "topic" and is_name(t.text))  # "Apple Watch", "Eli Lilly"
+    ]
     return [t for t in wanted if not any(_overlaps(v, t) for v in values)]
 
 
