@@ -123,13 +123,20 @@ def _starts_new_topic(thread: TopicReading, message: MessageReading) -> bool:
         return True
     if message.elliptical or message.narrows or _completes(thread, message):
         return False
-    return message.asks or message.word_count >= NEW_QUESTION_WORDS or bool(kinds)
+    if message.word_count >= NEW_QUESTION_WORDS:
+        return True
+    if message.of("organisation"):
+        # Another organisation with a subject of its own is a question of its own; an
+        # organisation alone ("what did the EMA decide?") asks about the topic in play.
+        return bool(own)
+    # A short statement in words no list places ("the swelling issue") follows on.
+    return message.asks or bool(kinds - {"topic"})
 
 
 def _completes(thread: TopicReading, message: MessageReading) -> bool:
     """A question about the topic's outcome or treatment, under the same organisation."""
-    if message.of("organisation"):
-        return False  # another organisation: a question of its own
+    if message.of("organisation") and message.subject():
+        return False  # another organisation's own subject: a question of its own
     kinds = {v.kind for v in message.subject()}
     has = {v.kind for v in thread.subject()}
     if kinds <= {"topic"} and message.word_count < NEW_QUESTION_WORDS:

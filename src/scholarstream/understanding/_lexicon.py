@@ -695,7 +695,7 @@ ANIMALS = (
 ADDITION = re.compile(r"\b(also|too|as well|in addition|additionally|plus)\b", re.I)
 COMPARISON = re.compile(
     r"\b(compare[sd]?|comparison|compared|versus|vs\.?|against|head[- ]to[- ]head|"
-    r"better|worse|superior|inferior)\b",
+    r"better|worse|superior|inferior|stacks? up|measures? up|fares?)\b",
     re.I,
 )
 # Words that take something out of the topic: "omega-3 instead of vit D", "forget Roche,
@@ -718,7 +718,10 @@ SWITCH = re.compile(
 ELLIPTICAL = re.compile(
     r"^\W*(what about|how about|and|also|any|what of|is there|are there|anything|"
     r"just|only|now|ok(?:ay)?,?\s+(?:what|how|and)|same|same for|does it|do they|"
-    r"is it|are they|can it|compared|versus|vs)\b",
+    r"is it|are they|can it|compared|versus|vs|"
+    # A message that opens with a preposition continues a sentence: "for acute
+    # treatment", "in people living with HIV", "with metformin".
+    r"for|in|with|among|during|without|within|on)\b",
     re.I,
 )
 CLOSING_WORDS = frozenset(
@@ -922,6 +925,8 @@ QUESTION_VERBS = frozenset(
         "need",
         "needs",
         "needed",
+        "decide",
+        "decided",
         "use",
         "used",
         "using",

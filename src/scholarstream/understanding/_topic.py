@@ -100,6 +100,7 @@ _LEADS = frozenset(
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\u2019\-./+]*[A-Za-z0-9+]|[A-Za-z0-9]|[^\sA-Za-z0-9]")
 _WORD = re.compile(r"[A-Za-z0-9]")
 _POSSESSIVE = re.compile(r"['\u2019]s$")
+_USE_DISORDER = re.compile(r"\s+disorders?\b", re.I)
 # A name no list or MeSH knows reads by the word before it: "in Ontario", "by Vertex".
 _NAME_BY_LEAD: dict[str, SlotKind] = {
     "in": "place",
@@ -470,7 +471,9 @@ def _chunks(text: str) -> list[_Chunk]:
         bare = token.lower().strip("'\u2019")
         owner = _POSSESSIVE.search(bare) is not None
         bare = _POSSESSIVE.sub("", bare)
-        if not _WORD.search(token) or bare in _SPLIT_WORDS or bare in lex.MATERIAL_WORDS:
+        in_name = bare == "use" and _USE_DISORDER.match(text, match.end()) is not None
+        splits = bare in _SPLIT_WORDS and not in_name  # "opioid use disorder" is one name
+        if not _WORD.search(token) or splits or bare in lex.MATERIAL_WORDS:
             if current:
                 close()
             last_lead = bare if bare in _LEADS else ("" if not _WORD.search(token) else last_lead)
