@@ -1223,6 +1223,7 @@ EXPORTED: dict[str, list[str]] = {
         "group_of",
         "is_abbreviation",
         "is_name",
+        "is_procedure",
         "is_stop_word",
         "key_phrases",
         "known_phrases",

@@ -189,7 +189,10 @@ def test_a_model_query_is_corrected_only_when_it_lost_the_topic_or_kept_a_replac
     assert since.rewrite("taurine cardiomyopathy cats since 2015").year_from == 2019
     new = begin_turn(state, "What does amyloid PET imaging show after lecanemab treatment?")
     assert new.classification.intent == "new_question"
-    assert new.rewrite("lecanemab").query == "lecanemab"
+    # A new question keeps what the user asked in it, whatever the model left out.
+    shortened = new.rewrite("lecanemab")
+    assert "lecanemab" in shortened.query and "amyloid PET imaging" in shortened.query
+    assert new.rewrite("lecanemab amyloid PET").corrections == []
 
 
 def test_user_edits_of_objectives() -> None:
@@ -231,3 +234,20 @@ def test_a_closing_achieves_the_objective_and_searches_nothing() -> None:
     finish_turn(state, closing, [], "Glad it helped.")
     assert [o.status for o in state.objectives] == ["achieved"]
     assert state.refined_query == "melatonin delirium ICU patients"  # the topic stays
+
+
+def test_a_model_query_that_kept_part_of_a_value_gets_the_rest_back() -> None:
+    state = ThreadState()
+    _turn(state, "Philips CPAP recall health outcomes", 1)
+    turn = begin_turn(state, "did the FDA do anything about it")
+    fixed = turn.rewrite("FDA actions on the recall")
+    assert "CPAP" in fixed.query and "FDA" in fixed.query
+    assert fixed.query.count("recall") == 1
+
+
+def test_a_value_the_message_replaced_is_not_put_back() -> None:
+    state = ThreadState()
+    _turn(state, "Novo Nordisk obesity pipeline phase 2", 1)
+    turn = begin_turn(state, "and Eli Lilly's?")
+    fixed = turn.rewrite("Eli Lilly obesity pipeline phase 2 Novo Nordisk")
+    assert "Novo" not in fixed.query and "Lilly" in fixed.query

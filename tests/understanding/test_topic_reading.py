@@ -240,3 +240,46 @@ def test_a_named_population_replaces_the_one_in_a_condition_s_name() -> None:
     assert "childhood" not in query and "adults" in query and "asthma" in query
     organisations = _chain("Eli Lilly obesity pipeline", "Novo Nordisk's?")
     assert "Lilly" not in organisations[1][1].query()
+
+
+def test_a_sibling_takes_the_place_of_its_kin() -> None:
+    ions = _chain("hard carbon anodes for sodium-ion batteries", "what about potassium-ion")
+    assert ions[1][1].query() == "hard carbon anodes potassium-ion batteries"
+    joints = _chain("tranexamic acid blood loss in total knee arthroplasty", "hip?")
+    query = joints[1][1].query()
+    assert "hip" in query and "knee" not in query and "tranexamic acid" in query
+    fevers = _chain("African swine fever vaccine candidates", "what about classical swine fever")
+    assert "African" not in fevers[1][1].query() and "classical swine fever" in fevers[1][1].query()
+
+
+def test_a_procedure_replaces_a_procedure_and_keeps_the_drug() -> None:
+    steps = _chain(
+        "tranexamic acid to reduce blood loss in hip fracture surgery",
+        "what about knee arthroplasty",
+    )
+    query = steps[1][1].query()
+    assert "tranexamic acid" in query and "knee arthroplasty" in query and "hip" not in query
+
+
+def test_x_instead_takes_the_place_of_the_main_subject() -> None:
+    steps = _chain("hearing aids and dementia risk", "cochlear implants instead")
+    query = steps[1][1].query()
+    assert "cochlear implants" in query and "hearing aids" not in query and "dementia" in query
+
+
+def test_people_named_by_what_they_live_with_are_a_population() -> None:
+    assert _kinds("in people living with HIV") == [("population", "people living with HIV")]
+    steps = _chain("apixaban bleeding risk in atrial fibrillation", "in patients on dialysis")
+    query = steps[1][1].query()
+    assert "apixaban" in query and "dialysis" in query
+    assert read_message("nothing older than 2018", TODAY).year_from == 2018
+
+
+def test_a_regulator_s_decision_follows_on() -> None:
+    steps = _chain("FDA approval of RSV vaccines in older adults", "what did the EMA decide")
+    assert steps[1][0] != "new_question"
+    assert "RSV" in steps[1][1].query() and "EMA" in steps[1][1].query()
+    limits = _chain(
+        "PFAS in drinking water and thyroid disease", "EPA's new maximum contaminant levels"
+    )
+    assert limits[1][0] != "new_question" and "PFAS" in limits[1][1].query()

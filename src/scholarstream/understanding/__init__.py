@@ -85,6 +85,7 @@ from scholarstream.understanding._topic import (
     SlotValue,
     TopicReading,
     is_name,
+    is_procedure,
     read_message,
     without_dates,
 )
@@ -140,6 +141,7 @@ __all__ = [
     "group_of",
     "is_abbreviation",
     "is_name",
+    "is_procedure",
     "is_stop_word",
     "key_phrases",
     "known_phrases",

@@ -168,6 +168,8 @@ QUERY_DATES = DateGrammar(
         # "since approval in 2013", "since the label change in 2019"
         _form(rf"\bsince\s+(?:[a-z]+\s+){{1,4}}?(?:in\s+)?{YEAR}\b", _since),
         _form(r"\b(?:(?:in|from|during)\s+)?(?:the\s+)?((?:19|20)\d0)'?s\b", _decade),
+        _form(rf"\b(?:nothing|none|no|not)\s+(?:older|earlier)\s+than\s+{YEAR}\b", _since),
+        _form(rf"\b(?:newer|more\s+recent|later)\s+than\s+{YEAR}\b", _after),
         _form(rf"\b(?:after)\s+{YEAR}\b", _after),
         _form(rf"\b{YEAR}\s*(?:onwards?|or\s+later|and\s+later|or\s+after|\+)", _since),
         _form(

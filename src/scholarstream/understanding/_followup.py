@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from scholarstream.understanding import _lexicon as lex
+from scholarstream.understanding._mesh_kinds import is_body_part
 from scholarstream.understanding._slot_kind import SlotKind
 from scholarstream.understanding._topic import (
     SUBJECT_KINDS,
@@ -23,6 +24,7 @@ from scholarstream.understanding._topic import (
     TopicReading,
     bounded_values,
     is_name,
+    is_procedure,
 )
 
 TurnReading = Literal["new_question", "slot_fill", "followup_continuation", "closing"]
@@ -31,7 +33,7 @@ TurnReading = Literal["new_question", "slot_fill", "followup_continuation", "clo
 NEW_QUESTION_WORDS = 9
 # A question of at least this many words sharing only scope values with the topic starts
 # a topic of its own.
-QUESTION_IN_FULL_WORDS = 6
+QUESTION_IN_FULL_WORDS = 5
 # The kinds a capitalised name stands for, in order.
 NAMED: tuple[SlotKind, ...] = ("place", "organisation")
 # Leads that make a condition the topic's condition ("in heart failure", "for psoriasis").
@@ -127,10 +129,19 @@ def _starts_new_topic(thread: TopicReading, message: MessageReading) -> bool:
         return True
     if message.of("organisation"):
         # Another organisation with a subject of its own is a question of its own; an
-        # organisation alone ("what did the EMA decide?") asks about the topic in play.
+        # organisation alone ("what did the EMA decide?"), or a regulator with what it
+        # decided ("EPA's new maximum contaminant levels"), asks about the topic in play.
+        if all(v.text.lower() in lex.REGULATORS for v in message.of("organisation")):
+            return bool(kinds & {"intervention", "condition"})
         return bool(own)
-    # A short statement in words no list places ("the swelling issue") follows on.
-    return message.asks or bool(kinds - {"topic"})
+    # A question asked in full about a subject of its own starts a topic; a short
+    # statement naming one thing ("the hydrocortisone + thiamine combo", "reinfection
+    # in people who inject drugs") goes on with the topic in play.
+    if message.asks:
+        return message.word_count >= QUESTION_IN_FULL_WORDS
+    # A statement naming a drug or a condition and, beside it, words of its own
+    # ("Donanemab amyloid clearance and ARIA risk") is a subject of its own.
+    return bool(kinds & {"intervention", "condition"}) and "topic" in kinds
 
 
 def _completes(thread: TopicReading, message: MessageReading) -> bool:
@@ -180,6 +191,9 @@ def _update(thread: TopicReading, message: MessageReading) -> FollowUp:
     values = [_as_thread_kind(v, message) for v in thread.values if not _dropped(v, message)]
     changes = _Changes()
     incoming = [_as_follow_up_kind(thread, message, v) for v in message.values]
+    values, placed = _siblings(values, incoming, message)
+    changes.added.extend(placed)
+    incoming = [v for v in incoming if v not in placed]
     for kind in dict.fromkeys(v.kind for v in incoming):
         new = [v for v in incoming if v.kind == kind]
         values = _apply(values, kind, new, message, changes)
@@ -201,6 +215,83 @@ def _update(thread: TopicReading, message: MessageReading) -> FollowUp:
         replaced=tuple(v for v in thread.values if not topic.has(v)),
         added=tuple(changes.added),
     )
+
+
+# Kinds whose values a sibling takes the place of, word for word.
+_SIBLING_KINDS: frozenset[SlotKind] = frozenset(
+    {"intervention", "condition", "topic", "population", "comparator", "aspect"}
+)
+
+
+def _siblings(
+    values: list[SlotValue], incoming: list[SlotValue], message: MessageReading
+) -> tuple[list[SlotValue], list[SlotValue]]:
+    """The topic with each incoming value put where its sibling stood, and the values so
+    placed. A sibling is a word of the same family ("potassium-ion" for "sodium-ion",
+    "hip" for "knee"), or a phrase with the same head ("classical swine fever" for
+    "African swine fever"); "X instead" takes the place of the main subject when no
+    value of X's kind is in play."""
+    if message.adds or message.compares:
+        return values, []
+    placed: list[SlotValue] = []
+    for value in incoming:
+        swapped = _swapped(values, value)
+        if swapped is None and message.instead and value.kind in SUBJECT_KINDS:
+            swapped = _instead(values, value)
+        if swapped is not None:
+            values = swapped
+            placed.append(value)
+    return values, placed
+
+
+def _swapped(values: list[SlotValue], value: SlotValue) -> list[SlotValue] | None:
+    new_words = value.text.split()
+    for at, old in enumerate(values):
+        if old.kind not in _SIBLING_KINDS or old.same_as(value):
+            continue
+        old_words = old.text.split()
+        if len(new_words) == 1:
+            for index, word in enumerate(old_words):
+                if _same_family(word, new_words[0]):
+                    text = " ".join([*old_words[:index], new_words[0], *old_words[index + 1 :]])
+                    swapped = old.model_copy(update={"text": text, "heading": None})
+                    return [*values[:at], swapped, *values[at + 1 :]]
+        head = [w.lower() for w in new_words[-2:]]
+        if (
+            len(new_words) >= 2
+            and len(old_words) >= 2
+            and head == [w.lower() for w in old_words[-2:]]
+        ):
+            return [*values[:at], value.model_copy(update={"kind": old.kind}), *values[at + 1 :]]
+    return None
+
+
+def _instead(values: list[SlotValue], value: SlotValue) -> list[SlotValue] | None:
+    same = [i for i, v in enumerate(values) if v.kind == value.kind]
+    if value.kind == "intervention" and any(
+        is_procedure(values[i].text) == is_procedure(value.text) for i in same
+    ):
+        return None  # a drug for a drug: replaced the usual way
+    if value.kind != "intervention" and same:
+        return None
+    kinds = ("intervention",) if same else ("intervention", "topic")
+    at = next((i for i, v in enumerate(values) if v.kind in kinds), None)
+    if at is None:
+        return None
+    return [*values[:at], value.model_copy(update={"kind": values[at].kind}), *values[at + 1 :]]
+
+
+def _same_family(old: str, new: str) -> bool:
+    """Words of one family: the same ending after a hyphen ("sodium-ion",
+    "potassium-ion"; "bacteria-based", "microcapsule-based") or two body parts."""
+    old, new = old.lower(), new.lower()
+    if old == new:
+        return False
+    old_stem, old_dash, old_end = old.rpartition("-")
+    new_stem, new_dash, new_end = new.rpartition("-")
+    if old_dash and new_dash and old_stem and new_stem:
+        return old_end == new_end
+    return not old_dash and not new_dash and is_body_part(old) and is_body_part(new)
 
 
 class _Changes:
@@ -234,10 +325,25 @@ def _apply(
 
 def _in_place(values: list[SlotValue], kind: SlotKind, new: list[SlotValue]) -> list[SlotValue]:
     """``values`` with those of ``kind`` replaced by ``new``, where the first of them
-    stood (at the end when there was none): "dogs" gives way to "cats" in place."""
-    at = next((i for i, v in enumerate(values) if v.kind == kind), len(values))
-    before = [v for v in values[:at] if v.kind != kind]
-    after = [v for v in values[at:] if v.kind != kind]
+    stood (at the end when there was none): "dogs" gives way to "cats" in place. A
+    procedure replaces a procedure and a drug a drug: "what about knee arthroplasty"
+    after tranexamic acid in hip fracture surgery keeps the tranexamic acid; a name
+    ("Madrigal") replaces a name, not the words of a topic."""
+
+    def replaced(value: SlotValue) -> bool:
+        if value.kind != kind:
+            return False
+        if not new:
+            return True
+        if kind == "intervention":
+            return any(is_procedure(value.text) == is_procedure(n.text) for n in new)
+        if kind == "topic":  # a name takes the place of a name, words of words
+            return any(is_name(value.text) == is_name(n.text) for n in new)
+        return True
+
+    at = next((i for i, v in enumerate(values) if replaced(v)), len(values))
+    before = [v for v in values[:at] if not replaced(v)]
+    after = [v for v in values[at:] if not replaced(v)]
     return [*before, *new, *after]
 
 
@@ -283,11 +389,13 @@ def _unknown_in_follow_up(
     offered = not lead and (message.elliptical or message.compares)
     if offered and (is_name(value.text) or value.text.isupper()):
         # A capitalised name is a place or an organisation where the topic has one; an
-        # acronym is not a place.
+        # acronym is not a place. Otherwise it names a subject ("what about Madrigal").
         kinds: tuple[SlotKind, ...] = ("organisation",) if value.text.isupper() else NAMED
         for kind in kinds:
             if thread.of(kind):
                 return value.model_copy(update={"kind": kind})
+        if is_name(value.text):
+            return value
     return value.model_copy(update={"kind": "aspect"})
 
 

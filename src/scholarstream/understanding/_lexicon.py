@@ -41,6 +41,10 @@ DRUG_SUFFIXES = (
     "parib",
     "rsen",
     "siran",
+    "mibe",
+    "xostat",
+    "listat",
+    "nostat",
     "vec",
     "nogene",
     "leucel",
@@ -200,6 +204,11 @@ INTERVENTION_HEADS = frozenset(
         "dressing",
         "therapy",
         "therapies",
+        "combo",
+        "combination",
+        "acid",
+        "regimen",
+        "cocktail",
         "treatment",
         "treatments",
         "inhibitor",
@@ -235,6 +244,16 @@ INTERVENTION_HEADS = frozenset(
         "stents",
         "device",
         "devices",
+        "watch",
+        "watches",
+        "smartwatch",
+        "smartwatches",
+        "wearable",
+        "wearables",
+        "app",
+        "apps",
+        "sensor",
+        "sensors",
         "procedure",
         "procedures",
         "injection",
@@ -556,6 +575,44 @@ MATERIAL_WORDS = frozenset(
         "published",
     ]
 )
+# Agencies that decide on, advise on or regulate what a conversation is about: a question
+# about their decision ("what did the EMA decide", "EPA's new limits") follows on.
+REGULATORS = frozenset(
+    """fda ema prac chmp mhra pmda nmpa tga health canada nice cadth iqwig has g-ba icer who
+    cdc ecdc epa efsa usda cms ahrq uspstf acip jcvi stiko smc ich""".split()  # noqa: SIM905
+) | {"health canada", "g-ba"}
+# Regulatory pathways named in words an aspect list would split ("accelerated approval").
+PATHWAYS = frozenset(
+    {
+        "accelerated approval",
+        "conditional approval",
+        "conditional marketing authorisation",
+        "conditional marketing authorization",
+        "breakthrough designation",
+        "breakthrough therapy designation",
+        "priority review",
+        "orphan designation",
+        "fast track designation",
+        "emergency use authorization",
+        "emergency use authorisation",
+    }
+)
+# Heads of a procedure (not a drug): "hip fracture surgery", "knee arthroplasty".
+PROCEDURE_HEADS = frozenset(
+    """surgery surgeries operation operations repair replacement reconstruction resection
+    fixation transplant transplantation transplants implant implants implantation dialysis
+    haemodialysis hemodialysis bypass stenting stent stents ablation biopsy biopsies
+    procedure procedures radiotherapy irradiation immersion cooling""".split()  # noqa: SIM905
+)
+PROCEDURE_SUFFIXES = ("ectomy", "plasty", "otomy", "ostomy", "scopy", "pexy", "rrhaphy")
+# "-ing" verbs a request wraps a topic in ("testing PD-1 inhibitors", "Pfizer
+# developing"); other "-ing" words are nouns ("docking", "swelling", "screening").
+REQUEST_VERBS_ING = frozenset(
+    """testing using developing comparing evaluating assessing studying investigating
+    examining looking getting making taking giving showing linking running conducting
+    sponsoring finding searching reviewing analysing analyzing exploring measuring
+    describing reporting regarding concerning involving discussing""".split()  # noqa: SIM905
+)
 # Words that qualify a population: "geriatric horses", "dairy cattle".
 POPULATION_QUALIFIERS = (
     "geriatric",
@@ -666,6 +723,31 @@ ANIMALS = (
     "ferrets",
     "rabbits",
     "zebrafish",
+    "fish",
+    "salmon",
+    "bivalves",
+    "mussels",
+    "oysters",
+    "shellfish",
+    "crustaceans",
+    "amphibians",
+    "frogs",
+    "reptiles",
+    "birds",
+    "bats",
+    "deer",
+    "elk",
+    "wild boar",
+    "boars",
+    "donkeys",
+    "camels",
+    "bees",
+    "honeybees",
+    "honey bees",
+    "bumblebees",
+    "insects",
+    "mosquitoes",
+    "ticks",
     "canine",
     "feline",
     "equine",
@@ -698,12 +780,15 @@ COMPARISON = re.compile(
     r"better|worse|superior|inferior|stacks? up|measures? up|fares?)\b",
     re.I,
 )
+# "X instead" (not "instead of Y", which names what it drops).
+INSTEAD = re.compile(r"\binstead\b(?!\s+of\b)", re.I)
 # Words that take something out of the topic: "omega-3 instead of vit D", "forget Roche,
 # what about Amgen", "rather than purchases". What they name is dropped, not compared.
 DROPPING = re.compile(
     r"\b(?:instead of|rather than|in place of|forget(?: about)?|drop|never mind|not)\s+"
     r"(?!(?:that|it|this|those|these|them|about)\b)"
-    r"(?P<dropped>[^,.;:?!]+?)(?=\s*(?:[,.;:?!]|$|\b(?:what|how|and|but|just|only|let)\b))",
+    r"(?P<dropped>[^,.;:?!\u2013\u2014]+?)"
+    r"(?=\s*(?:[,.;:?!\u2013\u2014]|\s-\s|$|\b(?:what|how|and|but|just|only|let)\b))",
     re.I,
 )
 
@@ -711,7 +796,9 @@ DROPPING = re.compile(
 SWITCH = re.compile(
     r"\b(forget (?:that|it|about (?:that|it))|different (?:question|topic)|switching gears|"
     r"change of (?:topic|subject)|new (?:question|topic)|unrelated|something else|"
-    r"moving on|on another note|separate question|other question)\b",
+    r"moving on|on another note|on a different note|separate question|other question|"
+    r"switching (?:topics?|subjects?)|change (?:of )?topics?|"
+    r"changing (?:the )?(?:topic|subject))\b",
     re.I,
 )
 # Openings of an elliptical follow-up: "what about X?", "and X?", "how about in Y?".
@@ -809,7 +896,8 @@ CLOSING_WORDS = frozenset(
     ]
 )
 CLOSING_MARKERS = re.compile(
-    r"\b(thanks|thank you|thx|ty|ta|cheers|that'?s (?:all|it|everything|enough|plenty)|"
+    r"\b(thanks|thank you|thank u|thanku|thnx|thx|ty|ta|cheers|perfect|"
+    r"that'?s (?:all|it|everything|enough|plenty)|"
     r"all set|all done|(?:i'?m|we'?re) done|done|nothing else|no more|bye|goodbye|"
     r"that covers it|that (?:was|is|'s) (?:helpful|useful|great|perfect|enough|all|plenty))\b",
     re.I,
@@ -927,6 +1015,17 @@ QUESTION_VERBS = frozenset(
         "needed",
         "decide",
         "decided",
+        "widen",
+        "broaden",
+        "expand",
+        "extend",
+        "pls",
+        "plz",
+        "e.g",
+        "eg",
+        "i.e",
+        "ie",
+        "etc",
         "use",
         "used",
         "using",

@@ -53,3 +53,14 @@ def mesh_kind(text: str) -> tuple[SlotKind | None, str | None]:
         if head is not None:
             return kind_of_match(head), None
     return None, None
+
+
+# Body regions and the musculoskeletal system: "knee" and "hip", "wrist" and "ankle".
+_BODY_PARTS = ("A01", "A02")
+
+
+def is_body_part(word: str) -> bool:
+    match = mesh_match(word)
+    return match is not None and any(
+        n.startswith(_BODY_PARTS) for n in match.descriptor.tree_numbers
+    )

@@ -129,6 +129,15 @@ _ANIMAL_RE = re.compile(
     re.I,
 )
 _POPULATION_HEAD_RE = re.compile(r"\b(" + "|".join(lex.POPULATION_HEADS) + r")\b", re.I)
+# People named by what they live with or undergo: "people living with HIV", "patients on
+# dialysis", "people who inject drugs".
+_PEOPLE_WITH_RE = re.compile(
+    r"\b(?:people|persons|patients|individuals|adults|children|kids|women|men|those)\s+"
+    r"(?:living\s+with|on|receiving|undergoing|who\s+(?:inject|use|have|are|take|had))\s+"
+    r"[A-Za-z0-9][\w\-]*(?:\s+(?!(?:in|and|or|for|at|from|with|since|before|after)\b)"
+    r"[A-Za-z0-9][\w\-]*)?",
+    re.I,
+)
 _REGION_RE = re.compile(
     r"\b((?:North|South|East|West|Central|Southeast|Southern|Northern|Eastern|Western|"
     r"Sub-Saharan|South-East|South East)\s+(?:Africa|Asia|Europe|America|Asia-Pacific))\b",
@@ -207,6 +216,8 @@ class MessageReading:
     leads: tuple[str, ...] = ()
     # What the message takes out of the topic: "vit D" in "omega-3 instead of vit D".
     dropped: tuple[str, ...] = ()
+    # "X instead": X takes the place of what it stands for.
+    instead: bool = False
     year_from: int | None = None
     year_to: int | None = None
     dated: bool = False
@@ -252,6 +263,9 @@ def read_message(text: str, today: dt.date | None = None) -> MessageReading:
     while (drop := lex.DROPPING.search(rest)) is not None:
         dropped.append(drop.group("dropped").strip())
         rest = _blank(rest, drop.start(), drop.end())
+    cue = lex.SWITCH.search(rest)
+    if cue is not None:  # "switching topics:" names no topic
+        rest = _blank(rest, cue.start(), cue.end())
     opening = lex.ELLIPTICAL.search(rest)
     if opening is not None:  # "what about X?": "about" does not lead into X
         rest = _blank(rest, opening.start(1), opening.end(1))
@@ -271,6 +285,7 @@ def read_message(text: str, today: dt.date | None = None) -> MessageReading:
         values=tuple(values),
         leads=tuple(lead for _, _, lead in found),
         dropped=tuple(dropped),
+        instead=lex.INSTEAD.search(plain) is not None,
         year_from=year_from,
         year_to=year_to,
         dated=dated,
@@ -375,6 +390,8 @@ def _cut_scope(text: str, found: list[tuple[int, SlotValue, str]]) -> str:
         take("organisation", match)
     while (match := _REGION_RE.search(text)) is not None:
         take("place", match)
+    while (match := _PEOPLE_WITH_RE.search(text)) is not None:
+        take("population", match)
     while (match := _ANIMAL_RE.search(text)) is not None:
         take("population", match, value=match.group(1).lower())
     slots, phrases = read_slots(text)
@@ -533,10 +550,19 @@ def _is_verb_form(word: str, *, alone: bool, last: bool) -> bool:
     if alone:
         ends_as_verb = lowered.endswith(("ed", "ly")) and len(lowered) > 4
     else:
-        ends_as_verb = lowered.endswith("ing") or (last and lowered.endswith("ed"))
+        # "-ing" nouns name things ("docking accuracy", "the swelling issue"): only the
+        # verbs a request uses are cut ("testing PD-1 inhibitors").
+        ends_as_verb = lowered in lex.REQUEST_VERBS_ING or (last and lowered.endswith("ed"))
     if not ends_as_verb or _is_intervention_word(lowered) or _is_condition_word(lowered):
         return False
     return mesh_match(lowered) is None
+
+
+def is_procedure(text: str) -> bool:
+    """Whether an intervention is a procedure (surgery, an operation, a device put in)
+    rather than a drug: "hip fracture surgery", "knee arthroplasty", "dialysis"."""
+    head = text.lower().split()[-1] if text.split() else ""
+    return head in lex.PROCEDURE_HEADS or head.endswith(lex.PROCEDURE_SUFFIXES)
 
 
 def is_name(text: str) -> bool:
@@ -572,12 +598,29 @@ def _parts(chunk: str) -> list[tuple[int, str, SlotKind]]:
             else None
         )
         rest = " ".join(words[at + 1 :])
-        follows = ("condition", "aspect") if head_kind == "intervention" else ("topic", "aspect")
+        follows = (
+            ("condition", "aspect", "topic") if head_kind == "intervention" else ("topic", "aspect")
+        )
         if head_kind is not None and _kind_of(rest) in follows:
             head = " ".join(words[: at + 1])
             shift = len(head) + 1
             parts = [(shift + offset, part, kind) for offset, part, kind in _parts(rest)]
             return [(0, head, head_kind), *parts]
+    for size in range(min(4, len(words)), 1, -1):
+        # A regulatory pathway is one value: "accelerated approval", not "accelerated" and
+        # the aspect "approval".
+        for start in range(len(words) - size + 1):
+            phrase = " ".join(words[start : start + size])
+            if phrase.lower() in lex.PATHWAYS:
+                before = " ".join(words[:start])
+                after = " ".join(words[start + size :])
+                shift = len(before) + 1 if before else 0
+                tail_at = shift + len(phrase) + 1
+                return [
+                    *(_parts(before) if before else []),
+                    (shift, phrase, "topic"),
+                    *[(tail_at + o, p, k) for o, p, k in (_parts(after) if after else [])],
+                ]
     tail = 0
     while tail < len(words) - 1 and words[len(words) - 1 - tail].lower() in lex.ASPECT_WORDS:
         tail += 1
@@ -627,6 +670,8 @@ def _kind_of(chunk: str) -> SlotKind | None:
         return "aspect"
     if head in lex.INTERVENTION_HEADS:
         return "intervention"
+    if head in ("aid", "aids") and len(words) > 1 and not chunk.split()[-1].isupper():
+        return "intervention"  # "hearing aids", not AIDS
     if head in lex.CONDITION_HEADS or _is_condition_word(head):
         return "condition"
     if any(_is_intervention_word(w) for w in words):

@@ -35,6 +35,7 @@ from scholarstream.understanding import (
     TopicReading,
     content_words,
     is_name,
+    is_procedure,
     read_message,
     without_dates,
 )
@@ -100,15 +101,27 @@ class TurnContinuity(BaseModel):
             )
         values = [v for v in said.values if v.kind not in ("language", "source")]
         stale = [v for v in values if _replaced_by_turn(v, self.replaced, self.topic)]
+        # A replaced value the model wrote inside a phrase of its own ("BioNTech Moderna
+        # cancer vaccines") is taken out word for word.
+        stale += [
+            r
+            for r in self.replaced
+            if _written_in(r.text, text)
+            and not any(r.same_as(v) for v in stale)
+            and not any(_written_in(r.text, t.text) for t in self.topic.values)
+        ]
         if stale:
             text = _without(text, stale)
-            values = [v for v in values if v not in stale]
+            values = [v for v in read_message(text).values if v.kind not in ("language", "source")]
             names = ", ".join(f"“{v.text}”" for v in stale)
             corrections.append(f"dropped {names}, which this message replaced")
         missing: list[SlotValue] = []
         resolved = self.refers_back and _resolves(values, self.message, self.topic)
         if self.retrieval.is_followup and not resolved:
             missing = _missing(values, self.topic, self.added)
+        elif not resolved:
+            # A new question keeps at least what the user said in it.
+            missing = [a for a in self.added if not any(_overlaps(v, a) for v in values)]
         if missing:
             # The model's own words, without "it" or "search the web", and what it lost.
             text = " ".join([*content_words(text), *(v.text for v in missing)])
@@ -127,6 +140,30 @@ _DOUBLED = re.compile(r"\b(in|and|or|for|of|with|on)\s+(?:(?:in|and|or|for|of|wi
 
 
 _EXACT_KINDS = frozenset({"place", "phase", "organisation"})
+
+
+def _chosen_instead(value: SlotValue, values: list[SlotValue], added: list[SlotValue]) -> bool:
+    """Whether the query left ``value`` out for a value of its own that this message
+    asked for ("and Eli Lilly's?": the query names Lilly, not Novo Nordisk): the message
+    brought a value of that kind, and the query has one that is not ``value``."""
+    if any(value.same_as(a) for a in added) or not any(_stands_for(a, value) for a in added):
+        return False
+    return any(_stands_for(v, value) and not _overlaps(v, value) for v in values)
+
+
+def _stands_for(new: SlotValue, old: SlotValue) -> bool:
+    """Whether a value of a query takes the place of a value of the conversation: of the
+    same kind and, for interventions, both drugs or both procedures; a value the
+    conversation holds stands for nothing else."""
+    if new.kind != old.kind or new.kind == "topic":
+        return False
+    if new.kind == "intervention":
+        return is_procedure(new.text) == is_procedure(old.text)
+    return True
+
+
+def _written_in(value: str, text: str) -> bool:
+    return re.search(rf"\b{re.escape(value)}\b", text, re.I) is not None
 
 
 def _without(text: str, values: list[SlotValue]) -> str:
@@ -185,7 +222,22 @@ def _missing(
         or any(t.same_as(a) for a in added)
         or (t.kind == "topic" and is_name(t.text))  # "Apple Watch", "Eli Lilly"
     ]
-    return [t for t in wanted if not any(_overlaps(v, t) for v in values)]
+    said = {w for v in values for w in _content(v.text)}
+    lost: list[SlotValue] = []
+    for value in wanted:
+        if _chosen_instead(value, values, added):
+            continue
+        if value.kind in _EXACT_KINDS:
+            if not any(_overlaps(v, value) for v in values):
+                lost.append(value)
+            continue
+        # A value the query kept in part ("the recall" of "Philips CPAP recall") gets
+        # back the words it lost.
+        words = content_words(value.text)
+        gone = [w for w in words if w.lower() not in said]
+        if 2 * len(gone) > len(words):
+            lost.append(value.model_copy(update={"text": " ".join(gone), "heading": None}))
+    return lost
 
 
 def begin_turn(state: ThreadState, message: str, today: dt.date | None = None) -> TurnContinuity:
