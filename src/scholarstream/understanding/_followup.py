@@ -11,6 +11,7 @@ that names a whole subject of its own, with no cue that it follows on, starts a 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -23,8 +24,10 @@ from scholarstream.understanding._topic import (
     SlotValue,
     TopicReading,
     bounded_values,
+    dropped_values,
     is_name,
     is_procedure,
+    is_setting,
 )
 
 TurnReading = Literal["new_question", "slot_fill", "followup_continuation", "closing"]
@@ -94,6 +97,8 @@ def _names_as_organisations(thread: TopicReading, message: MessageReading) -> Me
 
 def _new(message: MessageReading, reason: str, thread: TopicReading | None = None) -> FollowUp:
     topic = message.as_topic()
+    if thread is not None:
+        topic.dropped = dropped_values([*thread.dropped, *thread.values], topic)
     replaced = tuple(v for v in (thread.values if thread else []) if not topic.has(v))
     return FollowUp("new_question", reason, topic, replaced=replaced, added=tuple(topic.values))
 
@@ -201,6 +206,7 @@ def _update(thread: TopicReading, message: MessageReading) -> FollowUp:
     if message.dated:
         year_from, year_to = message.year_from, message.year_to
     topic = TopicReading(values=bounded_values(values), year_from=year_from, year_to=year_to)
+    topic.dropped = dropped_values([*thread.dropped, *thread.values], topic)
     only_scope = all(v.kind in _SCOPE_KINDS for v in incoming)
     if only_scope and (incoming or message.dated):
         reading: TurnReading = "slot_fill"
@@ -256,6 +262,10 @@ def _swapped(values: list[SlotValue], value: SlotValue) -> list[SlotValue] | Non
                     text = " ".join([*old_words[:index], new_words[0], *old_words[index + 1 :]])
                     swapped = old.model_copy(update={"text": text, "heading": None})
                     return [*values[:at], swapped, *values[at + 1 :]]
+        numbered = _numbered_swap(old.text, value.text)
+        if numbered is not None:  # "type 2" for "type 1 diabetes"
+            swapped = old.model_copy(update={"text": numbered, "heading": None})
+            return [*values[:at], swapped, *values[at + 1 :]]
         head = [w.lower() for w in new_words[-2:]]
         if (
             len(new_words) >= 2
@@ -264,6 +274,23 @@ def _swapped(values: list[SlotValue], value: SlotValue) -> list[SlotValue] | Non
         ):
             return [*values[:at], value.model_copy(update={"kind": old.kind}), *values[at + 1 :]]
     return None
+
+
+_NUMBERED = re.compile(r"^([A-Za-z]+)\s+(\d+[a-z]?|[IV]+)$")
+
+
+def _numbered_swap(old: str, new: str) -> str | None:
+    """``old`` with its "<word> <number>" replaced by ``new`` of the same word ("type 1
+    diabetes" and "type 2": "type 2 diabetes"; "stage 3 CKD" and "stage 4")."""
+    said = _NUMBERED.match(new.strip())
+    if said is None:
+        return None
+    word, number = said.groups()
+    pattern = re.compile(rf"\b{re.escape(word)}\s+(\d+[a-z]?|[IV]+)\b", re.I)
+    found = pattern.search(old)
+    if found is None or found.group(1).lower() == number.lower():
+        return None
+    return old[: found.start()] + new.strip() + old[found.end() :]
 
 
 def _instead(values: list[SlotValue], value: SlotValue) -> list[SlotValue] | None:
@@ -339,9 +366,17 @@ def _in_place(values: list[SlotValue], kind: SlotKind, new: list[SlotValue]) -> 
             return any(is_procedure(value.text) == is_procedure(n.text) for n in new)
         if kind == "topic":  # a name takes the place of a name, words of words
             return any(is_name(value.text) == is_name(n.text) for n in new)
+        if kind == "place":  # a setting of a setting, a country of a country
+            return any(is_setting(value.text) == is_setting(n.text) for n in new)
         return True
 
-    at = next((i for i, v in enumerate(values) if replaced(v)), len(values))
+    matching = [i for i, v in enumerate(values) if replaced(v)]
+    if kind == "condition" and len(matching) >= 2 and len(new) == 1:
+        # One condition for two (an exposure and its outcome): the later one gives way,
+        # "diabetes?" after periodontitis and cardiovascular disease.
+        last = matching[-1]
+        return [*values[:last], *new, *values[last + 1 :]]
+    at = matching[0] if matching else len(values)
     before = [v for v in values[:at] if not replaced(v)]
     after = [v for v in values[at:] if not replaced(v)]
     return [*before, *new, *after]

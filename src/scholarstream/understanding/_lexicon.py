@@ -597,6 +597,25 @@ PATHWAYS = frozenset(
         "emergency use authorisation",
     }
 )
+# Care settings, read as where a question is asked: "nursing homes", "intensive care".
+CARE_SETTINGS = (
+    "intensive care units?",
+    "intensive care",
+    "ICUs?",
+    "NICUs?",
+    "nursing homes?",
+    "care homes?",
+    "long-term care facilit(?:y|ies)",
+    "long-term care",
+    "primary care",
+    "secondary care",
+    "emergency departments?",
+    "surgical wards?",
+    "medical wards?",
+    "outpatient clinics?",
+    "home care",
+    "hospices?",
+)
 # Heads of a procedure (not a drug): "hip fracture surgery", "knee arthroplasty".
 PROCEDURE_HEADS = frozenset(
     """surgery surgeries operation operations repair replacement reconstruction resection
@@ -689,6 +708,8 @@ POPULATION_HEADS = (
     "drinkers",
     "patients",
     "populations",
+    "ancestry",
+    "descent",
     "cohorts",
     "volunteers",
 )
@@ -785,7 +806,7 @@ INSTEAD = re.compile(r"\binstead\b(?!\s+of\b)", re.I)
 # Words that take something out of the topic: "omega-3 instead of vit D", "forget Roche,
 # what about Amgen", "rather than purchases". What they name is dropped, not compared.
 DROPPING = re.compile(
-    r"\b(?:instead of|rather than|in place of|forget(?: about)?|drop|never mind|not)\s+"
+    r"\b(?:instead of|rather than|in place of|forget(?: about)?|drop|never mind)\s+"
     r"(?!(?:that|it|this|those|these|them|about)\b)"
     r"(?P<dropped>[^,.;:?!\u2013\u2014]+?)"
     r"(?=\s*(?:[,.;:?!\u2013\u2014]|\s-\s|$|\b(?:what|how|and|but|just|only|let)\b))",
@@ -797,6 +818,7 @@ SWITCH = re.compile(
     r"\b(forget (?:that|it|about (?:that|it))|different (?:question|topic)|switching gears|"
     r"change of (?:topic|subject)|new (?:question|topic)|unrelated|something else|"
     r"moving on|on another note|on a different note|separate question|other question|"
+    r"(?:totally |completely |something )?different thing|another thing|"
     r"switching (?:topics?|subjects?)|change (?:of )?topics?|"
     r"changing (?:the )?(?:topic|subject))\b",
     re.I,

@@ -129,6 +129,19 @@ _ANIMAL_RE = re.compile(
     re.I,
 )
 _POPULATION_HEAD_RE = re.compile(r"\b(" + "|".join(lex.POPULATION_HEADS) + r")\b", re.I)
+# Care settings: where the people of a question are ("in nursing homes", "in the ICU").
+_SETTING_RE = re.compile(
+    r"\b(" + "|".join(lex.CARE_SETTINGS) + r")\b"
+    r"(?!\s+(?:patients|residents|staff|nurses|workers|physicians|admissions|stays?)\b)",
+    re.I,
+)
+
+
+def is_setting(text: str) -> bool:
+    """Whether a place is a care setting ("nursing homes"), not a country or a city."""
+    return _SETTING_RE.fullmatch(text.strip()) is not None
+
+
 # People named by what they live with or undergo: "people living with HIV", "patients on
 # dialysis", "people who inject drugs".
 _PEOPLE_WITH_RE = re.compile(
@@ -164,6 +177,9 @@ class TopicReading(BaseModel):
     values: list[SlotValue] = Field(default_factory=list)
     year_from: int | None = None
     year_to: int | None = None
+    # What the conversation has let go of, latest last: a query that brings one of them
+    # back (a model recalling the drug of three turns ago) is corrected.
+    dropped: list[SlotValue] = Field(default_factory=list)
 
     def of(self, kind: SlotKind) -> list[SlotValue]:
         return [v for v in self.values if v.kind == kind]
@@ -390,6 +406,8 @@ def _cut_scope(text: str, found: list[tuple[int, SlotValue, str]]) -> str:
         take("organisation", match)
     while (match := _REGION_RE.search(text)) is not None:
         take("place", match)
+    while (match := _SETTING_RE.search(text)) is not None:
+        take("place", match)
     while (match := _PEOPLE_WITH_RE.search(text)) is not None:
         take("population", match)
     while (match := _ANIMAL_RE.search(text)) is not None:
@@ -438,6 +456,8 @@ def _qualified_start(text: str, start: int) -> int:
             break
         if word in lex.INTERVENTION_HEADS or _is_intervention_word(word):
             break  # "prolonged exposure therapy | veterans"
+        if _is_condition_word(word) or mesh_kind(before.group(1))[0] == "condition":
+            break  # "PTSD | veterans": the condition is a value of its own
         start = before.start(1)
     return start
 
@@ -497,7 +517,7 @@ def _chunks(text: str) -> list[_Chunk]:
             continue
         word = _POSSESSIVE.sub("", token).strip("'\u2019")
         if owner and word[:1].isupper():
-            if _names_a_condition(text[match.end() :]):
+            if _names_a_condition(text[match.end() :]) or _eponym(word, text[match.end() :]):
                 word = token.strip("'\u2019").replace("\u2019", "'")  # "Fournier's gangrene"
             elif current and is_name(" ".join(current)):  # "Novo Nordisk's"
                 current.append(word)
@@ -526,6 +546,15 @@ def _names_a_condition(after: str) -> bool:
         return False
     word = following.group(1).lower()
     return word in lex.CONDITION_HEADS or _is_condition_word(word)
+
+
+def _eponym(name: str, after: str) -> bool:
+    """A possessive name that ends its phrase and names a disease ("paraquat and
+    Parkinson's?"): "<name> disease" is a MeSH disease heading."""
+    if re.match(r"\s+[A-Za-z]", after):
+        return False
+    found = mesh_match(f"{name} disease")
+    return found is not None and any(n.startswith("C") for n in found.descriptor.tree_numbers)
 
 
 def _without_verbs(words: list[str]) -> list[str]:
@@ -719,6 +748,19 @@ def _with_mesh(value: SlotValue) -> SlotValue:
     if value.kind == "topic" and kind is not None:
         update["kind"] = kind
     return value.model_copy(update=update) if update else value
+
+
+MAX_DROPPED = 12
+
+
+def dropped_values(earlier: list[SlotValue], now: TopicReading) -> list[SlotValue]:
+    """``earlier`` values the topic ``now`` no longer holds, the last ``MAX_DROPPED``."""
+    kept: dict[str, SlotValue] = {}
+    for value in earlier:
+        if not now.has(value):
+            kept.pop(_key(value.text), None)
+            kept[_key(value.text)] = value
+    return list(kept.values())[-MAX_DROPPED:]
 
 
 def bounded_values(values: list[SlotValue]) -> list[SlotValue]:

@@ -101,6 +101,14 @@ class TurnContinuity(BaseModel):
             )
         values = [v for v in said.values if v.kind not in ("language", "source")]
         stale = [v for v in values if _replaced_by_turn(v, self.replaced, self.topic)]
+        # A value the conversation let go of earlier, named again as it was.
+        stale += [
+            v
+            for v in values
+            if v not in stale
+            and not self.topic.has(v)
+            and any(v.same_as(d) for d in self.topic.dropped)
+        ]
         # A replaced value the model wrote inside a phrase of its own ("BioNTech Moderna
         # cancer vaccines") is taken out word for word.
         stale += [
@@ -114,7 +122,7 @@ class TurnContinuity(BaseModel):
             text = _without(text, stale)
             values = [v for v in read_message(text).values if v.kind not in ("language", "source")]
             names = ", ".join(f"“{v.text}”" for v in stale)
-            corrections.append(f"dropped {names}, which this message replaced")
+            corrections.append(f"dropped {names}, which the conversation has replaced")
         missing: list[SlotValue] = []
         resolved = self.refers_back and _resolves(values, self.message, self.topic)
         if self.retrieval.is_followup and not resolved:
