@@ -109,6 +109,14 @@ class TurnContinuity(BaseModel):
             and not self.topic.has(v)
             and any(v.same_as(d) for d in self.topic.dropped)
         ]
+        # A value the conversation let go of earlier, named again as it was.
+        stale += [
+            v
+            for v in values
+            if v not in stale
+            and not self.topic.has(v)
+            and any(v.same_as(d) for d in self.topic.dropped)
+        ]
         # A replaced value the model wrote inside a phrase of its own ("BioNTech Moderna
         # cancer vaccines") is taken out word for word.
         stale += [
@@ -239,11 +247,11 @@ def _missing(
             if not any(_overlaps(v, value) for v in values):
                 lost.append(value)
             continue
-        # A value the query kept in part ("the recall" of "Philips CPAP recall") gets
-        # back the words it lost.
+        # A value the query lost, or kept only in part without its names ("the recall"
+        # of "Philips CPAP recall"), gets back the words it lost.
         words = content_words(value.text)
         gone = [w for w in words if w.lower() not in said]
-        if 2 * len(gone) > len(words):
+        if gone and (len(gone) == len(words) or any(w[:1].isupper() for w in gone)):
             lost.append(value.model_copy(update={"text": " ".join(gone), "heading": None}))
     return lost
 
