@@ -188,8 +188,14 @@ def _dropped(value: SlotValue, message: MessageReading) -> bool:
 def _shares_a_word(a: SlotValue, b: SlotValue) -> bool:
     """Whether two values share a word that names something ("glyphosate exposure" and
     "prenatal chlorpyrifos exposure" share none)."""
-    shared = set(a.text.lower().split()) & set(b.text.lower().split())
+    shared = _stems(a.text) & _stems(b.text)
     return bool(shared - lex.GENERIC_SUBJECT_WORDS)
+
+
+def _stems(text: str) -> set[str]:
+    """The words of ``text``, lower case, plural or singular alike ("nanoparticles" and
+    "nanoparticle", "cyclones" and "cyclone")."""
+    return {re.sub(r"(?<=[a-z]{3})(?:es|s)$", "", w) for w in text.lower().split()}
 
 
 def _update(thread: TopicReading, message: MessageReading) -> FollowUp:
