@@ -39,6 +39,7 @@ from scholarstream.understanding._dates import (
     years_before,
 )
 from scholarstream.understanding._followup import FollowUp, TurnReading, follow
+from scholarstream.understanding._phrase_kinds import is_name, is_procedure
 from scholarstream.understanding._phrases import key_phrases, proper_names, topic_phrases
 from scholarstream.understanding._restrictions import (
     LANGUAGE_NAMES,
@@ -84,8 +85,6 @@ from scholarstream.understanding._topic import (
     MessageReading,
     SlotValue,
     TopicReading,
-    is_name,
-    is_procedure,
     read_message,
     without_dates,
 )

@@ -61,7 +61,7 @@ _LANGUAGE_LIST = (
     rf"{_LANGUAGE}(?:[-\s]language)?(?:\s*(?:,|or|and)\s*{_LANGUAGE}(?:[-\s]language)?)*"
 )
 _NOT_A_PEOPLE = r"(?!\s+(?:patients|adults|children|women|men|people|population|cohort))"
-_LANGUAGE_PHRASES = (
+LANGUAGE_PHRASES = (
     re.compile(
         rf"\b(?:(?:written|published|articles?|papers?|only)\s+)?in\s+{_LANGUAGE_LIST}"
         rf"(?:\s+only)?\b{_NOT_A_PEOPLE}",
@@ -108,13 +108,20 @@ def find_study_types(text: str) -> tuple[str, list[str]]:
 def find_languages(text: str) -> tuple[str, list[str]]:
     """The text without its language phrases, and their ISO 639-1 codes."""
     codes: list[str] = []
-    for pattern in _LANGUAGE_PHRASES:
+    for pattern in LANGUAGE_PHRASES:
         while (match := pattern.search(text)) is not None:
-            for name in _FIND_LANGUAGE.findall(match.group(0)):
-                if LANGUAGES[name.lower()] not in codes:
-                    codes.append(LANGUAGES[name.lower()])
+            codes.extend(c for c in codes_in(match.group(0)) if c not in codes)
             text = _cut(text, match)
     return text, codes
+
+
+def codes_in(phrase: str) -> list[str]:
+    """The ISO 639-1 codes of the languages a phrase names ("in English or French")."""
+    codes: list[str] = []
+    for name in _FIND_LANGUAGE.findall(phrase):
+        if LANGUAGES[name.lower()] not in codes:
+            codes.append(LANGUAGES[name.lower()])
+    return codes
 
 
 def language_code(value: str) -> str | None:

@@ -19,7 +19,17 @@ from pydantic import BaseModel, Field
 from scholarstream.understanding import _lexicon as lex
 from scholarstream.understanding._dates import QUERY_DATES, date_phrases
 from scholarstream.understanding._mesh_kinds import mesh_kind, mesh_match
-from scholarstream.understanding._restrictions import LANGUAGES, STUDY_TYPES
+from scholarstream.understanding._phrase_kinds import (
+    is_condition_word,
+    is_intervention_word,
+    is_name,
+    named_parts,
+)
+from scholarstream.understanding._restrictions import (
+    LANGUAGE_PHRASES,
+    STUDY_TYPES,
+    codes_in,
+)
 from scholarstream.understanding._slot_kind import SlotKind
 from scholarstream.understanding._slots import read_slots, trial_phase_of
 from scholarstream.understanding._stop_words import BACK_REFERENCES, stop_words
@@ -111,13 +121,6 @@ _NAME_BY_LEAD: dict[str, SlotKind] = {
 }
 _SOURCE_RE = re.compile(
     r"\b(?:on\s+|in\s+|from\s+|via\s+)?(" + "|".join(re.escape(s) for s in lex.SOURCES) + r")\b",
-    re.I,
-)
-_LANGUAGE_RE = re.compile(
-    r"\b(?:(?:published|written|only|papers|articles)\s+)?in\s+("
-    + "|".join(LANGUAGES)
-    + r")(?:[-\s]language)?\b(?!\s+(?:patients|adults|children|women|men|people|population))"
-    r"|\b(" + "|".join(LANGUAGES) + r")[-\s]language\b",
     re.I,
 )
 _ANIMAL_RE = re.compile(
@@ -287,7 +290,7 @@ def read_message(text: str, today: dt.date | None = None) -> MessageReading:
         rest = _blank(rest, opening.start(1), opening.end(1))
     rest = _cut_scope(rest, found)
     for chunk in _chunks(rest):
-        for offset, part, kind in _named_parts(chunk.text):
+        for offset, part, kind in named_parts(chunk.text):
             if chunk.possessive:
                 kind = "organisation"
             elif kind == "topic" and is_name(part) and mesh_match(part) is None:
@@ -397,9 +400,12 @@ def _cut_scope(text: str, found: list[tuple[int, SlotValue, str]]) -> str:
     for pattern in STUDY_TYPES.values():
         while (match := pattern.search(text)) is not None:
             take("study_type", match)
-    while (match := _LANGUAGE_RE.search(text)) is not None:
-        name = (match.group(1) or match.group(2)).lower()
-        take("language", match, value=LANGUAGES[name])
+    for pattern in LANGUAGE_PHRASES:  # the search's own reader of language phrases
+        while (match := pattern.search(text)) is not None:
+            first, *others = codes_in(match.group(0))
+            at = match.start()
+            take("language", match, value=first)
+            found.extend((at, SlotValue(kind="language", text=c), "") for c in others)
     while (match := _SOURCE_RE.search(text)) is not None:
         take("source", match, value=lex.SOURCES[match.group(1).lower()])
     while (match := lex.COMPANY_SUFFIXES.search(text)) is not None:
@@ -454,9 +460,9 @@ def _qualified_start(text: str, start: int) -> int:
         word = before.group(1).lower() if before else ""
         if before is None or word in _SPLIT_WORDS | lex.ASPECT_WORDS:
             break
-        if word in lex.INTERVENTION_HEADS or _is_intervention_word(word):
+        if word in lex.INTERVENTION_HEADS or is_intervention_word(word):
             break  # "prolonged exposure therapy | veterans"
-        if _is_condition_word(word) or mesh_kind(before.group(1))[0] == "condition":
+        if is_condition_word(word) or mesh_kind(before.group(1))[0] == "condition":
             break  # "PTSD | veterans": the condition is a value of its own
         start = before.start(1)
     return start
@@ -545,7 +551,7 @@ def _names_a_condition(after: str) -> bool:
     if following is None:
         return False
     word = following.group(1).lower()
-    return word in lex.CONDITION_HEADS or _is_condition_word(word)
+    return word in lex.CONDITION_HEADS or is_condition_word(word)
 
 
 def _eponym(name: str, after: str) -> bool:
@@ -582,146 +588,9 @@ def _is_verb_form(word: str, *, alone: bool, last: bool) -> bool:
         # "-ing" nouns name things ("docking accuracy", "the swelling issue"): only the
         # verbs a request uses are cut ("testing PD-1 inhibitors").
         ends_as_verb = lowered in lex.REQUEST_VERBS_ING or (last and lowered.endswith("ed"))
-    if not ends_as_verb or _is_intervention_word(lowered) or _is_condition_word(lowered):
+    if not ends_as_verb or is_intervention_word(lowered) or is_condition_word(lowered):
         return False
     return mesh_match(lowered) is None
-
-
-def is_procedure(text: str) -> bool:
-    """Whether an intervention is a procedure (surgery, an operation, a device put in)
-    rather than a drug: "hip fracture surgery", "knee arthroplasty", "dialysis"."""
-    head = text.lower().split()[-1] if text.split() else ""
-    return head in lex.PROCEDURE_HEADS or head.endswith(lex.PROCEDURE_SUFFIXES)
-
-
-def is_name(text: str) -> bool:
-    """A proper name: every word capitalised, not written in capitals only ("Ontario",
-    "Sunshine Health"; not "ICER")."""
-    words = text.split()
-    return all(w[:1].isupper() and not w.isupper() for w in words)
-
-
-def _parts(chunk: str) -> list[tuple[int, str, SlotKind]]:
-    """A chunk as one value, or several: a drug's name before a condition
-    ("dapagliflozin heart failure"), and aspect words after a condition or an
-    intervention ("cytokine release syndrome rates": the condition, and "rates")."""
-    words = chunk.split()
-    if len(words) > 1 and _is_intervention_word(words[0].lower()):
-        rest = " ".join(words[1:])
-        # Not "insulin therapy" (one intervention) nor "taurine deficiency" (a condition).
-        if _kind_of(rest) != "intervention" and rest.lower() not in lex.CONDITION_HEADS:
-            shift = len(words[0]) + 1
-            parts = [(shift + offset, part, kind) for offset, part, kind in _parts(rest)]
-            return [(0, words[0], "intervention"), *parts]
-    for at in range(1, len(words) - 1):
-        # A phrase headed by "therapy", "inhibitors", ... ends there: "SGLT2 inhibitors |
-        # euglycemic ketoacidosis", "prolonged exposure therapy | PTSD".
-        # So does one headed by "disease", "syndrome", ...: "Alzheimer's disease |
-        # cardiovascular outcomes".
-        word = words[at].lower()
-        head_kind: SlotKind | None = (
-            "intervention"
-            if word in lex.INTERVENTION_HEADS
-            else "condition"
-            if word in lex.CONDITION_HEADS
-            else None
-        )
-        rest = " ".join(words[at + 1 :])
-        follows = (
-            ("condition", "aspect", "topic") if head_kind == "intervention" else ("topic", "aspect")
-        )
-        if head_kind is not None and _kind_of(rest) in follows:
-            head = " ".join(words[: at + 1])
-            shift = len(head) + 1
-            parts = [(shift + offset, part, kind) for offset, part, kind in _parts(rest)]
-            return [(0, head, head_kind), *parts]
-    for size in range(min(4, len(words)), 1, -1):
-        # A regulatory pathway is one value: "accelerated approval", not "accelerated" and
-        # the aspect "approval".
-        for start in range(len(words) - size + 1):
-            phrase = " ".join(words[start : start + size])
-            if phrase.lower() in lex.PATHWAYS:
-                before = " ".join(words[:start])
-                after = " ".join(words[start + size :])
-                shift = len(before) + 1 if before else 0
-                tail_at = shift + len(phrase) + 1
-                return [
-                    *(_parts(before) if before else []),
-                    (shift, phrase, "topic"),
-                    *[(tail_at + o, p, k) for o, p, k in (_parts(after) if after else [])],
-                ]
-    tail = 0
-    while tail < len(words) - 1 and words[len(words) - 1 - tail].lower() in lex.ASPECT_WORDS:
-        tail += 1
-    if tail:
-        core = " ".join(words[: len(words) - tail])
-        core_kind = _kind_of(core)
-        if core_kind is not None:
-            aspect = " ".join(words[len(words) - tail :])
-            return [(0, core, core_kind), (len(core) + 1, aspect, "aspect")]
-    kind = _kind_of(chunk)
-    return [] if kind is None else [(0, chunk, kind)]
-
-
-def _named_parts(chunk: str) -> list[tuple[int, str, SlotKind]]:
-    """``_parts``, with a name of two words or more that opens the chunk a value of its
-    own ("Eli Lilly | obesity pipeline", "Novo Nordisk | semaglutide")."""
-    words = chunk.split()
-    run = 0
-    while run < len(words) and words[run][:1].isupper() and not words[run].isupper():
-        run += 1
-    if 2 <= run < len(words):  # one capitalised word: "Escherichia coli", "Duchenne ..."
-        following = words[run].lower()
-        if following not in lex.CONDITION_HEADS:  # not "Crohn disease"
-            name = " ".join(words[:run])
-            shift = len(name) + 1
-            rest = [(shift + o, part, kind) for o, part, kind in _parts(chunk[shift:])]
-            return [(0, name, "topic"), *rest]
-    return _parts(chunk)
-
-
-def _kind_of(chunk: str) -> SlotKind | None:
-    words = chunk.lower().split()
-    if all(w.rstrip("+%").isdigit() for w in words):
-        return None
-    if chunk.lower() in lex.ASPECT_FORMS:
-        return "aspect"
-    if (
-        len(words) == 1
-        and words[0].endswith(lex.ASPECT_SUFFIXES[:4])
-        and not (_is_condition_word(words[0]) or _is_intervention_word(words[0]))
-    ):
-        return "aspect"  # "portability", "effectiveness", "adherence", "persistence"
-    head = words[-1]
-    if all(w in lex.ASPECT_WORDS for w in words):
-        return "aspect"
-    if len(words) > 1 and head in lex.ASPECT_WORDS:
-        return "aspect"
-    if head in lex.INTERVENTION_HEADS:
-        return "intervention"
-    if head in ("aid", "aids") and len(words) > 1 and not chunk.split()[-1].isupper():
-        return "intervention"  # "hearing aids", not AIDS
-    if head in lex.CONDITION_HEADS or _is_condition_word(head):
-        return "condition"
-    if any(_is_intervention_word(w) for w in words):
-        return "intervention"
-    if any(_is_condition_word(w) for w in words):
-        return "condition"
-    return "topic"
-
-
-def _is_intervention_word(word: str) -> bool:
-    bare = word.strip(".,")
-    if bare in lex.INTERVENTION_WORDS:
-        return True
-    return len(bare) > 6 and bare.endswith(lex.DRUG_SUFFIXES)
-
-
-def _is_condition_word(word: str) -> bool:
-    bare = word.strip(".,")
-    if bare in lex.CONDITION_WORDS:
-        return True
-    return len(bare) > 5 and bare.endswith(lex.CONDITION_SUFFIXES)
 
 
 def _compared(values: list[SlotValue], starts: list[int], text: str) -> list[SlotValue]:

@@ -1,0 +1,114 @@
+"""Siblings: a value of a follow-up that takes the place of its kin inside the topic
+("potassium-ion" for "sodium-ion", "hip" for "knee", "type 2" for "type 1", "classical
+swine fever" for "African swine fever"), and "X instead", which puts X where the main
+subject stood."""
+
+from __future__ import annotations
+
+import re
+
+from scholarstream.understanding._mesh_kinds import is_body_part
+from scholarstream.understanding._phrase_kinds import is_procedure
+from scholarstream.understanding._slot_kind import SlotKind
+from scholarstream.understanding._topic import (
+    SUBJECT_KINDS,
+    MessageReading,
+    SlotValue,
+)
+
+# Kinds whose values a sibling takes the place of, word for word.
+_SIBLING_KINDS: frozenset[SlotKind] = frozenset(
+    {"intervention", "condition", "topic", "population", "comparator", "aspect"}
+)
+
+
+def place_siblings(
+    values: list[SlotValue], incoming: list[SlotValue], message: MessageReading
+) -> tuple[list[SlotValue], list[SlotValue]]:
+    """The topic with each incoming value put where its sibling stood, and the values so
+    placed. A sibling is a word of the same family ("potassium-ion" for "sodium-ion",
+    "hip" for "knee"), or a phrase with the same head ("classical swine fever" for
+    "African swine fever"); "X instead" takes the place of the main subject when no
+    value of X's kind is in play."""
+    if message.adds or message.compares:
+        return values, []
+    placed: list[SlotValue] = []
+    for value in incoming:
+        swapped = _swapped(values, value)
+        if swapped is None and message.instead and value.kind in SUBJECT_KINDS:
+            swapped = _instead(values, value)
+        if swapped is not None:
+            values = swapped
+            placed.append(value)
+    return values, placed
+
+
+def _swapped(values: list[SlotValue], value: SlotValue) -> list[SlotValue] | None:
+    new_words = value.text.split()
+    for at, old in enumerate(values):
+        if old.kind not in _SIBLING_KINDS or old.same_as(value):
+            continue
+        old_words = old.text.split()
+        if len(new_words) == 1:
+            for index, word in enumerate(old_words):
+                if _same_family(word, new_words[0]):
+                    text = " ".join([*old_words[:index], new_words[0], *old_words[index + 1 :]])
+                    swapped = old.model_copy(update={"text": text, "heading": None})
+                    return [*values[:at], swapped, *values[at + 1 :]]
+        numbered = _numbered_swap(old.text, value.text)
+        if numbered is not None:  # "type 2" for "type 1 diabetes"
+            swapped = old.model_copy(update={"text": numbered, "heading": None})
+            return [*values[:at], swapped, *values[at + 1 :]]
+        head = [w.lower() for w in new_words[-2:]]
+        if (
+            len(new_words) >= 2
+            and len(old_words) >= 2
+            and head == [w.lower() for w in old_words[-2:]]
+        ):
+            return [*values[:at], value.model_copy(update={"kind": old.kind}), *values[at + 1 :]]
+    return None
+
+
+_NUMBERED = re.compile(r"^([A-Za-z]+)\s+(\d+[a-z]?|[IV]+)$")
+
+
+def _numbered_swap(old: str, new: str) -> str | None:
+    """``old`` with its "<word> <number>" replaced by ``new`` of the same word ("type 1
+    diabetes" and "type 2": "type 2 diabetes"; "stage 3 CKD" and "stage 4")."""
+    said = _NUMBERED.match(new.strip())
+    if said is None:
+        return None
+    word, number = said.groups()
+    pattern = re.compile(rf"\b{re.escape(word)}\s+(\d+[a-z]?|[IV]+)\b", re.I)
+    found = pattern.search(old)
+    if found is None or found.group(1).lower() == number.lower():
+        return None
+    return old[: found.start()] + new.strip() + old[found.end() :]
+
+
+def _instead(values: list[SlotValue], value: SlotValue) -> list[SlotValue] | None:
+    same = [i for i, v in enumerate(values) if v.kind == value.kind]
+    if value.kind == "intervention" and any(
+        is_procedure(values[i].text) == is_procedure(value.text) for i in same
+    ):
+        return None  # a drug for a drug: replaced the usual way
+    if value.kind != "intervention" and same:
+        return None
+    kinds = ("intervention",) if same else ("intervention", "topic")
+    at = next((i for i, v in enumerate(values) if v.kind in kinds), None)
+    if at is None:
+        return None
+    return [*values[:at], value.model_copy(update={"kind": values[at].kind}), *values[at + 1 :]]
+
+
+def _same_family(old: str, new: str) -> bool:
+    """Words of one family: the same ending after a hyphen ("sodium-ion",
+    "potassium-ion"; "bacteria-based", "microcapsule-based") or two body parts."""
+    old, new = old.lower(), new.lower()
+    if old == new:
+        return False
+    old_stem, old_dash, old_end = old.rpartition("-")
+    new_stem, new_dash, new_end = new.rpartition("-")
+    if old_dash and new_dash and old_stem and new_stem:
+        return old_end == new_end
+    return not old_dash and not new_dash and is_body_part(old) and is_body_part(new)
