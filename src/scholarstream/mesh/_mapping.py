@@ -49,6 +49,7 @@ MappingKind = Literal[
     "organism",
     "infection",
     "narrower",
+    "resistant form",
 ]
 MAX_PARTS = 2
 MIN_PART_LENGTH = 4
@@ -169,6 +170,9 @@ class HeadingMapping:
             return f"'{self.term}' -> {self.heading} (the organism that causes {self.matched})"
         if self.how == "infection":
             return f"'{self.term}' -> {self.heading} (the infection {self.matched} causes)"
+        if self.how == "resistant form":
+            asked = f"the question asks about {self.matched}"
+            return f"'{self.term}' -> {self.heading} (resistant form: {asked})"
         if self.how == "narrower":
             return f"'{self.term}' -> {self.heading} (narrower heading the question names)"
         if self.how == "phrase part":

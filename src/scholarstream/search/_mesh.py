@@ -300,7 +300,9 @@ def _with_resistant(
         if form.name in have or not any(vocabulary.is_narrower(form, d) for d in above):
             continue
         have.add(form.name)
-        added.append(HeadingMapping(mapping.concept, form.name, "narrower", said.group(0).lower()))
+        added.append(
+            HeadingMapping(mapping.concept, form.name, "resistant form", said.group(0).lower())
+        )
         if len(added) >= MAX_RESISTANT:
             break
     return ConceptMapping(mapping.concept, (*mapping.mappings, *added)) if added else mapping
