@@ -401,6 +401,23 @@ async def test_search_trials_sends_the_form_and_returns_studies(
     assert "NCT02210780" in done.result.text
 
 
+async def test_search_trials_takes_the_conversation_s_years_as_start_dates(
+    runtime: Runtime, owner: User, sources: RecordedSources
+) -> None:
+    await call(
+        runtime, owner, "search_trials", {"condition": "atopic dermatitis", "year_from": 2019}
+    )
+    (request,) = sources.sent("clinicaltrials")
+    assert "AREA[StartDate]RANGE[2019-01-01,MAX]" in request.url.params["filter.advanced"]
+    with pytest.raises(ToolArgumentsError):
+        await call(
+            runtime,
+            owner,
+            "search_trials",
+            {"condition": "asthma", "year_from": 2020, "year_to": 2015},
+        )
+
+
 async def test_search_trials_needs_something_to_search(
     runtime: Runtime, owner: User, sources: RecordedSources
 ) -> None:

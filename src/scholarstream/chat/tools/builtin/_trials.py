@@ -51,6 +51,14 @@ class TrialArgs(ToolArguments):
     )
     start_from: dt.date | None = Field(default=None, description="Studies starting on or after.")
     start_to: dt.date | None = Field(default=None, description="Studies starting on or before.")
+    # The conversation's years, as every retrieval tool takes them: a study's start year
+    # (when start_from / start_to are not given).
+    year_from: int | None = Field(
+        default=None, ge=1900, le=2999, description="Studies starting in or after this year."
+    )
+    year_to: int | None = Field(
+        default=None, ge=1900, le=2999, description="Studies starting in or before this year."
+    )
     max_results: int = Field(default=20, ge=1, le=50, description="Studies to return.")
 
     @model_validator(mode="after")
@@ -59,7 +67,16 @@ class TrialArgs(ToolArguments):
             raise ValueError(f"give at least one of {', '.join(TERM_FIELDS)}")
         if self.start_from and self.start_to and self.start_from > self.start_to:
             raise ValueError("start_from is after start_to; swap them")
+        if self.year_from and self.year_to and self.year_from > self.year_to:
+            raise ValueError("year_from is after year_to; swap them")
         return self
+
+    @property
+    def starts(self) -> tuple[dt.date | None, dt.date | None]:
+        """The start-date range searched: the dates given, else the years."""
+        start = self.start_from or (dt.date(self.year_from, 1, 1) if self.year_from else None)
+        end = self.start_to or (dt.date(self.year_to, 12, 31) if self.year_to else None)
+        return start, end
 
     def search_query(self) -> SearchQuery:
         # The API needs a general term: without one, the first other term is searched as it
@@ -79,8 +96,8 @@ class TrialArgs(ToolArguments):
         return SearchQuery(
             text=text,
             limit=self.max_results,
-            date_from=self.start_from,
-            date_to=self.start_to,
+            date_from=self.starts[0],
+            date_to=self.starts[1],
             filters=filters,
         )
 
