@@ -645,6 +645,8 @@ def test_resistance_and_conditions_named_the_other_way_round(packaged: MeshVocab
     # No resistance asked: no resistant form.
     plain = _mesh_of(builder, "Xpert assay for pulmonary tuberculosis in adults")
     assert "Multidrug" not in str(plain)
+    insulin = _mesh_of(builder, "Insulin resistance in epilepsy patients")
+    assert "Drug Resistant Epilepsy" not in str(insulin)
     lewy = _mesh_of(builder, "Dopamine transporter imaging for dementia with Lewy bodies")
     assert "Lewy Body Disease" in lewy["dementia"]
 

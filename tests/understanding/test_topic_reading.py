@@ -283,3 +283,27 @@ def test_a_regulator_s_decision_follows_on() -> None:
         "PFAS in drinking water and thyroid disease", "EPA's new maximum contaminant levels"
     )
     assert limits[1][0] != "new_question" and "PFAS" in limits[1][1].query()
+
+
+def test_cue_words_used_as_ordinary_words_change_nothing() -> None:
+    assert not read_message("perfect adherence to PrEP", TODAY).closing
+    assert read_message("ok perfect", TODAY).closing
+    dialysis = read_message("why does blood pressure drop during dialysis?", TODAY)
+    assert dialysis.dropped == () and "dialysis" in dialysis.as_topic().query()
+    assert read_message("fish oil for depression", TODAY).of("population") == []
+    assert (
+        read_message("since most trials before 2015 were small, any new ones?", TODAY).year_from
+        is None
+    )
+    msm = read_message("PrEP uptake in men who have sex with men", TODAY)
+    assert [v.text for v in msm.of("population")] == ["men who have sex with men"]
+
+
+def test_a_long_question_opening_with_a_preposition_is_a_question_of_its_own() -> None:
+    steps = _chain(
+        "statins in heart failure",
+        "In children with ADHD, what is the best first-line drug?",
+    )
+    assert steps[1][0] == "new_question" and "heart failure" not in steps[1][1].query()
+    numbers = _chain("GLP-1 agonists for obesity", "what about PD-1?")
+    assert "PD-1 agonists" not in numbers[1][1].query()

@@ -48,6 +48,7 @@ MappingKind = Literal[
     "broader",
     "organism",
     "infection",
+    "treated disease",
     "narrower",
     "resistant form",
 ]
@@ -170,6 +171,8 @@ class HeadingMapping:
             return f"'{self.term}' -> {self.heading} (the organism that causes {self.matched})"
         if self.how == "infection":
             return f"'{self.term}' -> {self.heading} (the infection {self.matched} causes)"
+        if self.how == "treated disease":
+            return f"'{self.term}' -> {self.heading} (the disease the drug class is against)"
         if self.how == "resistant form":
             asked = f"the question asks about {self.matched}"
             return f"'{self.term}' -> {self.heading} (resistant form: {asked})"
@@ -412,7 +415,7 @@ def _treated_disease(
         if matched is None or matched.heading in have or not _usable(matched.descriptor):
             continue
         if any(n.startswith(_DISEASES) for n in matched.descriptor.tree_numbers):
-            return [_mapping(term, matched, "phrase part")]
+            return [_mapping(term, matched, "treated disease")]
     return []
 
 

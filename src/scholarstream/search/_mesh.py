@@ -230,20 +230,23 @@ def _question_rules(
 _NAMED_WITH = re.compile(r"\b([a-z]{4,}) with ([a-z]{3,}(?: [a-z]{3,})?)\b")
 
 
-def _inverted(text: str) -> list[str]:
+def _inverted(vocabulary: MeshVocabulary, text: str) -> list[str]:
     """Each "<condition> with <feature>" of the text as "<feature> <condition>", the
-    feature's last word singular."""
+    feature's last word singular; only where MeSH knows the first word as a disease."""
     forms = []
     for condition, feature in _NAMED_WITH.findall(text):
+        known = vocabulary.match(condition, fuzzy=False)
+        if known is None or not any(n.startswith("C") for n in known.descriptor.tree_numbers):
+            continue
         words = feature.split()
         words[-1] = singular_word(words[-1]) or words[-1]
         forms.append(f"{' '.join(words)} {condition}")
     return forms
 
 
-def _spans(text: str) -> list[str]:
+def _spans(vocabulary: MeshVocabulary, text: str) -> list[str]:
     words = us_spelling(normalize(text)).split()
-    spans = _inverted(" ".join(words))
+    spans = _inverted(vocabulary, " ".join(words))
     for size in range(MAX_SPAN, 0, -1):
         for start in range(len(words) - size + 1):
             span = words[start : start + size]
@@ -278,7 +281,13 @@ def _with_narrower(
     return ConceptMapping(mapping.concept, (*mapping.mappings, *added)) if added else mapping
 
 
-_RESISTANCE = re.compile(r"\bresistan(?:t|ce)\b|\brefractory\b", re.I)
+# Resistance of a disease or an organism to its treatment; not "insulin resistance",
+# "vascular resistance" or "resistance training", which name no resistant form.
+_RESISTANCE = re.compile(
+    r"(?<!insulin )(?<!vascular )(?<!airway )(?<!antimicrobial )\bresistan(?:t|ce)\b"
+    r"(?!\s+(?:training|exercise|band))|\brefractory\b",
+    re.I,
+)
 MAX_RESISTANT = 2
 
 
@@ -339,7 +348,7 @@ def map_question(
     if not vocabulary:
         return QuestionMesh(tuple(mappings))
     text = _own_words(question)
-    spans = _spans(text)
+    spans = _spans(vocabulary, text)
     for index, mapping in enumerate(mappings):
         taken = {h for i, m in enumerate(mappings) if i != index for h in m.headings}
         mapping = _with_narrower(vocabulary, mapping, spans, taken)

@@ -166,7 +166,11 @@ QUERY_DATES = DateGrammar(
             _since,
         ),
         # "since approval in 2013", "since the label change in 2019"
-        _form(rf"\bsince\s+(?:[a-z]+\s+){{1,4}}?(?:in\s+)?{YEAR}\b", _since),
+        _form(
+            r"\bsince\s+(?:(?!(?:before|after|until|were|was|is|are|most|many)\b)[a-z]+\s+){1,4}?"
+            rf"in\s+{YEAR}\b",
+            _since,
+        ),
         _form(r"\b(?:(?:in|from|during)\s+)?(?:the\s+)?((?:19|20)\d0)'?s\b", _decade),
         _form(rf"\b(?:nothing|none|no|not)\s+(?:older|earlier)\s+than\s+{YEAR}\b", _since),
         _form(rf"\b(?:newer|more\s+recent|later)\s+than\s+{YEAR}\b", _after),

@@ -11,10 +11,10 @@ that names a whole subject of its own, with no cue that it follows on, starts a 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from scholarstream.mesh import singular_word
 from scholarstream.understanding import _lexicon as lex
 from scholarstream.understanding._phrase_kinds import is_name, is_procedure
 from scholarstream.understanding._siblings import place_siblings
@@ -35,7 +35,7 @@ TurnReading = Literal["new_question", "slot_fill", "followup_continuation", "clo
 NEW_QUESTION_WORDS = 9
 # A question of at least this many words sharing only scope values with the topic starts
 # a topic of its own.
-QUESTION_IN_FULL_WORDS = 5
+MIN_FULL_QUESTION_WORDS = 5
 # The kinds a capitalised name stands for, in order.
 NAMED: tuple[SlotKind, ...] = ("place", "organisation")
 # Leads that make a condition the topic's condition ("in heart failure", "for psoriasis").
@@ -121,8 +121,8 @@ def _starts_new_topic(thread: TopicReading, message: MessageReading) -> bool:
     shared = [v for v in message.values if any(_shares_a_word(v, t) for t in thread.values)]
     # A question asked in full that shares only who or where with the topic ("...in
     # children?") is a question of its own; one that shares its subject follows on.
-    in_full = message.asks and message.word_count >= QUESTION_IN_FULL_WORDS
-    if any(v.kind in SUBJECT_KINDS or not in_full for v in shared):
+    asked_in_full = message.asks and message.word_count >= MIN_FULL_QUESTION_WORDS
+    if any(v.kind in SUBJECT_KINDS or not asked_in_full for v in shared):
         return False
     kinds = {v.kind for v in own}
     if {"intervention", "condition"} <= kinds:
@@ -135,14 +135,14 @@ def _starts_new_topic(thread: TopicReading, message: MessageReading) -> bool:
         # Another organisation with a subject of its own is a question of its own; an
         # organisation alone ("what did the EMA decide?"), or a regulator with what it
         # decided ("EPA's new maximum contaminant levels"), asks about the topic in play.
-        if all(v.text.lower() in lex.REGULATORS for v in message.of("organisation")):
+        if all(v.text.lower() in lex.REGULATOR_NAMES for v in message.of("organisation")):
             return bool(kinds & {"intervention", "condition"})
         return bool(own)
     # A question asked in full about a subject of its own starts a topic; a short
     # statement naming one thing ("the hydrocortisone + thiamine combo", "reinfection
     # in people who inject drugs") goes on with the topic in play.
     if message.asks:
-        return message.word_count >= QUESTION_IN_FULL_WORDS
+        return message.word_count >= MIN_FULL_QUESTION_WORDS
     # A statement naming a drug or a condition and, beside it, words of its own
     # ("Donanemab amyloid clearance and ARIA risk") is a subject of its own.
     return bool(kinds & {"intervention", "condition"}) and "topic" in kinds
@@ -161,7 +161,7 @@ def _completes(thread: TopicReading, message: MessageReading) -> bool:
     return kinds <= {"intervention"} and "condition" in has and "intervention" not in has
 
 
-def _as_thread_kind(value: SlotValue, message: MessageReading) -> SlotValue:
+def _reread_for_message(value: SlotValue, message: MessageReading) -> SlotValue:
     """A value of the thread as the message's values show it to be: a name of unknown
     kind is an organisation when the message offers one in its place ("Novo Nordisk's?"
     after "Eli Lilly obesity pipeline"); a population word inside a condition gives way
@@ -176,7 +176,7 @@ def _as_thread_kind(value: SlotValue, message: MessageReading) -> SlotValue:
     return value
 
 
-def _dropped(value: SlotValue, message: MessageReading) -> bool:
+def _is_dropped_by(value: SlotValue, message: MessageReading) -> bool:
     """Whether the message takes ``value`` out ("forget Roche", "instead of vit D")."""
     said = SlotValue(kind=value.kind, text=value.text)
     return any(
@@ -188,17 +188,22 @@ def _shares_a_word(a: SlotValue, b: SlotValue) -> bool:
     """Whether two values share a word that names something ("glyphosate exposure" and
     "prenatal chlorpyrifos exposure" share none)."""
     shared = _stems(a.text) & _stems(b.text)
-    return bool(shared - lex.GENERIC_SUBJECT_WORDS)
+    return bool(shared - _GENERIC_STEMS)
 
 
 def _stems(text: str) -> set[str]:
     """The words of ``text``, lower case, plural or singular alike ("nanoparticles" and
     "nanoparticle", "cyclones" and "cyclone")."""
-    return {re.sub(r"(?<=[a-z]{3})(?:es|s)$", "", w) for w in text.lower().split()}
+    return {singular_word(w) or w for w in text.lower().split()}
+
+
+_GENERIC_STEMS = frozenset(singular_word(w) or w for w in lex.GENERIC_SUBJECT_WORDS)
 
 
 def _update(thread: TopicReading, message: MessageReading) -> FollowUp:
-    values = [_as_thread_kind(v, message) for v in thread.values if not _dropped(v, message)]
+    values = [
+        _reread_for_message(v, message) for v in thread.values if not _is_dropped_by(v, message)
+    ]
     added: list[SlotValue] = []
     incoming = [_as_follow_up_kind(thread, message, v) for v in message.values]
     values, placed = place_siblings(values, incoming, message)

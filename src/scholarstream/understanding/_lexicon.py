@@ -577,10 +577,12 @@ MATERIAL_WORDS = frozenset(
 )
 # Agencies that decide on, advise on or regulate what a conversation is about: a question
 # about their decision ("what did the EMA decide", "EPA's new limits") follows on.
-REGULATORS = frozenset(
-    """fda ema prac chmp mhra pmda nmpa tga health canada nice cadth iqwig has g-ba icer who
-    cdc ecdc epa efsa usda cms ahrq uspstf acip jcvi stiko smc ich""".split()  # noqa: SIM905
-) | {"health canada", "g-ba"}
+REGULATOR_NAMES = frozenset(
+    """fda ema prac chmp mhra pmda nmpa tga nice cadth iqwig has g-ba icer who cdc ecdc epa
+    efsa usda cms ahrq uspstf acip jcvi stiko smc ich""".split()  # noqa: SIM905
+) | {"health canada"}
+# Acids that are no drug: "uric acid", "amino acids".
+NON_DRUG_ACIDS = frozenset({"uric", "amino", "nucleic", "lactic", "bile", "gastric"})
 # Regulatory pathways named in words an aspect list would split ("accelerated approval").
 PATHWAYS = frozenset(
     {
@@ -618,12 +620,16 @@ CARE_SETTINGS = (
 )
 # Heads of a procedure (not a drug): "hip fracture surgery", "knee arthroplasty".
 PROCEDURE_HEADS = frozenset(
-    """surgery surgeries operation operations repair replacement reconstruction resection
+    """surgery surgeries operation operations repair reconstruction resection
     fixation transplant transplantation transplants implant implants implantation dialysis
     haemodialysis hemodialysis bypass stenting stent stents ablation biopsy biopsies
     procedure procedures radiotherapy irradiation immersion cooling""".split()  # noqa: SIM905
 )
 PROCEDURE_SUFFIXES = ("ectomy", "plasty", "otomy", "ostomy", "scopy", "pexy", "rrhaphy")
+# A short message that opens with a preposition continues a sentence: "for acute
+# treatment", "in people living with HIV" (at most ``PREPOSITION_FRAGMENT_WORDS`` words).
+PREPOSITION_OPENING = re.compile(r"^\W*(?:for|in|with|among|during|without|within|on)\b", re.I)
+PREPOSITION_FRAGMENT_WORDS = 6
 # "-ing" verbs a request wraps a topic in ("testing PD-1 inhibitors", "Pfizer
 # developing"); other "-ing" words are nouns ("docking", "swelling", "screening").
 REQUEST_VERBS_ING = frozenset(
@@ -709,7 +715,6 @@ POPULATION_HEADS = (
     "patients",
     "populations",
     "ancestry",
-    "descent",
     "cohorts",
     "volunteers",
 )
@@ -744,8 +749,6 @@ ANIMALS = (
     "ferrets",
     "rabbits",
     "zebrafish",
-    "fish",
-    "salmon",
     "bivalves",
     "mussels",
     "oysters",
@@ -806,7 +809,8 @@ INSTEAD = re.compile(r"\binstead\b(?!\s+of\b)", re.I)
 # Words that take something out of the topic: "omega-3 instead of vit D", "forget Roche,
 # what about Amgen", "rather than purchases". What they name is dropped, not compared.
 DROPPING = re.compile(
-    r"\b(?:instead of|rather than|in place of|forget(?: about)?|drop|never mind)\s+"
+    r"(?:\b(?:instead of|rather than|in place of)|(?:^|[,;:\u2013\u2014]|\s-)\s*"
+    r"(?:forget(?: about)?|drop|never mind))\s+"
     r"(?!(?:that|it|this|those|these|them|about)\b)"
     r"(?P<dropped>[^,.;:?!\u2013\u2014]+?)"
     r"(?=\s*(?:[,.;:?!\u2013\u2014]|\s-\s|$|\b(?:what|how|and|but|just|only|let)\b))",
@@ -827,10 +831,7 @@ SWITCH = re.compile(
 ELLIPTICAL = re.compile(
     r"^\W*(what about|how about|and|also|any|what of|is there|are there|anything|"
     r"just|only|now|ok(?:ay)?,?\s+(?:what|how|and)|same|same for|does it|do they|"
-    r"is it|are they|can it|compared|versus|vs|"
-    # A message that opens with a preposition continues a sentence: "for acute
-    # treatment", "in people living with HIV", "with metformin".
-    r"for|in|with|among|during|without|within|on)\b",
+    r"is it|are they|can it|compared|versus|vs)\b",
     re.I,
 )
 CLOSING_WORDS = frozenset(
@@ -918,7 +919,7 @@ CLOSING_WORDS = frozenset(
     ]
 )
 CLOSING_MARKERS = re.compile(
-    r"\b(thanks|thank you|thank u|thanku|thnx|thx|ty|ta|cheers|perfect|"
+    r"\b(thanks|thank you|thank u|thanku|thnx|thx|ty|ta|cheers|perfect(?=\W*$)|"
     r"that'?s (?:all|it|everything|enough|plenty)|"
     r"all set|all done|(?:i'?m|we'?re) done|done|nothing else|no more|bye|goodbye|"
     r"that covers it|that (?:was|is|'s) (?:helpful|useful|great|perfect|enough|all|plenty))\b",

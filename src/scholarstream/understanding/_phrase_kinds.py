@@ -19,7 +19,7 @@ def is_name(text: str) -> bool:
     """A proper name: every word capitalised, not written in capitals only ("Ontario",
     "Sunshine Health"; not "ICER")."""
     words = text.split()
-    return all(w[:1].isupper() and not w.isupper() for w in words)
+    return bool(words) and all(w[:1].isupper() and not w.isupper() for w in words)
 
 
 def phrase_parts(chunk: str) -> list[tuple[int, str, SlotKind]]:
@@ -85,13 +85,14 @@ def phrase_parts(chunk: str) -> list[tuple[int, str, SlotKind]]:
 
 
 def named_parts(chunk: str) -> list[tuple[int, str, SlotKind]]:
-    """``_parts``, with a name of two words or more that opens the chunk a value of its
+    """``phrase_parts``, with a name of two words or more that opens the chunk a value of its
     own ("Eli Lilly | obesity pipeline", "Novo Nordisk | semaglutide")."""
     words = chunk.split()
     run = 0
     while run < len(words) and words[run][:1].isupper() and not words[run].isupper():
         run += 1
-    if 2 <= run < len(words):  # one capitalised word: "Escherichia coli", "Duchenne ..."
+    # A single capitalised word is no name here ("Escherichia coli", "Duchenne ...").
+    if 2 <= run < len(words):
         following = words[run].lower()
         if following not in lex.CONDITION_HEADS:  # not "Crohn disease"
             name = " ".join(words[:run])
@@ -118,6 +119,8 @@ def kind_of_phrase(chunk: str) -> SlotKind | None:
         return "aspect"
     if len(words) > 1 and head in lex.ASPECT_WORDS:
         return "aspect"
+    if head == "acid" and len(words) > 1 and words[-2] in lex.NON_DRUG_ACIDS:
+        return "topic"  # "uric acid"
     if head in lex.INTERVENTION_HEADS:
         return "intervention"
     if head in ("aid", "aids") and len(words) > 1 and not chunk.split()[-1].isupper():

@@ -28,8 +28,9 @@ def place_siblings(
     """The topic with each incoming value put where its sibling stood, and the values so
     placed. A sibling is a word of the same family ("potassium-ion" for "sodium-ion",
     "hip" for "knee"), or a phrase with the same head ("classical swine fever" for
-    "African swine fever"); "X instead" takes the place of the main subject when no
-    value of X's kind is in play."""
+    "African swine fever"); "X instead" takes the place of the main subject (the first
+    intervention, else the first topic words) when the usual replacement of X's kind
+    would not: no value of its kind, or a drug where a procedure stood."""
     if message.adds or message.compares:
         return values, []
     placed: list[SlotValue] = []
@@ -110,5 +111,5 @@ def _same_family(old: str, new: str) -> bool:
     old_stem, old_dash, old_end = old.rpartition("-")
     new_stem, new_dash, new_end = new.rpartition("-")
     if old_dash and new_dash and old_stem and new_stem:
-        return old_end == new_end
+        return old_end == new_end and old_end.isalpha()  # not "GLP-1" and "PD-1"
     return not old_dash and not new_dash and is_body_part(old) and is_body_part(new)

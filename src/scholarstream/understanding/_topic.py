@@ -149,9 +149,10 @@ def is_setting(text: str) -> bool:
 # dialysis", "people who inject drugs".
 _PEOPLE_WITH_RE = re.compile(
     r"\b(?:people|persons|patients|individuals|adults|children|kids|women|men|those)\s+"
+    r"(?:who\s+have\s+sex\s+with\s+(?:men|women)|"
     r"(?:living\s+with|on|receiving|undergoing|who\s+(?:inject|use|have|are|take|had))\s+"
-    r"[A-Za-z0-9][\w\-]*(?:\s+(?!(?:in|and|or|for|at|from|with|since|before|after)\b)"
-    r"[A-Za-z0-9][\w\-]*)?",
+    r"[A-Za-z0-9][\w\-]*(?:\s+(?!(?:in|and|or|for|at|from|with|since|before|after|during|to|"
+    r"who|while)\b)[A-Za-z0-9][\w\-]*)?)",
     re.I,
 )
 _REGION_RE = re.compile(
@@ -312,7 +313,12 @@ def read_message(text: str, today: dt.date | None = None) -> MessageReading:
         adds=bool(lex.ADDITION.search(plain)),
         compares=bool(lex.COMPARISON.search(plain)),
         switches=bool(lex.SWITCH.search(plain)),
-        elliptical=bool(lex.ELLIPTICAL.search(plain)) or _is_fragment(plain, tokens),
+        elliptical=bool(lex.ELLIPTICAL.search(plain))
+        or _is_fragment(plain, tokens)
+        or (
+            lex.PREPOSITION_OPENING.search(plain) is not None
+            and len(tokens) <= lex.PREPOSITION_FRAGMENT_WORDS
+        ),
         narrows=bool(lex.NARROWING.search(plain)),
         refers_back=_refers_back(tokens),
         asks=bool(lex.QUESTION.search(plain)),

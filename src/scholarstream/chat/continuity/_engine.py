@@ -83,10 +83,12 @@ class TurnContinuity(BaseModel):
         """The query a retrieval tool gets for this turn, from the query a model (or a
         command) gave, which is read into the same slots and checked against them. Date
         words become the year filter. A value this message replaced (or, on a new
-        question, a value of the old topic) is taken out. On a follow-up, what the query
-        lost of the conversation (its intervention, condition, population, place,
-        organisation, or what this message added) is put back, unless the model read a
-        back-reference ("their trials") as a name of its own. Each change is listed."""
+        question, a value of the old topic), or one the conversation let go of earlier, is
+        taken out. On a follow-up, what the query lost of the conversation (its
+        intervention, condition, population, place, organisation, a named subject, or what
+        this message added) is put back, unless the model read a back-reference ("their
+        trials") as a name of its own; on a new question, the subject and scope the user
+        gave it are kept. Each change is listed."""
         # The years are the user's: dates a model writes into a query are taken out.
         years = {"year_from": self.topic.year_from, "year_to": self.topic.year_to}
         if is_link(query):  # an address is read as given
@@ -109,23 +111,6 @@ class TurnContinuity(BaseModel):
             and not self.topic.has(v)
             and any(v.same_as(d) for d in self.topic.dropped)
         ]
-        # A value the conversation let go of earlier, named again as it was.
-        stale += [
-            v
-            for v in values
-            if v not in stale
-            and not self.topic.has(v)
-            and any(v.same_as(d) for d in self.topic.dropped)
-        ]
-        # A replaced value the model wrote inside a phrase of its own ("BioNTech Moderna
-        # cancer vaccines") is taken out word for word.
-        stale += [
-            r
-            for r in self.replaced
-            if _written_in(r.text, text)
-            and not any(r.same_as(v) for v in stale)
-            and not any(_written_in(r.text, t.text) for t in self.topic.values)
-        ]
         if stale:
             text = _without(text, stale)
             values = [v for v in read_message(text).values if v.kind not in ("language", "source")]
@@ -136,8 +121,12 @@ class TurnContinuity(BaseModel):
         if self.retrieval.is_followup and not resolved:
             missing = _missing(values, self.topic, self.added)
         elif not resolved:
-            # A new question keeps at least what the user said in it.
-            missing = [a for a in self.added if not any(_overlaps(v, a) for v in values)]
+            # A new question keeps at least the subject and scope the user gave it.
+            missing = [
+                a
+                for a in self.added
+                if a.kind in (*_KEPT_KINDS, "topic") and not any(_overlaps(v, a) for v in values)
+            ]
         if missing:
             # The model's own words, without "it" or "search the web", and what it lost.
             text = " ".join([*content_words(text), *(v.text for v in missing)])
@@ -168,18 +157,14 @@ def _chosen_instead(value: SlotValue, values: list[SlotValue], added: list[SlotV
 
 
 def _stands_for(new: SlotValue, old: SlotValue) -> bool:
-    """Whether a value of a query takes the place of a value of the conversation: of the
-    same kind and, for interventions, both drugs or both procedures; a value the
-    conversation holds stands for nothing else."""
+    """Whether a value of a query can take the place of a value of the conversation: of
+    the same kind (other topic words stand for nothing in particular) and, for
+    interventions, both drugs or both procedures."""
     if new.kind != old.kind or new.kind == "topic":
         return False
     if new.kind == "intervention":
         return is_procedure(new.text) == is_procedure(old.text)
     return True
-
-
-def _written_in(value: str, text: str) -> bool:
-    return re.search(rf"\b{re.escape(value)}\b", text, re.I) is not None
 
 
 def _without(text: str, values: list[SlotValue]) -> str:

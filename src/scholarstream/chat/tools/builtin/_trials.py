@@ -69,6 +69,9 @@ class TrialArgs(ToolArguments):
             raise ValueError("start_from is after start_to; swap them")
         if self.year_from and self.year_to and self.year_from > self.year_to:
             raise ValueError("year_from is after year_to; swap them")
+        start, end = self.starts
+        if start and end and start > end:
+            raise ValueError("the start dates are the wrong way round; swap them")
         return self
 
     @property
@@ -93,11 +96,12 @@ class TrialArgs(ToolArguments):
             )
             if value
         }
+        date_from, date_to = self.starts
         return SearchQuery(
             text=text,
             limit=self.max_results,
-            date_from=self.starts[0],
-            date_to=self.starts[1],
+            date_from=date_from,
+            date_to=date_to,
             filters=filters,
         )
 
