@@ -1231,6 +1231,7 @@ EXPORTED: dict[str, list[str]] = {
         "proper_names",
         "read_message",
         "read_question",
+        "same_family",
         "read_slots",
         "stop_words",
         "topic_of",

@@ -86,6 +86,7 @@ from scholarstream.understanding._topic import (
     SlotValue,
     TopicReading,
     read_message,
+    same_family,
     without_dates,
 )
 from scholarstream.understanding._words import content_words, words
@@ -148,7 +149,9 @@ __all__ = [
     "proper_names",
     "read_message",
     "read_question",
+    "same_family",
     "read_slots",
+    "same_family",
     "stop_words",
     "topic_of",
     "topic_phrases",

@@ -16,7 +16,7 @@ from typing import Literal
 
 from scholarstream.mesh import singular_word
 from scholarstream.understanding import _lexicon as lex
-from scholarstream.understanding._phrase_kinds import is_name, is_procedure
+from scholarstream.understanding._phrase_kinds import is_name
 from scholarstream.understanding._siblings import place_siblings
 from scholarstream.understanding._slot_kind import SlotKind
 from scholarstream.understanding._topic import (
@@ -26,7 +26,7 @@ from scholarstream.understanding._topic import (
     TopicReading,
     bounded_values,
     dropped_values,
-    is_setting,
+    same_family,
 )
 
 TurnReading = Literal["new_question", "slot_fill", "followup_continuation", "closing"]
@@ -265,17 +265,7 @@ def _in_place(values: list[SlotValue], kind: SlotKind, new: list[SlotValue]) -> 
     ("Madrigal") replaces a name, not the words of a topic."""
 
     def replaced(value: SlotValue) -> bool:
-        if value.kind != kind:
-            return False
-        if not new:
-            return True
-        if kind == "intervention":
-            return any(is_procedure(value.text) == is_procedure(n.text) for n in new)
-        if kind == "topic":  # a name takes the place of a name, words of words
-            return any(is_name(value.text) == is_name(n.text) for n in new)
-        if kind == "place":  # a setting of a setting, a country of a country
-            return any(is_setting(value.text) == is_setting(n.text) for n in new)
-        return True
+        return value.kind == kind and (not new or any(same_family(value, n) for n in new))
 
     matching = [i for i, v in enumerate(values) if replaced(v)]
     if kind == "condition" and len(matching) >= 2 and len(new) == 1:

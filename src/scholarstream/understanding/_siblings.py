@@ -8,12 +8,12 @@ from __future__ import annotations
 import re
 
 from scholarstream.understanding._mesh_kinds import is_body_part
-from scholarstream.understanding._phrase_kinds import is_procedure
 from scholarstream.understanding._slot_kind import SlotKind
 from scholarstream.understanding._topic import (
     SUBJECT_KINDS,
     MessageReading,
     SlotValue,
+    same_family,
 )
 
 # Kinds whose values a sibling takes the place of, word for word.
@@ -89,9 +89,7 @@ def _numbered_swap(old: str, new: str) -> str | None:
 
 def _instead(values: list[SlotValue], value: SlotValue) -> list[SlotValue] | None:
     same = [i for i, v in enumerate(values) if v.kind == value.kind]
-    if value.kind == "intervention" and any(
-        is_procedure(values[i].text) == is_procedure(value.text) for i in same
-    ):
+    if value.kind == "intervention" and any(same_family(values[i], value) for i in same):
         return None  # a drug for a drug: replaced the usual way
     if value.kind != "intervention" and same:
         return None

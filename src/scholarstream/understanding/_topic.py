@@ -23,6 +23,7 @@ from scholarstream.understanding._phrase_kinds import (
     is_condition_word,
     is_intervention_word,
     is_name,
+    is_procedure,
     named_parts,
 )
 from scholarstream.understanding._restrictions import (
@@ -143,6 +144,19 @@ _SETTING_RE = re.compile(
 def is_setting(text: str) -> bool:
     """Whether a place is a care setting ("nursing homes"), not a country or a city."""
     return _SETTING_RE.fullmatch(text.strip()) is not None
+
+
+def same_family(a: SlotValue, b: SlotValue) -> bool:
+    """Whether two values of one kind can stand for each other: a drug for a drug and a
+    procedure for a procedure, a name for a name (topic words for topic words), a care
+    setting for a care setting and a country for a country; any two of other kinds."""
+    if a.kind == "intervention":
+        return is_procedure(a.text) == is_procedure(b.text)
+    if a.kind == "topic":
+        return is_name(a.text) == is_name(b.text)
+    if a.kind == "place":
+        return is_setting(a.text) == is_setting(b.text)
+    return True
 
 
 # People named by what they live with or undergo: "people living with HIV", "patients on

@@ -35,8 +35,8 @@ from scholarstream.understanding import (
     TopicReading,
     content_words,
     is_name,
-    is_procedure,
     read_message,
+    same_family,
     without_dates,
 )
 
@@ -162,9 +162,7 @@ def _stands_for(new: SlotValue, old: SlotValue) -> bool:
     interventions, both drugs or both procedures."""
     if new.kind != old.kind or new.kind == "topic":
         return False
-    if new.kind == "intervention":
-        return is_procedure(new.text) == is_procedure(old.text)
-    return True
+    return new.kind != "intervention" or same_family(new, old)
 
 
 def _without(text: str, values: list[SlotValue]) -> str:
