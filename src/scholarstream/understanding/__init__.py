@@ -149,7 +149,6 @@ __all__ = [
     "proper_names",
     "read_message",
     "read_question",
-    "same_family",
     "read_slots",
     "same_family",
     "stop_words",
