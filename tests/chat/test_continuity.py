@@ -123,8 +123,21 @@ def test_objectives_open_progress_block_with_an_ask_and_are_achieved() -> None:
     assert "link, a document, a name" in state.objectives[0].asks[0]
     assert chips == ["Try broader terms", "I have a link", "Try another name"]
 
+    _turn(state, "what about in Florida again?", 3)
+    assert [o.status for o in state.objectives] == ["in_progress"]
     _turn(state, "Thanks, that's it")
     assert [o.status for o in state.objectives] == ["achieved"]
+    assert state.open_objectives() == []
+
+
+def test_a_closing_after_nothing_was_found_closes_the_objective_unresolved() -> None:
+    state = ThreadState()
+    _turn(state, "Sunshine Health Medicaid dental coverage", 0)
+    closing = begin_turn(state, "ok thanks, that's all")
+    assert "without an answer" in closing.closing_reply
+    assert "Sunshine Health Medicaid dental coverage" in closing.closing_reply
+    finish_turn(state, closing, [], closing.closing_reply)
+    assert [o.status for o in state.objectives] == ["closed"]
     assert state.open_objectives() == []
 
 
@@ -231,6 +244,7 @@ def test_a_closing_achieves_the_objective_and_searches_nothing() -> None:
     _turn(state, "melatonin for delirium in ICU patients", 3)
     closing = begin_turn(state, "great, done.")
     assert (closing.classification.intent, closing.steps) == ("closing", [])
+    assert closing.closing_reply.startswith("Glad it helped.")
     finish_turn(state, closing, [], "Glad it helped.")
     assert [o.status for o in state.objectives] == ["achieved"]
     assert state.refined_query == "melatonin delirium ICU patients"  # the topic stays

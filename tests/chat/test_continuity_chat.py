@@ -126,6 +126,18 @@ def test_when_nothing_is_found_the_assistant_asks_for_leverage(tmp_path: Path) -
         ]
         assert "paste the link" in website["message"]
 
+        # A thank-you after nothing was found: a short, honest answer, no search.
+        closing = complete(
+            send(client, "ok thanks, that's all", conversation_id=answer["conversation_id"])
+        )
+        assert closing["continuity"]["intent"] == "closing"
+        assert closing["continuity"]["queries"] == []
+        assert closing["message"].startswith(
+            "Closing “Sunshine Health dental coverage for adults” without an answer"
+        )
+        assert "/help" not in closing["message"]
+        assert [o["status"] for o in closing["continuity"]["objectives"]] == ["closed"]
+
 
 def test_objectives_are_edited_by_the_user_and_kept_by_later_turns(tmp_path: Path) -> None:
     world = LiteratureWorld()

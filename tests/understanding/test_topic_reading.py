@@ -307,3 +307,104 @@ def test_a_long_question_opening_with_a_preposition_is_a_question_of_its_own() -
     assert steps[1][0] == "new_question" and "heart failure" not in steps[1][1].query()
     numbers = _chain("GLP-1 agonists for obesity", "what about PD-1?")
     assert "PD-1 agonists" not in numbers[1][1].query()
+
+
+@pytest.mark.parametrize(
+    "lift",
+    [
+        "forget the date limit",
+        "any year is fine",
+        "remove the 2020 filter",
+        "include older studies too",
+        "no date restriction",
+        "doesn't have to be recent",
+        "regardless of publication year",
+    ],
+)
+def test_a_lifted_date_limit_clears_the_years_and_adds_no_words(lift: str) -> None:
+    (_, dated), (reading, lifted) = _chain(
+        "tranexamic acid in hip fracture surgery since 2020", lift
+    )
+    assert (dated.year_from, dated.year_to) == (2020, None)
+    assert reading == "slot_fill"
+    assert (lifted.year_from, lifted.year_to) == (None, None)
+    assert lifted.query() == dated.query()
+
+
+def test_a_lift_and_a_new_value_in_one_message() -> None:
+    steps = _chain(
+        "tranexamic acid in hip fracture surgery since 2020",
+        "what about knee arthroplasty, no date restriction",
+        "since 2015 then",
+    )
+    assert steps[1][1].query() == "tranexamic acid knee arthroplasty"
+    assert (steps[1][1].year_from, steps[1][1].year_to) == (None, None)
+    assert (steps[2][1].year_from, steps[2][1].year_to) == (2015, None)
+
+
+@pytest.mark.parametrize(
+    ("phrase", "years"),
+    [
+        ("only stuff from last year", (2025, 2025)),
+        ("in the last year", (2025, None)),
+        ("this decade only", (2020, None)),
+    ],
+)
+def test_calendar_phrases(phrase: str, years: tuple[int | None, int | None]) -> None:
+    reading = read_message(phrase, TODAY)
+    assert (reading.year_from, reading.year_to) == years
+
+
+@pytest.mark.parametrize(
+    "closing",
+    [
+        "great, got what I need",
+        "cool, that answers my question",
+        "nothing more for now",
+        "found what I was looking for, thanks",
+    ],
+)
+def test_more_ways_of_closing(closing: str) -> None:
+    assert read_message(closing, TODAY).closing
+    assert not read_message("nothing more on dosing?", TODAY).closing
+
+
+def test_a_value_compared_against_is_the_comparator_and_the_subject_stays() -> None:
+    steps = _chain(
+        "metformin in gestational diabetes, neonatal outcomes",
+        "vs letrozole?",
+        "compared with insulin",
+    )
+    kinds = [(v.kind, v.text) for v in steps[2][1].values]
+    assert ("intervention", "metformin") in kinds
+    assert ("comparator", "insulin") in kinds
+    assert "letrozole" not in steps[2][1].query()
+
+
+def test_a_swap_puts_the_new_value_in_the_role_of_the_old_one() -> None:
+    steps = _chain(
+        "vedolizumab vs ustekinumab in ulcerative colitis",
+        "swap ustekinumab for tofacitinib",
+        "switch to infliximab",
+    )
+    kinds = [(v.kind, v.text) for v in steps[1][1].values]
+    assert ("intervention", "vedolizumab") in kinds
+    assert ("comparator", "tofacitinib") in kinds
+    assert "ustekinumab" not in steps[1][1].query() and "swap" not in steps[1][1].query()
+    assert "switch" not in steps[2][1].query() and "infliximab" in steps[2][1].query()
+    # A change named mid-sentence is no swap.
+    assert not read_message("change in HbA1c with metformin", TODAY).dropped
+
+
+def test_a_procedure_mesh_files_as_surgery_replaces_a_procedure() -> None:
+    steps = _chain(
+        "tranexamic acid in total knee arthroplasty, blood loss",
+        "and for hip replacement instead?",
+    )
+    query = steps[1][1].query()
+    assert "tranexamic acid" in query and "hip replacement" in query and "knee" not in query
+
+
+def test_a_condition_mesh_names_whole_is_not_split_at_a_drug_word() -> None:
+    steps = _chain("semaglutide alcohol use disorder", "what about tirzepatide")
+    assert steps[1][1].query() == "tirzepatide alcohol use disorder"

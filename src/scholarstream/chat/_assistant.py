@@ -228,7 +228,9 @@ class Assistant:
     ) -> None:
         """Without a model, a message that is not a command is a retrieval request: the
         blueprint's (reframed) queries run against the library and the sources."""
-        if continuity is None or not continuity.steps:
+        if continuity is not None and continuity.closing_reply:
+            transcript.text = continuity.closing_reply
+        elif continuity is None or not continuity.steps:
             transcript.text = help_text(resolution, offline=True)
         else:
             transcript.text = await offline_retrieval(

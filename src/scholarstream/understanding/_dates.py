@@ -91,6 +91,14 @@ def _this_year(_: re.Match[str], today: dt.date) -> DateRange:
     return DateRange(dt.date(today.year, 1, 1), today)
 
 
+def _previous_year(_: re.Match[str], today: dt.date) -> DateRange:
+    return DateRange(dt.date(today.year - 1, 1, 1), dt.date(today.year - 1, 12, 31))
+
+
+def _this_decade(_: re.Match[str], today: dt.date) -> DateRange:
+    return DateRange(dt.date(today.year - today.year % 10, 1, 1), today)
+
+
 def _since(m: re.Match[str], _: dt.date) -> DateRange:
     return DateRange(_first(m.group(1)), None)
 
@@ -159,8 +167,11 @@ QUERY_DATES = DateGrammar(
         _form(
             r"\b(?:in|over|during)?\s*(?:the\s+)?(?:last|past|previous)\s+decade\b", _last_decade
         ),
+        # "from last year" is the calendar year; "in the last year" the twelve months.
+        _form(r"\b(?:from|in|during)\s+last\s+year\b", _previous_year),
         _form(r"\b(?:in|over|during)?\s*(?:the\s+)?(?:last|past|previous)\s+year\b", _last_year),
         _form(r"\bthis\s+year\b", _this_year),
+        _form(r"\b(?:in\s+|during\s+)?(?:this|the\s+current)\s+decade\b", _this_decade),
         _form(
             rf"\b(?:since|from|in\s+or\s+after|starting(?:\s+in)?)\s+(?:the\s+)?{YEAR}\b",
             _since,
@@ -200,6 +211,53 @@ MENTION_DATES = DateGrammar(
 )
 
 
+# Phrases that lift a date limit instead of setting one: "forget the date limit", "any
+# year is fine", "remove the 2020 filter", "include older studies too", "no date
+# restriction". They name no range: the filter is cleared.
+_DATE_NOUN = r"(?:publication\s+)?(?:dates?|years?|time|recency|(?:19|20)\d{2})"
+_LIMIT_NOUN = (
+    r"(?:limits?|limitations?|filters?|restrictions?|ranges?|cut-?offs?|constraints?|"
+    r"windows?|bounds?|boundar(?:y|ies)|criteri(?:on|a)|frames?)"
+)
+_LIFTING_VERB = (
+    r"(?:forget(?:\s+about)?|drop|remove|lift|ignore|clear|scrap|skip|undo|reset|relax|"
+    r"get\s+rid\s+of|take\s+(?:off|out|away)|(?:don'?t|do\s+not)\s+(?:need|want|use|apply)|"
+    r"no\s+need\s+for|without|never\s+mind|lose|kill)"
+)
+_DETERMINER = r"(?:(?:the|that|this|my|any|those|these|all|our)\s+)?"
+_FINE = (
+    r"(?:\s+(?:is|are|would\s+be|will\s+do|works?)\s+"
+    r"(?:fine|ok(?:ay)?|good|great|acceptable|allowed|welcome)\b)?"
+)
+_OLDER_WORK = (
+    r"(?:older|earlier|old)\s+(?:ones|studies|papers|work|research|"
+    r"articles|trials|literature|publications|evidence|reports|stuff)"
+)
+UNDATED = re.compile(
+    r"\b(?:"
+    rf"{_LIFTING_VERB}\s+{_DETERMINER}{_DATE_NOUN}(?:\s+{_LIMIT_NOUN})?"
+    rf"|{_LIFTING_VERB}\s+{_DETERMINER}{_LIMIT_NOUN}\s+(?:on|for|by)\s+{_DETERMINER}{_DATE_NOUN}"
+    rf"|(?:no|without(?:\s+a(?:ny)?)?)\s+{_DATE_NOUN}\s+{_LIMIT_NOUN}"
+    r"|(?:from\s+|of\s+|in\s+)?any\s+(?:publication\s+)?(?:years?|dates?|time\s+period)"
+    r"|(?:from\s+|of\s+)?(?:all|every)\s+(?:publication\s+)?(?:years|dates|time)"
+    r"|(?:regardless|irrespective)\s+of\s+(?:the\s+)?(?:publication\s+)?(?:years?|dates?)"
+    r"|(?:no\s+matter|whatever)\s+(?:the|what)\s+(?:publication\s+)?(?:years?|dates?)"
+    r"|(?:don'?t|do\s+not|doesn'?t|does\s+not|needn'?t|need\s+not)\s+"
+    r"(?:(?:have|need)\s+to\s+be\s+|be\s+)?(?:limit(?:ed)?|restrict(?:ed)?|recent)"
+    r"(?:\s+(?:it|them|by|to|on)){0,2}(?:\s+(?:dates?|years?|recent\s+\w+))?"
+    r"|not\s+(?:just|only)\s+(?:the\s+)?recent(?:\s+(?:ones|studies|papers|work|years))?"
+    rf"|(?:include|including|with|plus|add)?\s*(?:the\s+)?{_OLDER_WORK}"
+    rf"(?:\s+(?:too|as\s+well|also))?"
+    rf"){_FINE}",
+    re.I,
+)
+
+
+def undated_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` lifts a date limit (see ``UNDATED``), in order."""
+    return [(m.start(), m.end()) for m in UNDATED.finditer(text)]
+
+
 @dataclass(frozen=True)
 class DatePhrase:
     """A date phrase as written ("since 2020"), where it stands, and its form."""
@@ -231,7 +289,10 @@ def find_dates(
 ) -> tuple[str, DateRange]:
     """The text without its date phrases, and the range they give. Forms are tried in
     order, each once; two phrases (e.g. "since 2010" and "until 2020") combine; a range
-    whose ends are reversed is dropped."""
+    whose ends are reversed is dropped. A phrase lifting a limit ("any year") is cut too:
+    it names no range."""
+    for start, end in reversed(undated_spans(text)):
+        text = text[:start] + " " + text[end:]
     found = DateRange()
     for form in grammar.forms:
         match = form.pattern.search(text)

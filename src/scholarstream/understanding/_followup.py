@@ -11,6 +11,7 @@ that names a whole subject of its own, with no cue that it follows on, starts a 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -176,6 +177,32 @@ def _reread_for_message(value: SlotValue, message: MessageReading) -> SlotValue:
     return value
 
 
+# An intervention and a comparator stand in for each other; words of no known kind
+# ("topic", "aspect") for anything but the scope.
+_ROLES = frozenset({"intervention", "comparator"})
+_UNPLACED = frozenset({"topic", "aspect"})
+
+
+def _taking_the_place(
+    thread: TopicReading, message: MessageReading, incoming: list[SlotValue]
+) -> dict[int, SlotValue]:
+    """ "swap ustekinumab for tofacitinib", "omega-3 instead of vit D": the one value the
+    message names takes the place (and the role) of the one it drops, by the id of the
+    value it replaces."""
+    dropped = [v for v in thread.values if _is_dropped_by(v, message)]
+    if len(dropped) != 1 or len(incoming) != 1:
+        return {}
+    old, new = dropped[0], incoming[0]
+    stands_in = (
+        new.kind == old.kind
+        or {new.kind, old.kind} <= _ROLES
+        or (new.kind in _UNPLACED and old.kind not in _SCOPE_KINDS)
+    )
+    if not stands_in:
+        return {}
+    return {id(old): new.model_copy(update={"kind": old.kind})}
+
+
 def _is_dropped_by(value: SlotValue, message: MessageReading) -> bool:
     """Whether the message takes ``value`` out ("forget Roche", "instead of vit D")."""
     said = SlotValue(kind=value.kind, text=value.text)
@@ -201,11 +228,15 @@ _GENERIC_STEMS = frozenset(singular_word(w) or w for w in lex.GENERIC_SUBJECT_WO
 
 
 def _update(thread: TopicReading, message: MessageReading) -> FollowUp:
-    values = [
-        _reread_for_message(v, message) for v in thread.values if not _is_dropped_by(v, message)
-    ]
-    added: list[SlotValue] = []
     incoming = [_as_follow_up_kind(thread, message, v) for v in message.values]
+    taking = _taking_the_place(thread, message, incoming)
+    values = [
+        taking.get(id(v)) or _reread_for_message(v, message)
+        for v in thread.values
+        if id(v) in taking or not _is_dropped_by(v, message)
+    ]
+    added: list[SlotValue] = list(taking.values())
+    incoming = [v for v in incoming if not any(v.same_as(t) for t in taking.values())]
     values, placed = place_siblings(values, incoming, message)
     added.extend(placed)
     incoming = [v for v in incoming if v not in placed]
@@ -243,6 +274,11 @@ def _apply(
     fresh = [v for v in new if not any(v.same_as(old) for old in values)]
     added.extend(fresh)
     if kind == "intervention" and message.compares:
+        if all(_compared_against(v, message) for v in new):
+            # "vs letrozole", "compared with insulin": the intervention in play stays;
+            # the new one is what it is now compared with.
+            against = [v.model_copy(update={"kind": "comparator"}) for v in new]
+            return _in_place(values, "comparator", against)
         # "how does X compare?": X in place of the intervention in play, which becomes
         # what X is compared with.
         previous = [
@@ -255,6 +291,12 @@ def _apply(
     if message.adds:
         return [*values, *fresh]
     return _in_place(values, kind, new)
+
+
+def _compared_against(value: SlotValue, message: MessageReading) -> bool:
+    """The message puts ``value`` on the other side of a comparison ("vs letrozole")."""
+    pattern = lex.COMPARED_AGAINST + re.escape(value.text) + r"\b"
+    return re.search(pattern, message.text, re.I) is not None
 
 
 def _in_place(values: list[SlotValue], kind: SlotKind, new: list[SlotValue]) -> list[SlotValue]:

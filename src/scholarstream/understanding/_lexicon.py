@@ -429,6 +429,10 @@ CONDITION_SUFFIXES = (
     "sclerosis",
     "penia",
     "uria",
+    "plasia",
+    "megaly",
+    "rrhea",
+    "rrhoea",
 )
 # Aspects of a topic: a follow-up made of these asks about the topic in play.
 ASPECT_WORDS = frozenset(
@@ -804,6 +808,12 @@ COMPARISON = re.compile(
     r"better|worse|superior|inferior|stacks? up|measures? up|fares?)\b",
     re.I,
 )
+# The words that put a value on the other side of a comparison: "vs letrozole",
+# "compared with insulin", "how does it compare to antidepressants".
+COMPARED_AGAINST = (
+    r"\b(?:vs\.?|versus|compared?\s+(?:with|to)|comparisons?\s+(?:with|to)|against|"
+    r"relative\s+to|as\s+opposed\s+to)\s+(?:the\s+|a\s+|an\s+)?"
+)
 # "X instead" (not "instead of Y", which names what it drops).
 INSTEAD = re.compile(r"\binstead\b(?!\s+of\b)", re.I)
 # Words that take something out of the topic: "omega-3 instead of vit D", "forget Roche,
@@ -814,6 +824,17 @@ DROPPING = re.compile(
     r"(?!(?:that|it|this|those|these|them|about)\b)"
     r"(?P<dropped>[^,.;:?!\u2013\u2014]+?)"
     r"(?=\s*(?:[,.;:?!\u2013\u2014]|\s-\s|$|\b(?:what|how|and|but|just|only|let)\b))",
+    re.I,
+)
+# "swap ustekinumab for tofacitinib", "switch from warfarin to apixaban", "replace X
+# with Y": X is dropped, Y stays to be read. Only at the start of a sentence: "change in
+# HbA1c with metformin" names no swap.
+SWAPPING = re.compile(
+    r"(?:^|[,;:.!?\u2013\u2014]|\s-)\s*"
+    r"(?:(?:ok(?:ay)?|so|now|actually|please|let'?s|can\s+you|could\s+you),?\s+)*"
+    r"(?:swap|switch|exchange|replace|change)\s+(?:out\s+|from\s+)?"
+    r"(?!(?:it|this|that|them|to|over|in|of|on|at|after|during|topics?|subjects?|gears)\b)"
+    r"(?P<dropped>[^,.;:?!\u2013\u2014]+?)\s+(?:for|with|to|by|into)\s+",
     re.I,
 )
 
@@ -831,7 +852,8 @@ SWITCH = re.compile(
 ELLIPTICAL = re.compile(
     r"^\W*(what about|how about|and|also|any|what of|is there|are there|anything|"
     r"just|only|now|ok(?:ay)?,?\s+(?:what|how|and)|same|same for|does it|do they|"
-    r"is it|are they|can it|compared|versus|vs)\b",
+    r"is it|are they|can it|compared|versus|vs|"
+    r"(?:let'?s\s+)?(?:switch|change|swap|move|go)\s+(?:it\s+|over\s+)?to)\b",
     re.I,
 )
 CLOSING_WORDS = frozenset(
@@ -916,13 +938,25 @@ CLOSING_WORDS = frozenset(
         "here",
         "there",
         "the",
+        "answers",
+        "my",
+        "our",
+        "question",
+        "questions",
+        "think",
+        "further",
+        "found",
+        "looking",
+        "about",
     ]
 )
 CLOSING_MARKERS = re.compile(
     r"\b(thanks|thank you|thank u|thanku|thnx|thx|ty|ta|cheers|perfect(?=\W*$)|"
-    r"that'?s (?:all|it|everything|enough|plenty)|"
-    r"all set|all done|(?:i'?m|we'?re) done|done|nothing else|no more|bye|goodbye|"
-    r"that covers it|that (?:was|is|'s) (?:helpful|useful|great|perfect|enough|all|plenty))\b",
+    r"that'?s (?:really |about )?(?:all|it|everything|enough|plenty)|"
+    r"all set|all done|(?:i'?m|we'?re) done|done|nothing (?:else|more|further)|no more|bye|"
+    r"goodbye|that covers it|that answers (?:my|the|our) questions?|"
+    r"(?:got|have|found) (?:enough|what (?:i|we) (?:need|needed|wanted|was looking for))|"
+    r"that (?:was|is|'s) (?:helpful|useful|great|perfect|enough|all|plenty))\b",
     re.I,
 )
 # A closing may name what it closes ("thanks, that's it for malaria"): at most this many words.

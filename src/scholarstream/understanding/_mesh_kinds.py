@@ -57,10 +57,18 @@ def mesh_kind(text: str) -> tuple[SlotKind | None, str | None]:
 
 # Body regions and the musculoskeletal system: "knee" and "hip", "wrist" and "ankle".
 _BODY_PARTS = ("A01", "A02")
+_SURGICAL_PROCEDURES = ("E04",)
+
+
+def _in_branch(text: str, branches: tuple[str, ...]) -> bool:
+    match = mesh_match(text)
+    return match is not None and any(n.startswith(branches) for n in match.descriptor.tree_numbers)
 
 
 def is_body_part(word: str) -> bool:
-    match = mesh_match(word)
-    return match is not None and any(
-        n.startswith(_BODY_PARTS) for n in match.descriptor.tree_numbers
-    )
+    return _in_branch(word, _BODY_PARTS)
+
+
+def is_surgical_procedure(text: str) -> bool:
+    """MeSH files ``text`` under surgical procedures ("hip replacement")."""
+    return _in_branch(text, _SURGICAL_PROCEDURES)

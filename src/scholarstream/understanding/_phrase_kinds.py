@@ -5,6 +5,7 @@ words splits into values of their own ("SGLT2 inhibitors | euglycemic ketoacidos
 from __future__ import annotations
 
 from scholarstream.understanding import _lexicon as lex
+from scholarstream.understanding._mesh_kinds import is_surgical_procedure, mesh_match
 from scholarstream.understanding._slot_kind import SlotKind
 
 
@@ -12,7 +13,9 @@ def is_procedure(text: str) -> bool:
     """Whether an intervention is a procedure (surgery, an operation, a device put in)
     rather than a drug: "hip fracture surgery", "knee arthroplasty", "dialysis"."""
     head = text.lower().split()[-1] if text.split() else ""
-    return head in lex.PROCEDURE_HEADS or head.endswith(lex.PROCEDURE_SUFFIXES)
+    if head in lex.PROCEDURE_HEADS or head.endswith(lex.PROCEDURE_SUFFIXES):
+        return True
+    return is_surgical_procedure(text)
 
 
 def is_name(text: str) -> bool:
@@ -27,7 +30,8 @@ def phrase_parts(chunk: str) -> list[tuple[int, str, SlotKind]]:
     ("dapagliflozin heart failure"), and aspect words after a condition or an
     intervention ("cytokine release syndrome rates": the condition, and "rates")."""
     words = chunk.split()
-    if len(words) > 1 and is_intervention_word(words[0].lower()):
+    # A name MeSH knows is one value: "alcohol use disorder", "insulin resistance".
+    if len(words) > 1 and is_intervention_word(words[0].lower()) and mesh_match(chunk) is None:
         rest = " ".join(words[1:])
         # Not "insulin therapy" (one intervention) nor "taurine deficiency" (a condition).
         if kind_of_phrase(rest) != "intervention" and rest.lower() not in lex.CONDITION_HEADS:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, Field
 
 from scholarstream.understanding import _lexicon as lex
-from scholarstream.understanding._dates import QUERY_DATES, date_phrases
+from scholarstream.understanding._dates import QUERY_DATES, date_phrases, undated_spans
 from scholarstream.understanding._mesh_kinds import mesh_kind, mesh_match
 from scholarstream.understanding._phrase_kinds import (
     is_condition_word,
@@ -294,9 +294,10 @@ def read_message(text: str, today: dt.date | None = None) -> MessageReading:
     found: list[tuple[int, SlotValue, str]] = []
     rest, year_from, year_to, dated = _cut_dates(plain, today)
     dropped: list[str] = []
-    while (drop := lex.DROPPING.search(rest)) is not None:
-        dropped.append(drop.group("dropped").strip())
-        rest = _blank(rest, drop.start(), drop.end())
+    for dropping in (lex.DROPPING, lex.SWAPPING):
+        while (drop := dropping.search(rest)) is not None:
+            dropped.append(drop.group("dropped").strip())
+            rest = _blank(rest, drop.start(), drop.end())
     cue = lex.SWITCH.search(rest)
     if cue is not None:  # "switching topics:" names no topic
         rest = _blank(rest, cue.start(), cue.end())
@@ -377,9 +378,14 @@ def _is_closing(plain: str, tokens: list[str]) -> bool:
 
 
 def _cut_dates(text: str, today: dt.date) -> tuple[str, int | None, int | None, bool]:
+    """The text without its date phrases, the years they give, and whether it names its
+    dates at all: a phrase that lifts the limit ("any year is fine") names no years."""
+    lifted = undated_spans(text)
+    for start, end in reversed(lifted):
+        text = _blank(text, start, end)
     phrases = date_phrases(text, QUERY_DATES)
     if not phrases:
-        return text, None, None, False
+        return text, None, None, bool(lifted)
     year_from: int | None = None
     year_to: int | None = None
     for phrase in phrases:

@@ -48,7 +48,17 @@ def read_turn(
 
 
 def _follows_on(message: MessageReading) -> bool:
-    return message.refers_back or message.adds or message.compares or not message.subject()
+    """After a closing, a message that still speaks of the closed topic: it refers back,
+    adds, compares, drops or replaces something ("tai chi instead of yoga?"), or names
+    no subject of its own."""
+    return (
+        message.refers_back
+        or message.adds
+        or message.compares
+        or message.instead
+        or bool(message.dropped)
+        or not message.subject()
+    )
 
 
 def classify_message(text: str, state: ThreadState, today: dt.date | None = None) -> Classification:

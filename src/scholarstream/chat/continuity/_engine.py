@@ -10,7 +10,7 @@ import re
 from pydantic import BaseModel, Field
 
 from scholarstream.chat.continuity._classify import read_turn
-from scholarstream.chat.continuity._objectives import note_message, note_results
+from scholarstream.chat.continuity._objectives import closing_reply, note_message, note_results
 from scholarstream.chat.continuity._plan import (
     BlueprintStep,
     build_blueprint,
@@ -78,6 +78,8 @@ class TurnContinuity(BaseModel):
     refers_back: bool = False
     # The values this message brought into the topic.
     added: list[SlotValue] = Field(default_factory=list)
+    # A closing's answer when no model writes one.
+    closing_reply: str = ""
 
     def rewrite(self, query: str) -> RewrittenQuery:
         """The query a retrieval tool gets for this turn, from the query a model (or a
@@ -263,6 +265,7 @@ def begin_turn(state: ThreadState, message: str, today: dt.date | None = None) -
         replaced=list(follow_up.replaced),
         refers_back=said.refers_back,
         added=list(follow_up.added),
+        closing_reply=closing_reply(state) if closing else "",
     )
 
 

@@ -23,15 +23,30 @@ OBJECTIVE_CHARS = 200
 
 
 def note_message(state: ThreadState, message: str, classification: Classification) -> None:
-    """A new question opens an objective; a closing thank-you achieves the current one."""
+    """A new question opens an objective; a closing thank-you achieves the current one
+    when something answered it, and closes it unresolved when nothing did."""
     current = state.open_objectives()
     closing = classification.intent == "closing" or bool(_DONE.search(message))
     if closing and current:
-        current[-1].status = "achieved"
-        current[-1].evidence.append(f"The user said: {message.strip()[:120]}")
+        objective = current[-1]
+        objective.status = "achieved" if objective.status == "in_progress" else "closed"
+        objective.evidence.append(f"The user said: {message.strip()[:120]}")
         return
     if classification.intent == "new_question" or not current:
         add_objective(state, message)
+
+
+def closing_reply(state: ThreadState) -> str:
+    """The answer to a closing when no model writes one: short, and honest about whether
+    the conversation's objective was reached."""
+    current = state.open_objectives()
+    if current and current[-1].status != "in_progress":
+        return (
+            f"Closing “{current[-1].text}” without an answer: I found nothing that settles "
+            "it. If you come back with a link, a document or another name for it, I will "
+            "try again."
+        )
+    return "Glad it helped. Ask again any time; this conversation keeps its topic."
 
 
 def note_results(

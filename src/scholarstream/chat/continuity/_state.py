@@ -11,7 +11,9 @@ from pydantic import BaseModel, Field, model_validator
 from scholarstream.understanding import SlotKind, TopicReading
 
 Intent = Literal["new_question", "slot_fill", "followup_continuation", "closing"]
-ObjectiveStatus = Literal["open", "in_progress", "achieved", "blocked"]
+# "closed": the user ended it before anything answered it (a thank-you after nothing was
+# found is no success).
+ObjectiveStatus = Literal["open", "in_progress", "achieved", "blocked", "closed"]
 LAST_TURNS = 3
 
 

@@ -12,6 +12,7 @@ const STATUSES = [
   ["in_progress", "in progress"],
   ["achieved", "achieved"],
   ["blocked", "blocked"],
+  ["closed", "closed unresolved"],
 ];
 const TEXT_CHARS = 200; // the server's limit on an objective's text
 const KEY_COLLAPSED = "scholarstream.chat.objectives-collapsed";
