@@ -677,3 +677,51 @@ async def test_the_model_is_offered_the_rule_builder_s_mesh(
     for concept, found in expected.items():
         assert f"- {concept}: {', '.join(found)}" in notes
     assert "Aspergillus" in notes and "Sensitivity and Specificity" in notes
+
+
+async def _pubmed_of(builder: RuleQueryBuilder, question: str) -> str:
+    intent = RuleIntentParser(today=TODAY).parse_now(question)
+    return pubmed_query(await builder.build(QueryBuilderInput(intent=intent)))
+
+
+async def test_no_wider_net_than_the_question_asks(packaged: MeshVocabulary) -> None:
+    builder = RuleQueryBuilder(sources=["pubmed"], mesh=packaged, today=TODAY)
+    # Above a process is another process: Drug Resistance is not insulin resistance.
+    insulin = await _pubmed_of(builder, "insulin resistance in adolescents with obesity")
+    assert '"Insulin Resistance"[MeSH]' in insulin and "Drug Resistance" not in insulin
+    # The organism is wider than its resistant form.
+    mdr = await _pubmed_of(builder, "MDR tuberculosis treatment outcomes")
+    assert '"Tuberculosis, Multidrug-Resistant"[MeSH]' in mdr
+    assert "Mycobacterium" not in mdr
+    # A drug and a disease side by side are two concepts, ANDed.
+    aspirin = await _pubmed_of(builder, "aspirin stroke")
+    assert '("Aspirin"[MeSH] OR "aspirin"[tiab]) AND ("Stroke"[MeSH]' in aspirin
+    assert '"aspirin stroke"[tiab]' not in aspirin
+
+
+async def test_women_of_an_age_are_the_age_group_and_female(packaged: MeshVocabulary) -> None:
+    builder = RuleQueryBuilder(sources=["pubmed"], mesh=packaged, today=TODAY)
+    query = await _pubmed_of(builder, "falls prevention in elderly women")
+    assert '("Aged"[MeSH] OR "elderly women"[tiab]) AND ("Female"[MeSH]' in query
+    assert '"aged"[tiab]' not in query  # "aged 18 to 65" says nothing of old age
+    # Pregnancy says it already: no Female block.
+    assert "Female" not in await _pubmed_of(builder, "pregnant women with epilepsy")
+
+
+async def test_pasted_text_gives_a_bounded_query_of_whole_words(packaged: MeshVocabulary) -> None:
+    builder = RuleQueryBuilder(sources=["pubmed"], mesh=packaged, today=TODAY)
+    words = [
+        "microbiome",
+        "dysbiosis",
+        "metabolomic",
+        "signatures",
+        "cohort",
+        "longitudinal",
+        "sequencing",
+    ]
+    pasted = " ".join(words[i % len(words)] for i in range(420))
+    query = await _pubmed_of(builder, pasted)
+    phrases = re.findall(r'"([^"]+)"\[tiab\]', query)
+    assert phrases and all(len(p.split()) <= 6 for p in phrases)
+    assert all(w in words for p in phrases for w in p.split())
+    assert len(query) < 2000

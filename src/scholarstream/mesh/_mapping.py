@@ -185,6 +185,10 @@ class HeadingMapping:
         return f"'{self.term}' -> {self.heading} (broader heading in the MeSH tree)"
 
 
+# Heading names that mean something else as a text word: "aged 18 to 65".
+_NOT_TEXT_WORDS = frozenset({"aged"})
+
+
 @dataclass(frozen=True)
 class ConceptMapping:
     concept: str
@@ -202,7 +206,11 @@ class ConceptMapping:
         for mapping in self.mappings:
             if mapping.how in ("US spelling", "MeSH wording"):
                 found.setdefault(mapping.matched)
-            elif mapping.how == "entry term" and "," not in mapping.heading:
+            elif (
+                mapping.how == "entry term"
+                and "," not in mapping.heading
+                and mapping.heading.lower() not in _NOT_TEXT_WORDS
+            ):
                 found.setdefault(mapping.heading.lower())
         return list(found)
 
@@ -501,6 +509,8 @@ def _organisms(
             continue
         if not any(n.startswith(_INFECTIONS) for n in descriptor.tree_numbers):
             continue
+        if _RESISTANT.search(descriptor.name):
+            continue  # the organism is wider than its resistant form: MDR-TB is not all TB
         for word in normalize(descriptor.name.split(",")[0]).split():
             stem = _INFECTION_ENDING.sub("", word)
             if stem == word or len(stem) < MIN_STEM:
@@ -511,6 +521,10 @@ def _organisms(
                 added.append(HeadingMapping(term, candidates[0].name, "organism", mapping.heading))
             break
     return added
+
+
+_PHENOMENA = "G"
+_RESISTANT = re.compile(r"resistan", re.I)
 
 
 def _broader_headings(
@@ -532,6 +546,10 @@ def _broader_headings(
             if parent.name in have or not _usable(parent) or not parent.tree_numbers:
                 continue
             if not (_content_words(parent.name) & wanted):
+                continue
+            # Above a phenomenon or process is another one, not a wider net for the same:
+            # Drug Resistance above Insulin Resistance.
+            if all(n.startswith(_PHENOMENA) for n in parent.tree_numbers):
                 continue
             if min(n.count(".") for n in parent.tree_numbers) < 1:
                 continue

@@ -75,6 +75,9 @@ class _Rule:
     role: QuestionRole = "other"
     needs: str | None = None
     """A branch of the tree one of the question's concepts must map to ("C04": a cancer)."""
+    within: bool = False
+    """Searched as a block of its own when a concept of an age group holds its words
+    ("women" in "elderly women": Aged AND Female, never Aged OR Female)."""
 
 
 def _rule(
@@ -85,8 +88,9 @@ def _rule(
     *,
     role: QuestionRole = "other",
     needs: str | None = None,
+    within: bool = False,
 ) -> _Rule:
-    return _Rule(re.compile(pattern, re.I), term, synonyms, heading, role, needs)
+    return _Rule(re.compile(pattern, re.I), term, synonyms, heading, role, needs, within)
 
 
 _RULES = (
@@ -147,10 +151,21 @@ _RULES = (
         r"\b(?:older|elderly|aged)\s+(?:people|persons|adults|patients|women|men)\b"
         r"|\b(?:the\s+)?elderly\b",
         "older people",
-        ("elderly", "older adults", "aged"),
+        # Not "aged" as a text word: "aged 18 to 65" says nothing of old age.
+        ("elderly", "older adults"),
         "Aged",
         role="population",
     ),
+    # Women or men: the sex MeSH indexes as a check tag.
+    _rule(
+        r"\b(?:women|woman|females?|girls)\b",
+        "women",
+        ("female",),
+        "Female",
+        role="population",
+        within=True,
+    ),
+    _rule(r"\b(?:men|males?|boys)\b", "men", ("male",), "Male", role="population", within=True),
     _rule(
         r"(?<!older )(?<!elderly )\badults?\b",
         "adults",
@@ -183,6 +198,27 @@ def _attached(mapping: ConceptMapping, heading: str, said: str) -> ConceptMappin
     return ConceptMapping(mapping.concept, (*mapping.mappings, found))
 
 
+# PubMed's check tags: headings every record is indexed with where they apply, outside
+# the tree the packaged vocabulary is read from.
+_CHECK_TAGS = {
+    "Female": MeshDescriptor("D005260", "Female"),
+    "Male": MeshDescriptor("D008297", "Male"),
+}
+
+
+_AGE_GROUPS = "M01.060"
+
+
+def _names_an_age_group(vocabulary: MeshVocabulary, mapping: ConceptMapping) -> bool:
+    """The concept is people of an age ("elderly women", "adolescent girls")."""
+    return any(
+        n.startswith(_AGE_GROUPS)
+        for h in mapping.headings
+        if (d := vocabulary.descriptor(h)) is not None
+        for n in d.tree_numbers
+    )
+
+
 def _question_rules(
     vocabulary: MeshVocabulary,
     text: str,
@@ -201,7 +237,7 @@ def _question_rules(
     extra: list[QuestionConcept] = []
     for rule in _RULES:
         match = rule.pattern.search(text)
-        descriptor = vocabulary.descriptor(rule.heading)
+        descriptor = vocabulary.descriptor(rule.heading) or _CHECK_TAGS.get(rule.heading)
         if match is None or descriptor is None or descriptor.name in have:
             continue
         if rule.needs is not None and not any(n.startswith(rule.needs) for n in branches):
@@ -215,7 +251,10 @@ def _question_rules(
         if owner is not None:
             mappings[owner] = _attached(mappings[owner], descriptor.name, said)
             continue
-        if rule.role == "population":
+        inside = rule.within and any(
+            rule.pattern.search(m.concept) and _names_an_age_group(vocabulary, m) for m in mappings
+        )
+        if rule.role == "population" and not inside:
             continue  # people the reader kept out of the concepts: no block of their own
         mapping = ConceptMapping(
             rule.term, (HeadingMapping(rule.term, descriptor.name, "entry term", said),)

@@ -11,11 +11,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from scholarstream.understanding._dates import DateRange, find_dates
+from scholarstream.understanding._mesh_kinds import kind_of_match, mesh_match
 from scholarstream.understanding._restrictions import (
     find_exclusions,
     find_languages,
     find_study_types,
 )
+from scholarstream.understanding._slot_kind import SlotKind
 from scholarstream.understanding._stop_words import GENERIC_CONCEPT_WORDS, stop_words
 from scholarstream.understanding._synonyms import (
     Abbreviations,
@@ -26,6 +28,8 @@ from scholarstream.understanding._synonyms import (
 )
 
 MAX_CONCEPTS = 6
+# No concept's name is longer: "sodium glucose cotransporter 2 inhibitor therapy".
+MAX_PHRASE_WORDS = 6
 
 
 def _words(text: str) -> frozenset[str]:
@@ -191,14 +195,23 @@ def _chunks(tokens: Sequence[_Token]) -> list[list[str]]:
 
     def close() -> None:
         nonlocal joined_by_or
-        phrase = " ".join(words)
+        # A run longer than any concept's name (pasted text, a list with no commas) is
+        # read as phrases of at most MAX_PHRASE_WORDS words, each once.
+        pieces = [
+            " ".join(words[at : at + MAX_PHRASE_WORDS])
+            for at in range(0, len(words), MAX_PHRASE_WORDS)
+        ]
         words.clear()
-        if not phrase:
+        if not pieces:
             return
         if joined_by_or and groups:
-            groups[-1].append(phrase)
-        else:
-            groups.append([phrase])
+            groups[-1].append(pieces[0])
+            pieces = pieces[1:]
+        seen = {p.lower() for g in groups for p in g}
+        for piece in pieces:
+            if piece.lower() not in seen:
+                seen.add(piece.lower())
+                groups.append([piece])
         joined_by_or = False
 
     for index, token in enumerate(tokens):
@@ -229,7 +242,29 @@ def _word_case(token: _Token, *, first: bool) -> str:
 def concept_phrases(text: str, phrases: Sequence[str] = ()) -> list[list[str]]:
     """The concept phrases of a piece of text (alternatives grouped)."""
     tokens = _tokens(text, [*(p.lower() for p in phrases), *_PROTECTED])
-    return _distributed(_chunks(tokens), tokens)
+    groups = _distributed(_chunks(tokens), tokens)
+    return [part for group in groups for part in _split_by_kind(group)]
+
+
+def _split_by_kind(group: list[str]) -> list[list[str]]:
+    """A phrase MeSH does not know whole that is two headings of different kinds side by
+    side is two concepts: "aspirin stroke" is Aspirin AND Stroke, not one phrase."""
+    if len(group) != 1:
+        return [group]
+    words = group[0].split()
+    if len(words) < 2 or mesh_match(group[0]) is not None:
+        return [group]
+    for at in range(1, len(words)):
+        left, right = " ".join(words[:at]), " ".join(words[at:])
+        kinds = _whole_kind(left), _whole_kind(right)
+        if None not in kinds and kinds[0] != kinds[1]:
+            return [[left], [right]]
+    return [group]
+
+
+def _whole_kind(text: str) -> SlotKind | None:
+    match = mesh_match(text)
+    return kind_of_match(match) if match is not None else None
 
 
 def _clean_terms(values: Iterable[str]) -> tuple[str, ...]:
