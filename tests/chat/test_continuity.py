@@ -200,6 +200,10 @@ def test_a_model_query_is_corrected_only_when_it_lost_the_topic_or_kept_a_replac
     _turn(state, "what about in cats?", 2)
     since = begin_turn(state, "only since 2019")
     assert since.rewrite("taurine cardiomyopathy cats since 2015").year_from == 2019
+    # A bare year the filter already holds is no query word; one outside it stays.
+    bare = since.rewrite("taurine cardiomyopathy cats 2021")
+    assert (bare.query, bare.year_from) == ("taurine cardiomyopathy cats", 2019)
+    assert since.rewrite("taurine cardiomyopathy cats 1999").query.endswith("1999")
     new = begin_turn(state, "What does amyloid PET imaging show after lecanemab treatment?")
     assert new.classification.intent == "new_question"
     # A new question keeps what the user asked in it, whatever the model left out.

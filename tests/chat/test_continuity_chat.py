@@ -126,6 +126,11 @@ def test_when_nothing_is_found_the_assistant_asks_for_leverage(tmp_path: Path) -
         ]
         assert "paste the link" in website["message"]
 
+        # A query a source failed on is reported with the years it asked for.
+        dated = complete(send(client, "only since 2020", conversation_id=answer["conversation_id"]))
+        failed = [q for q in dated["continuity"]["queries"] if not q["ok"]]
+        assert failed and all((q["year_from"], q["year_to"]) == (2020, None) for q in failed)
+
         # A thank-you after nothing was found: a short, honest answer, no search.
         closing = complete(
             send(client, "ok thanks, that's all", conversation_id=answer["conversation_id"])

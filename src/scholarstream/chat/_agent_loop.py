@@ -214,7 +214,9 @@ class ToolRunner:
         """``sent``: the query reached the tool (it was not refused for its arguments)."""
         query = arguments.get(tool.query_argument) if tool.query_argument else None
         if sent and isinstance(query, str):
-            self.transcript.queries.append(QuerySent(tool=tool.name, query=query, ok=False))
+            # With its years: the report says what was asked, whether or not it was answered.
+            failed = QuerySent(tool=tool.name, query=query, ok=False)
+            self.transcript.queries.extend(_with_years([failed], arguments))
         self.transcript.tool_history.append(
             ToolHistoryEntry(tool_name=tool.name, input=arguments, output=error, ok=False)
         )

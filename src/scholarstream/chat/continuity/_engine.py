@@ -98,7 +98,8 @@ class TurnContinuity(BaseModel):
         said = read_message(query)
         corrections: list[str] = []
         text = without_dates(query) if said.dated else query
-        if said.dated and text != query:
+        text = _without_filter_years(text, self.topic)
+        if text != query:
             limit = published(self.topic) or "none asked for"
             corrections.append(
                 f"took the dates out of “{query}”: publication years are a filter ({limit})"
@@ -137,6 +138,22 @@ class TurnContinuity(BaseModel):
         return RewrittenQuery(
             query=_tidy(text) or self.refined_query or query, corrections=corrections, **years
         )
+
+
+_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
+
+
+def _without_filter_years(text: str, topic: TopicReading) -> str:
+    """``text`` without the bare years the date filter already holds: a model's "... 2025"
+    for "only from last year"."""
+    if topic.year_from is None and topic.year_to is None:
+        return text
+    start, end = topic.year_from or 0, topic.year_to or 9999
+
+    def kept(match: re.Match[str]) -> str:
+        return "" if start <= int(match.group(0)) <= end else match.group(0)
+
+    return " ".join(_YEAR.sub(kept, text).split())
 
 
 # Words left dangling when a value is taken out of a query ("X in and cats").
