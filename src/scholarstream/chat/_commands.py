@@ -25,6 +25,10 @@ class Command:
 
     @property
     def summary(self) -> str:
+        """What the command does, in the user's words (the tool's description is the
+        model's: it is only the fallback for a tool that gives no summary)."""
+        if self.tool.command_summary is not None:
+            return self.tool.command_summary
         return self.tool.description.split(". ")[0].rstrip(".")
 
 

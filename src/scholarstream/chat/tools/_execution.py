@@ -13,9 +13,51 @@ from scholarstream.chat.core import get_payload_type
 from scholarstream.chat.tools._registry import ToolConfig, ToolContext, ToolProgress, ToolResult
 from scholarstream.errors import InvalidInputError, ScholarStreamError
 
+NOT_AS_ASKED = "That could not be run as asked: try rephrasing your request."
+
 
 class ToolArgumentsError(InvalidInputError):
-    """The model (or a command) gave arguments the tool's schema refuses."""
+    """The model (or a command) gave arguments the tool's schema refuses. The message and
+    hint are for the model, which corrects its call; ``for_user`` says it to a user, who
+    never wrote the arguments (``refused_for_user``)."""
+
+    def __init__(
+        self, message: str, *, hint: str | None = None, for_user: str | None = None
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.for_user = for_user or NOT_AS_ASKED
+
+
+# A refused value's problem, by JSON-schema keyword.
+_PROBLEMS: dict[str, str] = {
+    "maxLength": "The {field} is too long: at most {limit:,} characters.",
+    "minLength": "The {field} is too short.",
+    "maxItems": "The {field} has too many entries: at most {limit:,}.",
+    "minItems": "The {field} has too few entries.",
+    "minimum": "The {field} must be at least {limit}.",
+    "maximum": "The {field} must be at most {limit}.",
+}
+# Arguments whose names are not words a user would use.
+_FIELD_WORDS = {"url": "address", "year_from": "first year", "year_to": "last year"}
+# pydantic's error types as (the JSON-schema keyword, the limit's key in the error's ctx).
+PYDANTIC_KEYWORDS = {
+    "string_too_long": ("maxLength", "max_length"),
+    "string_too_short": ("minLength", "min_length"),
+    "too_long": ("maxItems", "max_length"),
+    "too_short": ("minItems", "min_length"),
+    "greater_than_equal": ("minimum", "ge"),
+    "less_than_equal": ("maximum", "le"),
+}
+
+
+def refused_for_user(field: str | None, keyword: str, limit: object) -> str:
+    """A refused argument in the user's words: which value (``query`` as "the query") and
+    what is wrong with it; a problem with no plain wording gives ``NOT_AS_ASKED``."""
+    problem = _PROBLEMS.get(keyword)
+    if field is None or problem is None or ("{limit" in problem and not isinstance(limit, int)):
+        return NOT_AS_ASKED
+    words = _FIELD_WORDS.get(field, field.replace("_", " "))
+    return problem.format(field=words, limit=limit)
 
 
 def without_null_options(tool: ToolConfig, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -41,9 +83,11 @@ def check_arguments(tool: ToolConfig, arguments: dict[str, Any]) -> None:
     error = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "arguments"
+        field = str(error.absolute_path[0]) if error.absolute_path else None
         raise ToolArgumentsError(
             f"Invalid arguments for {tool.name}: {where}: {error.message}",
             hint=f"The tool's input schema: {tool.input_schema}",
+            for_user=refused_for_user(field, str(error.validator), error.validator_value),
         )
 
 

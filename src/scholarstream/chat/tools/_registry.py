@@ -5,7 +5,7 @@ the others only where a page, tab or subtab config names them."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -31,10 +31,14 @@ class ToolProgress(BaseModel):
 
 
 class ToolResult(BaseModel):
-    """``text`` goes to the model; ``payload`` goes to the UI; ``queries`` are the exact
-    queries the tool sent (one per source), shown to the user and kept in the thread."""
+    """``text`` goes to the model; ``for_user`` is what the user reads of the result when no
+    model answers (offline mode): a plain summary, with no tool names, no instructions to a
+    model and no error classes (None: the tool has none; the user is told it is done);
+    ``payload`` goes to the UI; ``queries`` are the exact queries the tool sent (one per
+    source), shown to the user and kept in the thread."""
 
     text: str
+    for_user: str | None = None
     payload: CustomPayload | None = None
     queries: list[QuerySent] = Field(default_factory=list)
 
@@ -69,6 +73,12 @@ ToolExecutor = Callable[[dict[str, Any], ToolContext], Awaitable[ToolResult] | T
 ``ToolProgress`` reports and finally one ``ToolResult``."""
 
 
+FailureText = Callable[[Exception, Mapping[str, Any], ToolContext], str]
+"""What a tool's failure (the error it raised, for these arguments) tells the user when no
+model answers: what could not be done and what to do, in plain words; never the error's
+class, the tool's name or advice written for a model."""
+
+
 @dataclass(frozen=True)
 class ToolConfig:
     name: str
@@ -85,6 +95,12 @@ class ToolConfig:
     # A retrieval tool: this input field is its query, which follow-up continuity may
     # rewrite to carry the conversation's topic (seed 004). None: not a retrieval tool.
     query_argument: str | None = None
+    # The command in the user's words, for /help and the command list (the description is
+    # written for a model). None: the description's first sentence.
+    command_summary: str | None = None
+    # What a failure tells the user when no model answers (see FailureText). None: a
+    # plain "could not be done".
+    failure_for_user: FailureText | None = None
 
     def __post_init__(self) -> None:
         jsonschema.Draft202012Validator.check_schema(self.input_schema)

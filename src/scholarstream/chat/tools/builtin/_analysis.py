@@ -106,6 +106,8 @@ def _field(name: str, items: Sequence[ItemSummary]) -> str:
     raise ToolArgumentsError(
         f"No item on the page has the field {name!r}.",
         hint=f"The items' fields: {', '.join([*available, TITLE])}.",
+        for_user=f"No item on this page has the field “{name}”. The items' fields: "
+        f"{', '.join([*available, TITLE])}.",
     )
 
 
@@ -226,6 +228,7 @@ def summary(args: AnalyzeArgs, items: Sequence[ItemSummary]) -> AnalysisResult:
         raise ToolArgumentsError(
             f"The field {field!r} holds no numbers.",
             hint="Use operation distribution for a field of words.",
+            for_user=f"The field “{field}” holds no numbers.",
         )
     stats = NumericSummary(
         count=len(numbers),
@@ -339,5 +342,6 @@ ANALYZE_ITEMS = register_tool(
         is_global=False,
         command="analyze",
         command_argument="field",
+        command_summary="Count and tabulate the items on this page by one of their fields",
     )
 )

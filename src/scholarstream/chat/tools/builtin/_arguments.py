@@ -7,7 +7,11 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from scholarstream.chat.tools._execution import ToolArgumentsError
+from scholarstream.chat.tools._execution import (
+    PYDANTIC_KEYWORDS,
+    ToolArgumentsError,
+    refused_for_user,
+)
 
 Args = TypeVar("Args", bound="ToolArguments")
 
@@ -46,7 +50,10 @@ def parse_arguments(tool: str, model: type[Args], params: dict[str, Any]) -> Arg
         error = exc.errors()[0]
         where = "/".join(str(part) for part in error["loc"]) or "arguments"
         message = str(error["msg"]).removeprefix("Value error, ")
+        keyword, limit = PYDANTIC_KEYWORDS.get(error["type"], ("", ""))
+        field = str(error["loc"][0]) if error["loc"] else None
         raise ToolArgumentsError(
             f"Invalid arguments for {tool}: {where}: {message}",
             hint=f"The tool's input schema: {input_schema(model)}",
+            for_user=refused_for_user(field, keyword, (error.get("ctx") or {}).get(limit)),
         ) from exc

@@ -262,5 +262,6 @@ RETRIEVE_ITEMS = register_tool(
         is_global=False,
         command="items",
         command_argument="ids",
+        command_summary="Show the full records of items on this page, by their ids",
     )
 )

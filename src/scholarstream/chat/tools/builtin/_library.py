@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import Field, model_validator
@@ -15,6 +16,7 @@ from scholarstream.chat.continuity import QuerySent
 from scholarstream.chat.tools._registry import ToolConfig, ToolContext, ToolResult, register_tool
 from scholarstream.chat.tools.builtin._arguments import ToolArguments, input_schema, parse_arguments
 from scholarstream.chat.tools.builtin._records import list_entry, literature_article
+from scholarstream.chat.tools.builtin._user_words import YOUR_LIBRARY, counted, failure, quoted
 from scholarstream.sources.library import LibraryQuery
 
 SOURCE = "library"
@@ -91,11 +93,32 @@ async def search_library(params: dict[str, Any], ctx: ToolContext) -> ToolResult
         )
     return ToolResult(
         text="\n".join(lines),
+        for_user=_for_user(args, page.total, len(page.items)),
         payload=LITERATURE_SEARCH_RESULTS.payload(data.model_dump(mode="json")),
         queries=[
             QuerySent(tool="search_library", query=args.query, source=SOURCE, results=page.total)
         ],
     )
+
+
+def _for_user(args: LibraryArgs, total: int, shown: int) -> str:
+    records = counted(total, "record")
+    if not args.query.strip():
+        if not total:
+            return "Your library is empty: import records on the Library page."
+        return f"Your library holds {records}; the newest are listed."
+    if not total:
+        return f"Nothing in your library matches {quoted(args.query)}."
+    if not shown:
+        return f"Your library has {records} matching; none after the first {args.offset:,}."
+    if args.offset or shown < total:
+        span = f"{args.offset + 1} to {args.offset + shown}"
+        return f"Found {records} in your library; records {span} are listed."
+    return f"Found {records} in your library."
+
+
+def _failed(error: Exception, arguments: Mapping[str, Any], ctx: ToolContext) -> str:
+    return failure([YOUR_LIBRARY], error)
 
 
 SEARCH_LIBRARY = register_tool(
@@ -111,5 +134,7 @@ SEARCH_LIBRARY = register_tool(
         command="library",
         command_argument="query",
         query_argument="query",
+        command_summary="Search your library (the records you imported)",
+        failure_for_user=_failed,
     )
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from itertools import zip_longest
 from typing import Any
 
@@ -39,6 +39,15 @@ from scholarstream.chat.tools.builtin._records import (
     record_text,
     snippet,
 )
+from scholarstream.chat.tools.builtin._user_words import (
+    NOTHING_FOUND,
+    counted,
+    failure,
+    failures,
+    listed,
+    quoted,
+    source_label,
+)
 from scholarstream.errors import (
     InvalidInputError,
     NotFoundError,
@@ -59,6 +68,7 @@ from scholarstream.sources import (
 from scholarstream.sources.library import LibrarySource
 
 LIBRARY = "library"
+PUBMED = "pubmed"
 
 
 class _YearRange(ToolArguments):
@@ -99,7 +109,7 @@ class PubMedArgs(_YearRange):
 async def search_pubmed(params: dict[str, Any], ctx: ToolContext) -> ToolResult:
     args = parse_arguments("search_pubmed", PubMedArgs, params)
     with connectivity_scope():  # offline: one attempt, not four
-        page = await ctx.services.sources.get("pubmed").search(
+        page = await ctx.services.sources.get(PUBMED).search(
             SearchQuery(text=args.query, limit=args.max_results, **args.dates())
         )
     papers = [r for r in page.records if isinstance(r, Paper) and r.ids.pmid]
@@ -129,16 +139,30 @@ async def search_pubmed(params: dict[str, Any], ctx: ToolContext) -> ToolResult:
     lines.append("get_article_details reads one article in full (by PMID).")
     return ToolResult(
         text="\n".join(lines),
+        for_user=_pubmed_for_user(ctx, args.query, page.total, len(papers)),
         payload=PUBMED_SEARCH_RESULTS.payload(data.model_dump(mode="json")),
         queries=[
             QuerySent(
                 tool="search_pubmed",
                 query=args.query,
-                source="pubmed",
+                source=PUBMED,
                 results=page.total if page.total is not None else len(papers),
             )
         ],
     )
+
+
+def _pubmed_for_user(ctx: ToolContext, query: str, total: int | None, shown: int) -> str:
+    if not shown:
+        return NOTHING_FOUND.format(query=quoted(query))
+    where = source_label(ctx, PUBMED)
+    if total is None or total <= shown:
+        return f"Found {counted(shown, 'article')} in {where}."
+    return f"Found {counted(total, 'article')} in {where}; the first {shown} are listed."
+
+
+def _pubmed_failed(error: Exception, arguments: Mapping[str, Any], ctx: ToolContext) -> str:
+    return failure([source_label(ctx, PUBMED)], error)
 
 
 # --- search_literature -------------------------------------------------------------------
@@ -275,7 +299,8 @@ async def search_literature(
     yield ToolProgress(stage="merging", message="Merging duplicates", progress=0.95)
     considered = _interleaved(_by_source(result), args.max_results)
     records = await RecordDeduplicator().deduplicate(considered)
-    searched = set(names)
+    # What was searched: the sources asked for and, offline, the library searched instead.
+    searched = {status.source for status in result.statuses}
     articles = [
         literature_article(r, sources=[s for s in record_sources(r) if s in searched])
         for r in records
@@ -304,6 +329,7 @@ async def search_literature(
     ]
     yield ToolResult(
         text="\n".join(lines),
+        for_user=_literature_for_user(ctx, names, args.query, result, len(records)),
         payload=LITERATURE_SEARCH_RESULTS.payload(data.model_dump(mode="json")),
         queries=[
             QuerySent(
@@ -316,6 +342,36 @@ async def search_literature(
             for status in result.statuses
         ],
     )
+
+
+def _literature_for_user(
+    ctx: ToolContext, asked: Sequence[str], query: str, result: MultiSearchResult, works: int
+) -> str:
+    """The sources asked for, in words: what they found ("Found 12 papers in PubMed,
+    OpenAlex and your library."), or that nothing was found, and each failed source with
+    what to do. Offline, the notice says so once, and the library searched instead of the
+    sources (when it was not asked for) is its card, not a count."""
+    said = [result.notice] if result.notice else []
+    answered = [s for s in result.statuses if s.ok and s.source in asked]
+    where = [source_label(ctx, s.source) for s in answered if s.returned]
+    if where:
+        empty = [source_label(ctx, s.source) for s in answered if not s.returned]
+        none = f" (none in {listed(empty, 'or')})" if empty else ""
+        said.append(f"Found {counted(works, 'paper')} in {listed(where)}{none}.")
+    elif answered:
+        said.append(NOTHING_FOUND.format(query=quoted(query)))
+    failed = [s for s in result.failed if not (result.offline and s.unreachable)]
+    said += failures(
+        [(source_label(ctx, s.source), s.error_code) for s in failed], answered=len(answered)
+    )
+    return " ".join(said)
+
+
+def _literature_failed(error: Exception, arguments: Mapping[str, Any], ctx: ToolContext) -> str:
+    """Every source failed (the search raised): which, and what to do."""
+    names = arguments.get("sources") or ctx.services.search.default_sources
+    labels = [source_label(ctx, name) for name in dict.fromkeys(names)]
+    return f"None of the sources answered: {failure(labels, error)}"
 
 
 def _outcomes(result: MultiSearchResult) -> list[SourceOutcome]:
@@ -368,10 +424,22 @@ async def get_article_details(params: dict[str, Any], ctx: ToolContext) -> ToolR
         article=record_detail(found.record),
     )
     where = "the user's library" if found.library_id else found.source
+    label = source_label(ctx, LIBRARY if found.library_id else found.source)
     return ToolResult(
         text=f"From {where}:\n{record_text(found.record)}",
+        for_user=f"From {label}: {quoted(found.record.title or identifier)}.",
         payload=ARTICLE_DETAILS.payload(data.model_dump(mode="json")),
     )
+
+
+def _details_failed(error: Exception, arguments: Mapping[str, Any], ctx: ToolContext) -> str:
+    identifier = quoted(str(arguments.get("identifier", "")))
+    if isinstance(error, NotFoundError):
+        return f"Nothing was found for {identifier}: check the identifier, or search by title."
+    if isinstance(error, InvalidInputError):
+        return f"{identifier} is not an identifier that can be looked up: give {ACCEPTED}."
+    where = error.source if isinstance(error, SourceError) else "The source"
+    return failure([source_label(ctx, where)], error)
 
 
 # --- registration ------------------------------------------------------------------------
@@ -389,6 +457,8 @@ SEARCH_PUBMED = register_tool(
         command="pubmed",
         command_argument="query",
         query_argument="query",
+        command_summary="Search PubMed (its query syntax works: AND, OR, [mh], [tiab])",
+        failure_for_user=_pubmed_failed,
     )
 )
 
@@ -406,6 +476,8 @@ SEARCH_LITERATURE = register_tool(
         command="search",
         command_argument="query",
         query_argument="query",
+        command_summary="Search the literature sources and your library at once",
+        failure_for_user=_literature_failed,
     )
 )
 
@@ -420,5 +492,8 @@ GET_ARTICLE_DETAILS = register_tool(
         payload_type=ARTICLE_DETAILS.name,
         command="details",
         command_argument="identifier",
+        command_summary="Show one article in full, by its PMID, DOI, arXiv id, NCT id or "
+        "library record id",
+        failure_for_user=_details_failed,
     )
 )

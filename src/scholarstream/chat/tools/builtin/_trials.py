@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import Field, model_validator
@@ -19,6 +20,7 @@ from scholarstream.chat.continuity import QuerySent
 from scholarstream.chat.tools._registry import ToolConfig, ToolContext, ToolResult, register_tool
 from scholarstream.chat.tools.builtin._arguments import ToolArguments, input_schema, parse_arguments
 from scholarstream.chat.tools.builtin._records import list_entry, record_url, snippet
+from scholarstream.chat.tools.builtin._user_words import counted, failure, quoted, source_label
 from scholarstream.papers import Trial
 from scholarstream.sources import CLINICALTRIALS, SearchQuery
 
@@ -151,6 +153,7 @@ async def search_trials(params: dict[str, Any], ctx: ToolContext) -> ToolResult:
     sent = args.search_query()
     return ToolResult(
         text="\n".join(lines),
+        for_user=_for_user(ctx, sent.text, page.total, len(trials)),
         payload=TRIAL_SEARCH_RESULTS.payload(data.model_dump(mode="json")),
         queries=[
             QuerySent(
@@ -161,6 +164,19 @@ async def search_trials(params: dict[str, Any], ctx: ToolContext) -> ToolResult:
             )
         ],
     )
+
+
+def _for_user(ctx: ToolContext, terms: str, total: int | None, shown: int) -> str:
+    where = source_label(ctx, CLINICALTRIALS)
+    if not shown:
+        return f"Nothing was found for {quoted(terms)} on {where}. Try fewer or broader words."
+    if total is None or total <= shown:
+        return f"Found {counted(shown, 'study')} on {where}."
+    return f"Found {counted(total, 'study')} on {where}; the first {shown} are listed."
+
+
+def _failed(error: Exception, arguments: Mapping[str, Any], ctx: ToolContext) -> str:
+    return failure([source_label(ctx, CLINICALTRIALS)], error)
 
 
 SEARCH_TRIALS = register_tool(
@@ -178,5 +194,7 @@ SEARCH_TRIALS = register_tool(
         command="trials",
         command_argument="query",
         query_argument="query",
+        command_summary="Search ClinicalTrials.gov for registered studies",
+        failure_for_user=_failed,
     )
 )

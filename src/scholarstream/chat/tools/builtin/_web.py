@@ -9,6 +9,7 @@ to ``chat.web_read_max_bytes``; ``web_text`` turns it into what the model reads.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,8 +26,13 @@ from scholarstream.chat.tools.builtin._web_addresses import (
     wire_host,
     with_scheme,
 )
-from scholarstream.chat.tools.builtin._web_text import Fetched, is_readable, page_text
-from scholarstream.errors import NotFoundError, SourceError, SourceUnavailableError
+from scholarstream.chat.tools.builtin._web_text import PASTE, Fetched, is_readable, page_text
+from scholarstream.errors import (
+    InvalidInputError,
+    NotFoundError,
+    SourceError,
+    SourceUnavailableError,
+)
 from scholarstream.public_addresses import Resolver, system_resolver
 from scholarstream.settings import ChatSettings
 
@@ -197,11 +203,32 @@ class WebPageReader:
                 hint=f"Try again later. {ASK_TO_PASTE}",
             ) from exc
         # Parsing a large page takes a while: not on the event loop.
-        text, read = await asyncio.to_thread(page_text, fetched, url, settings.web_read_max_chars)
+        page = await asyncio.to_thread(page_text, fetched, url, settings.web_read_max_chars)
         return ToolResult(
-            text=text,
-            queries=[QuerySent(tool=TOOL, query=str(url), source=host, results=int(read))],
+            text=page.text,
+            for_user=page.for_user,
+            queries=[QuerySent(tool=TOOL, query=str(url), source=host, results=int(page.read))],
         )
+
+
+def _failed(error: Exception, arguments: Mapping[str, Any], ctx: ToolContext) -> str:
+    """Why the page was not read, and what the user can do instead."""
+    address = str(arguments.get("url", "")).strip() or "The address"
+    if isinstance(error, NotFoundError):
+        return f"There is no page at {address}: check the address."
+    if isinstance(error, InvalidInputError):
+        return (
+            f"{address} cannot be read: only public web pages, at addresses starting with "
+            f"http:// or https://, can be read. Instead, {PASTE}."
+        )
+    if isinstance(error, SourceUnavailableError):
+        return f"{error.source} could not be reached. Try again later, or {PASTE}."
+    if isinstance(error, SourceError):
+        return (
+            f"{error.source} did not show the page (it may need a login, or refuse automated "
+            f"readers): {PASTE}."
+        )
+    return f"{address} could not be read just now. Try again later."
 
 
 READ_WEB_PAGE = register_tool(
@@ -216,5 +243,7 @@ READ_WEB_PAGE = register_tool(
         command="read",
         command_argument="url",
         query_argument="url",
+        command_summary="Read a public web page",
+        failure_for_user=_failed,
     )
 )

@@ -1,6 +1,7 @@
 """What ``read_web_page`` gives the model from a fetched body: HTML becomes readable text
 (title, main content, links; navigation, scripts and hidden elements dropped), plain text and
-JSON are kept, and other types (PDF, images) are named, not read."""
+JSON are kept, and other types (PDF, images) are named, not read. The user, when no model
+answers, gets the same page in their own words (``PageReading.for_user``)."""
 
 from __future__ import annotations
 
@@ -309,18 +310,39 @@ def _cut(text: str, limit: int) -> str:
     return head
 
 
-def page_text(fetched: Fetched, requested: httpx.URL, max_chars: int) -> tuple[str, bool]:
-    """What the model reads, and whether any page text was read."""
+@dataclass(frozen=True)
+class PageReading:
+    """What the model reads (``text``), what a user reads when no model answers
+    (``for_user``), and whether any page text was read."""
+
+    text: str
+    for_user: str
+    read: bool
+
+
+PASTE = "paste the text you need into the chat"
+
+
+def page_text(fetched: Fetched, requested: httpx.URL, max_chars: int) -> PageReading:
     media_type = fetched.media_type
     if media_type in _SNIFFED:
         media_type = _sniffed(fetched.body)
     lines: list[str] = []
+    # What the user is told when there is no text (the type is not read, or it has none).
+    told = (
+        f"{fetched.url} has no text that can be read here (it may be built in the browser by "
+        f"JavaScript): {PASTE}."
+    )
     if media_type in _HTML:
         page = read_html(fetched.body, fetched.charset, fetched.url)
     elif _is_text(media_type):
         page = Page(title="", text=_tidy(_decoded(fetched.body, fetched.charset)), links=[])
     else:
         page = Page(title="", text="", links=[])
+        told = (
+            f"{fetched.url} is {_describe(media_type)}, which cannot be read here: {PASTE}, "
+            "or import the document into your library (Library page)."
+        )
         lines.append(
             f"The address is {_describe(media_type)}, which read_web_page cannot read: it "
             "reads HTML pages, plain text and JSON. Ask the user to paste the text they "
@@ -336,8 +358,12 @@ def page_text(fetched: Fetched, requested: httpx.URL, max_chars: int) -> tuple[s
             "into the chat."
         )
     if not page.text:
-        return "\n".join(header + lines), False
+        return PageReading("\n".join(header + lines), told, read=False)
+    read = [f"Read “{page.title}” ({fetched.url})." if page.title else f"Read {fetched.url}."]
+    if fetched.url != requested:
+        read.append(f"It redirected from {requested}.")
     if fetched.truncated:
+        read.append("Only the start of the page was downloaded.")
         header.append(
             f"[Only the first {len(fetched.body):,} bytes were downloaded: the text is incomplete.]"
         )
@@ -347,9 +373,11 @@ def page_text(fetched: Fetched, requested: httpx.URL, max_chars: int) -> tuple[s
     )
     text = _cut(page.text, max_chars)
     body = ["", text]
+    shown = [" ".join(read), "", text]
     if len(text) < len(page.text):
         body.append(f"[Text cut at {len(text):,} of {len(page.text):,} characters.]")
+        shown += ["", f"The page goes on: these are its first {len(text):,} characters."]
     if page.links:
         body += ["", "Links on the page:"]
         body += [f"- {label}: {url}" for label, url in page.links]
-    return "\n".join(header + body), True
+    return PageReading("\n".join(header + body), "\n".join(shown), read=True)
