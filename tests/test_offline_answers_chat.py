@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from scholarstream.accounts import ensure_local_user
-from scholarstream.chat import ToolServices, TurnTranscript
+from scholarstream.chat import TurnTranscript
 from scholarstream.chat._agent_loop import ToolRunner
 from scholarstream.chat._offline_retrieval import NO_MODEL, offline_retrieval
 from scholarstream.chat.continuity import ThreadState, begin_turn
@@ -25,6 +25,7 @@ from scholarstream.chat.pages import resolve
 from scholarstream.chat.tools import ToolContext
 from scholarstream.db import upgrade_async
 from scholarstream.runtime import build_runtime
+from tests.chat.services import tool_services
 from tests.chat.world import read_events
 from tests.conftest import SHARED_DATA
 from tests.search.world import LiteratureWorld
@@ -295,18 +296,11 @@ async def test_a_search_missing_on_the_page(tmp_path: Path) -> None:
     try:
         async with runtime.database.session() as session:
             owner = (await ensure_local_user(session)).id
-        services = ToolServices(
-            database=runtime.database,
-            sources=runtime.sources,
-            library=runtime.library,
-            search=runtime.settings.search,
-            chat=runtime.settings.chat,
-        )
         page = ChatContext(current_page="home")
         whole = resolve(page)
         without = replace(whole, tools=[t for t in whole.tools if t.name != "search_literature"])
         continuity = begin_turn(ThreadState(), QUBITS)
-        context = ToolContext(services, owner, page, uuid.uuid4())
+        context = ToolContext(tool_services(runtime), owner, page, uuid.uuid4())
         runner = ToolRunner(context, lambda event: None, TurnTranscript(), max_calls=10)
         text = await offline_retrieval(continuity, without, runner)
     finally:
