@@ -161,7 +161,8 @@ def test_tool_failures_unknown_tools_and_bad_arguments_do_not_end_the_turn(
             ("chat_test_split", False),
             ("chat_test_down", False),
         ]
-        assert "text" in failed[0]["error"] and "string" in failed[0]["error"]
+        # The panel tells the user in words, not in the schema's terms.
+        assert failed[0]["error"] == "The text must be text."
         assert "The test source is down." in failed[1]["error"]
         assert "failed: The test source is down." in script.last_tool_return()
         # The model was told about its unknown tool and its bad arguments, and retried.

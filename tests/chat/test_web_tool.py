@@ -629,12 +629,15 @@ def test_the_read_command_reads_a_page_in_offline_mode(tmp_path: Path) -> None:
         )
         assert next(e for e in events if e.type == "tool_complete").data["ok"] is True
         message = events[-1].data["payload"]["message"]
-        assert message.startswith(f"Title: About Acme\nURL: http://{PUBLIC}/about")
+        # The user reads the page in the tool's words for a person, not its text for a model.
+        assert message.startswith(f"Read “About Acme” (http://{PUBLIC}/about).")
         assert "Acme makes ACM-101." in message
         assert site.requests == [f"http://{PUBLIC}/about"]
 
         refused = chat(client, "/read http://127.0.0.1:8000/admin")
         done = next(e for e in refused if e.type == "tool_complete")
         assert done.data["ok"] is False
-        assert "non-public address (127.0.0.1)" in done.data["error"]
+        assert done.data["error"].startswith(
+            "http://127.0.0.1:8000/admin cannot be read: only public web pages"
+        )
         assert site.requests == [f"http://{PUBLIC}/about"]

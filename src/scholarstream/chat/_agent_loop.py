@@ -52,6 +52,7 @@ from scholarstream.chat._text_tool_calls import (
     invalid_arguments_notice,
     without_tool_parts,
 )
+from scholarstream.chat._tool_outcome import ToolOutcome
 from scholarstream.chat.continuity import QuerySent, RewrittenQuery
 from scholarstream.chat.core import (
     ChatEvent,
@@ -144,6 +145,8 @@ class ToolRunner:
         self.max_calls = max_calls
         self.rewrite = rewrite
         self.calls = 0
+        # How the last call ended, for what a user reads of it (``ToolOutcome.for_user``).
+        self.last = ToolOutcome()
 
     async def run(self, tool: ToolConfig, arguments: dict[str, Any]) -> str:
         if self.calls >= self.max_calls:
@@ -153,6 +156,7 @@ class ToolRunner:
             )
         index = self.calls
         self.calls += 1
+        self.last = ToolOutcome()
         arguments, note = self._rewritten(tool, without_null_options(tool, arguments))
         self.emit(ToolStartEvent(tool=tool.name, input=arguments, index=index))
 
@@ -162,14 +166,18 @@ class ToolRunner:
         try:
             result = await execute_tool(tool, arguments, self.context, progress)
         except ToolArgumentsError as exc:
+            self.last.error = exc
             self._failed(tool, arguments, index, exc.message, sent=False)
             # The model gets to correct its call.
             raise ModelRetry(f"{exc.message} {exc.hint or ''}".strip()) from exc
         except ScholarStreamError as exc:
+            self.last.error = exc
             return self._failed(tool, arguments, index, str(exc))
-        except Exception:
+        except Exception as exc:
             log.exception("chat tool %s failed", tool.name)
+            self.last.error = exc
             return self._failed(tool, arguments, index, "The tool failed unexpectedly.")
+        self.last.result = result
         if result.payload is not None:
             self.transcript.tool_payloads.append(result.payload)
         self.transcript.queries.extend(_with_years(result.queries, arguments))
@@ -220,7 +228,9 @@ class ToolRunner:
         self.transcript.tool_history.append(
             ToolHistoryEntry(tool_name=tool.name, input=arguments, output=error, ok=False)
         )
-        self.emit(ToolCompleteEvent(tool=tool.name, index=index, ok=False, error=error))
+        # The panel shows the failure to the user: in the tool's words for a person.
+        shown = self.last.for_user(tool, arguments, self.context)
+        self.emit(ToolCompleteEvent(tool=tool.name, index=index, ok=False, error=shown))
         return f"The tool {tool.name} failed: {error}"
 
 

@@ -11,7 +11,6 @@ import uuid
 from collections.abc import Awaitable, Callable
 
 from pydantic import BaseModel, Field, field_validator
-from pydantic_ai import ModelRetry
 
 from scholarstream.chat._actions import server_actions
 from scholarstream.chat._agent_loop import AgentTools, ToolRunner, TurnTranscript, run_agent_turn
@@ -25,7 +24,7 @@ from scholarstream.chat._commands import (
 )
 from scholarstream.chat._compact_prompt import tool_definitions
 from scholarstream.chat._conversations import ConversationStore, MessageError, StartedTurn
-from scholarstream.chat._offline_retrieval import offline_retrieval
+from scholarstream.chat._offline_retrieval import offline_retrieval, run_for_user
 from scholarstream.chat._prompt import TurnPrompt, build_turn_prompt
 from scholarstream.chat._stream_instructions import stream_instructions
 from scholarstream.chat._turns import Turn, TurnHub
@@ -49,7 +48,7 @@ from scholarstream.chat.core import (
     parse_answer,
 )
 from scholarstream.chat.pages import Resolution, resolve
-from scholarstream.chat.tools import ToolContext, ToolServices
+from scholarstream.chat.tools import ToolArgumentsError, ToolContext, ToolServices
 from scholarstream.db import Database, OwnerScope
 from scholarstream.errors import InvalidInputError, ScholarStreamError
 from scholarstream.llm import DEFAULT_ROLE, ModelRegistry, record_usage
@@ -212,10 +211,10 @@ class Assistant:
         else:
             rewrite = continuity.rewrite if continuity is not None else None
             runner = ToolRunner(context, turn.publish, transcript, max_calls=1, rewrite=rewrite)
-            try:
-                transcript.text = await runner.run(call.command.tool, call.arguments)
-            except ModelRetry as exc:  # bad arguments; with no model to retry, tell the user
-                transcript.text = f"{exc.message} Usage: {call.command.usage}"
+            # A command's answer is the user's to read: the tool's words for a person.
+            transcript.text = await run_for_user(runner, call.command.tool, call.arguments)
+            if isinstance(runner.last.error, ToolArgumentsError):
+                transcript.text += f" Usage: {call.command.usage}"
         turn.publish(TextDeltaEvent(text=transcript.text))
 
     async def _run_offline(

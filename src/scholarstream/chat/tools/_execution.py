@@ -50,9 +50,23 @@ PYDANTIC_KEYWORDS = {
 }
 
 
+# JSON-schema types in a user's words.
+_TYPE_WORDS = {
+    "string": "text",
+    "integer": "a whole number",
+    "number": "a number",
+    "boolean": "yes or no",
+    "array": "a list",
+    "object": "a set of named values",
+}
+
+
 def refused_for_user(field: str | None, keyword: str, limit: object) -> str:
     """A refused argument in the user's words: which value (``query`` as "the query") and
     what is wrong with it; a problem with no plain wording gives ``NOT_AS_ASKED``."""
+    if keyword == "type" and field is not None and isinstance(limit, str) and limit in _TYPE_WORDS:
+        words = _FIELD_WORDS.get(field, field.replace("_", " "))
+        return f"The {words} must be {_TYPE_WORDS[limit]}."
     problem = _PROBLEMS.get(keyword)
     if field is None or problem is None or ("{limit" in problem and not isinstance(limit, int)):
         return NOT_AS_ASKED
