@@ -1187,6 +1187,7 @@ EXPORTED: dict[str, list[str]] = {
         "GROUPS",
         "LANGUAGES",
         "LANGUAGE_NAMES",
+        "LIFTS_DATES",
         "MAX_CONCEPTS",
         "MAX_QUERY_WORDS",
         "MENTION_DATES",

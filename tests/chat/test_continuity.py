@@ -130,6 +130,27 @@ def test_objectives_open_progress_block_with_an_ask_and_are_achieved() -> None:
     assert state.open_objectives() == []
 
 
+def test_lifting_the_date_limit_is_read_as_such() -> None:
+    state = ThreadState()
+    _turn(state, "melatonin for delirium in ICU patients since 2020", 12)
+    lifted = begin_turn(state, "any year is fine")
+    assert (lifted.classification.intent, lifted.classification.reason) == (
+        "slot_fill",
+        "lifts the date limit",
+    )
+    assert [(s.year_from, s.year_to) for s in lifted.steps] == [(None, None)] * len(lifted.steps)
+
+
+def test_a_closing_after_a_narrower_turn_found_nothing_still_achieves_the_objective() -> None:
+    state = ThreadState()
+    _turn(state, "melatonin for delirium in ICU patients", 12)
+    _turn(state, "only since 2025", 0)  # the narrower search found nothing
+    closing = begin_turn(state, "thx thats all")
+    assert closing.closing_reply.startswith("Glad it helped.")
+    finish_turn(state, closing, [], closing.closing_reply)
+    assert [o.status for o in state.objectives] == ["achieved"]
+
+
 def test_a_closing_after_nothing_was_found_closes_the_objective_unresolved() -> None:
     state = ThreadState()
     _turn(state, "Sunshine Health Medicaid dental coverage", 0)

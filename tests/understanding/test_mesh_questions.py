@@ -62,3 +62,9 @@ def test_a_shared_head_is_distributed() -> None:
     reading = read_question("laparoscopy in pancreatic and periampullary cancer", TODAY)
     cancer = reading.concepts[-1]
     assert (cancer.term, cancer.synonyms) == ("pancreatic cancer", ("periampullary cancer",))
+
+
+def test_accented_words_stay_whole() -> None:
+    found = " ".join(terms("efficacité de la vaccination antigrippale chez les personnes âgées"))
+    assert "âgées" in found and "efficacité" in found
+    assert terms("阿司匹林 预防 中风")

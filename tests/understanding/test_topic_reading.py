@@ -408,3 +408,9 @@ def test_a_procedure_mesh_files_as_surgery_replaces_a_procedure() -> None:
 def test_a_condition_mesh_names_whole_is_not_split_at_a_drug_word() -> None:
     steps = _chain("semaglutide alcohol use disorder", "what about tirzepatide")
     assert steps[1][1].query() == "tirzepatide alcohol use disorder"
+
+
+def test_words_of_any_script_are_never_cut() -> None:
+    query = read_message("la depresión resistente en personas mayores", TODAY).as_topic().query()
+    assert "depresión" in query and "depresi " not in query
+    assert read_message("心理治疗 抑郁症", TODAY).values

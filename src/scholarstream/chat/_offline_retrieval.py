@@ -16,6 +16,7 @@ from scholarstream.chat._agent_loop import ToolRunner
 from scholarstream.chat.continuity import TurnContinuity, published
 from scholarstream.chat.pages import Resolution
 from scholarstream.chat.tools import ToolConfig
+from scholarstream.understanding import LIFTS_DATES
 
 NO_MODEL = (
     "No language model is configured, so these are search results, not an answer: "
@@ -43,6 +44,8 @@ def reading(continuity: TurnContinuity) -> str | None:
     dated = f", published {years}" if years else ""
     if intent == "followup_continuation":
         return f"Read as a follow-up on the conversation's topic: searching for “{query}”{dated}."
+    if intent == "slot_fill" and continuity.classification.reason == LIFTS_DATES:
+        return f"Read as the same topic with no date limit: searching for “{query}”."
     if intent == "slot_fill":
         return f"Read as a narrower scope for the same topic: searching for “{query}”{dated}."
     return f"Searching for “{query}”{dated}."

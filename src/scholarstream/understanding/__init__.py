@@ -38,7 +38,7 @@ from scholarstream.understanding._dates import (
     find_dates,
     years_before,
 )
-from scholarstream.understanding._followup import FollowUp, TurnReading, follow
+from scholarstream.understanding._followup import LIFTS_DATES, FollowUp, TurnReading, follow
 from scholarstream.understanding._phrase_kinds import is_name, is_procedure
 from scholarstream.understanding._phrases import key_phrases, proper_names, topic_phrases
 from scholarstream.understanding._restrictions import (
@@ -98,6 +98,7 @@ __all__ = [
     "GROUPS",
     "LANGUAGES",
     "LANGUAGE_NAMES",
+    "LIFTS_DATES",
     "MAX_CONCEPTS",
     "MAX_QUERY_WORDS",
     "MENTION_DATES",

@@ -64,7 +64,8 @@ _VERBS = _words(
 _STOP = stop_words("search")
 _PUNCTUATION = frozenset(",;:?!().")
 
-_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\u2019\-+/]*|[,;:?!().]")
+# Letters and digits of any script: "âgées" is one word, never "g es".
+_TOKEN = re.compile(r"[^\W_](?:[^\W_]|['\u2019\-+/])*|[,;:?!().]")
 _GROUP_WORDS = (
     r"patients?|adults?|children|child|adolescents?|teenagers?|infants?|neonates?|newborns?|"
     r"women|men|girls|boys|people|persons|individuals|subjects|participants|elderly|"

@@ -40,6 +40,7 @@ MIN_FULL_QUESTION_WORDS = 5
 # The kinds a capitalised name stands for, in order.
 NAMED: tuple[SlotKind, ...] = ("place", "organisation")
 # Leads that make a condition the topic's condition ("in heart failure", "for psoriasis").
+LIFTS_DATES = "lifts the date limit"
 _INDICATION_LEADS = frozenset({"in", "for", "with", "among", "against", "during", "after"})
 _SCOPE_KINDS: tuple[SlotKind, ...] = (
     "population",
@@ -251,7 +252,7 @@ def _update(thread: TopicReading, message: MessageReading) -> FollowUp:
     only_scope = all(v.kind in _SCOPE_KINDS for v in incoming)
     if only_scope and (incoming or message.dated):
         reading: TurnReading = "slot_fill"
-        reason = "only changes the scope"
+        reason = LIFTS_DATES if message.undated and not incoming else "only changes the scope"
     else:
         reading = "followup_continuation"
         reason = _reason(message, incoming)

@@ -43,7 +43,7 @@ _COMMON_WORDS = frozenset(
     """.split()  # noqa: SIM905
 )
 # Straight and typographic (U+2019) apostrophes.
-_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-]*(?:['\u2019]s\b|['\u2019])?|[^\sA-Za-z0-9]|\n")
+_TOKEN = re.compile(r"[^\W_](?:[^\W_]|-)*(?:['\u2019]s\b|['\u2019])?|[^\s\w]|_|\n")
 _POSSESSIVE = re.compile(r"['\u2019]s?$")
 _CAPITALISED = re.compile(r"[A-Z][A-Za-z0-9\-]*")
 _ACRONYM_TERM = re.compile(r"[A-Z0-9\-]*[0-9\-][A-Z0-9\-]*")

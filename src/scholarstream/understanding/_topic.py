@@ -108,8 +108,10 @@ _LEADS = frozenset(
         "among",
     ]
 )
-_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\u2019\-./+]*[A-Za-z0-9+]|[A-Za-z0-9]|[^\sA-Za-z0-9]")
-_WORD = re.compile(r"[A-Za-z0-9]")
+# Letters and digits of any script ("depresión", "âgées", "抑郁症"), never cut inside a word.
+_LETTER = r"[^\W_]"
+_TOKEN = re.compile(rf"{_LETTER}(?:{_LETTER}|['\u2019\-./+])*(?:{_LETTER}|\+)|{_LETTER}|[^\s\w]|_")
+_WORD = re.compile(_LETTER)
 _POSSESSIVE = re.compile(r"['\u2019]s$")
 _USE_DISORDER = re.compile(r"\s+disorders?\b", re.I)
 # A name no list or MeSH knows reads by the word before it: "in Ontario", "by Vertex".
@@ -255,6 +257,8 @@ class MessageReading:
     year_from: int | None = None
     year_to: int | None = None
     dated: bool = False
+    # The message lifts the date limit ("any year is fine") and names no other.
+    undated: bool = False
     adds: bool = False
     compares: bool = False
     switches: bool = False
@@ -324,6 +328,7 @@ def read_message(text: str, today: dt.date | None = None) -> MessageReading:
         year_from=year_from,
         year_to=year_to,
         dated=dated,
+        undated=dated and year_from is None and year_to is None,
         word_count=len(tokens),
         adds=bool(lex.ADDITION.search(plain)),
         compares=bool(lex.COMPARISON.search(plain)),

@@ -8,7 +8,7 @@ import re
 from scholarstream.understanding._stop_words import BACK_REFERENCES, stop_words
 
 _FILLER = stop_words("continuity")
-_WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\u2019\-]*")
+_WORD_RE = re.compile(r"[^\W_](?:[^\W_]|['\u2019\-])*")  # letters of any script
 
 
 def words(text: str) -> list[str]:

@@ -29,18 +29,28 @@ def note_message(state: ThreadState, message: str, classification: Classificatio
     closing = classification.intent == "closing" or bool(_DONE.search(message))
     if closing and current:
         objective = current[-1]
-        objective.status = "achieved" if objective.status == "in_progress" else "closed"
+        objective.status = "achieved" if _found_anything(objective) else "closed"
         objective.evidence.append(f"The user said: {message.strip()[:120]}")
         return
     if classification.intent == "new_question" or not current:
         add_objective(state, message)
 
 
+# The evidence line of a turn that found something (``note_results``).
+_FOUND = re.compile(r"^\d+ from ")
+
+
+def _found_anything(objective: Objective) -> bool:
+    """Some turn of the objective found something, even if the last one did not (a
+    narrower date found nothing after broader searches found papers)."""
+    return objective.status == "in_progress" or any(_FOUND.match(e) for e in objective.evidence)
+
+
 def closing_reply(state: ThreadState) -> str:
     """The answer to a closing when no model writes one: short, and honest about whether
     the conversation's objective was reached."""
     current = state.open_objectives()
-    if current and current[-1].status != "in_progress":
+    if current and not _found_anything(current[-1]):
         return (
             f"Closing “{current[-1].text}” without an answer: I found nothing that settles "
             "it. If you come back with a link, a document or another name for it, I will "
