@@ -702,7 +702,8 @@ async def test_no_wider_net_than_the_question_asks(packaged: MeshVocabulary) -> 
 async def test_women_of_an_age_are_the_age_group_and_female(packaged: MeshVocabulary) -> None:
     builder = RuleQueryBuilder(sources=["pubmed"], mesh=packaged, today=TODAY)
     query = await _pubmed_of(builder, "falls prevention in elderly women")
-    assert '("Aged"[MeSH] OR "elderly women"[tiab]) AND ("Female"[MeSH]' in query
+    assert '("Aged"[MeSH] OR "elderly"[tiab]' in query
+    assert ') AND ("Women"[MeSH] OR "Female"[MeSH]' in query
     assert '"aged"[tiab]' not in query  # "aged 18 to 65" says nothing of old age
     # Pregnancy says it already: no Female block.
     assert "Female" not in await _pubmed_of(builder, "pregnant women with epilepsy")
@@ -725,3 +726,33 @@ async def test_pasted_text_gives_a_bounded_query_of_whole_words(packaged: MeshVo
     assert phrases and all(len(p.split()) <= 6 for p in phrases)
     assert all(w in words for p in phrases for w in p.split())
     assert len(query) < 2000
+
+
+async def test_headings_side_by_side_are_as_many_concepts(packaged: MeshVocabulary) -> None:
+    builder = RuleQueryBuilder(sources=["pubmed"], mesh=packaged, today=TODAY)
+    query = await _pubmed_of(
+        builder, "SGLT2 inhibitors heart failure hospitalisation type 2 diabetes"
+    )
+    blocks = query.split(") AND (")
+    assert len(blocks) == 4
+    assert '"Sodium-Glucose Transporter 2 Inhibitors"[MeSH]' in blocks[0]
+    assert '"Hospitalization"[MeSH]' in blocks[2]
+    assert "heart failure hospitalisation" not in query
+
+
+async def test_a_resistant_form_is_not_widened_to_the_disease(packaged: MeshVocabulary) -> None:
+    builder = RuleQueryBuilder(sources=["pubmed"], mesh=packaged, today=TODAY)
+    query = await _pubmed_of(
+        builder, "treatment outcomes of multidrug-resistant tuberculosis in people living with HIV"
+    )
+    assert '"Tuberculosis, Multidrug-Resistant"[MeSH]' in query
+    assert '"Tuberculosis"[MeSH]' not in query and "Mycobacterium" not in query
+    # "treatment" and "living" name no topic: no block of their own.
+    assert '("treatment"[tiab])' not in query and '"living"[tiab]' not in query
+
+
+async def test_adolescent_girls_are_adolescents_and_female(packaged: MeshVocabulary) -> None:
+    builder = RuleQueryBuilder(sources=["pubmed"], mesh=packaged, today=TODAY)
+    query = await _pubmed_of(builder, "HPV vaccination in adolescent girls")
+    assert '"Adolescent"[MeSH]' in query and '"Female"[MeSH]' in query
+    assert '"Adolescent"[MeSH] OR "Female"' not in query

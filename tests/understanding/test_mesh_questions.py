@@ -68,3 +68,12 @@ def test_accented_words_stay_whole() -> None:
     found = " ".join(terms("efficacité de la vaccination antigrippale chez les personnes âgées"))
     assert "âgées" in found and "efficacité" in found
     assert terms("阿司匹林 预防 中风")
+
+
+def test_an_outcome_stated_with_without_is_no_exclusion() -> None:
+    reading = read_question(
+        "procalcitonin-guided antibiotic stopping in sepsis without increasing mortality",
+        TODAY,
+    )
+    assert reading.exclusions == ()
+    assert read_question("asthma in adults without smoking", TODAY).exclusions == ("smoking",)

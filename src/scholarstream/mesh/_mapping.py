@@ -540,7 +540,8 @@ def _broader_headings(
         if mapping.how in ("phrase part", "broader", "near spelling"):
             continue
         descriptor = vocabulary.descriptor(mapping.heading)
-        if descriptor is None:
+        # Above a resistant form is every case of the disease: MDR-TB is not all TB.
+        if descriptor is None or _RESISTANT.search(descriptor.name):
             continue
         for parent in vocabulary.broader(descriptor):
             if parent.name in have or not _usable(parent) or not parent.tree_numbers:

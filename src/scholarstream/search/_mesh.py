@@ -207,6 +207,17 @@ _CHECK_TAGS = {
 
 
 _AGE_GROUPS = "M01.060"
+# Who a population is beside its age: "adolescent girls" is adolescents, and girls.
+_SEX_WORDS = re.compile(r"\b(?:women|woman|men|man|girls?|boys?|females?|males?)\b", re.I)
+
+
+def _names_only(rule: _Rule, concept: str) -> bool:
+    """The concept is the rule's words, with at most a word of sex beside them."""
+    return any(
+        rule.pattern.fullmatch(text)
+        for text in (concept.strip(), " ".join(_SEX_WORDS.sub(" ", concept).split()))
+        if text
+    )
 
 
 def _names_an_age_group(vocabulary: MeshVocabulary, mapping: ConceptMapping) -> bool:
@@ -245,7 +256,7 @@ def _question_rules(
         said = " ".join(match.group(0).lower().split())
         have.add(descriptor.name)
         owner = next(
-            (i for i, m in enumerate(mappings) if rule.pattern.fullmatch(m.concept.strip())),
+            (i for i, m in enumerate(mappings) if _names_only(rule, m.concept)),
             None,
         )
         if owner is not None:

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from scholarstream.understanding._dates import DateRange, find_dates
-from scholarstream.understanding._mesh_kinds import kind_of_match, mesh_match
+from scholarstream.understanding._mesh_kinds import kind_of_match, mesh_match, mesh_spelled
 from scholarstream.understanding._restrictions import (
     find_exclusions,
     find_languages,
@@ -248,13 +248,18 @@ def concept_phrases(text: str, phrases: Sequence[str] = ()) -> list[list[str]]:
 
 
 def _split_by_kind(group: list[str]) -> list[list[str]]:
-    """A phrase MeSH does not know whole that is two headings of different kinds side by
-    side is two concepts: "aspirin stroke" is Aspirin AND Stroke, not one phrase."""
+    """A phrase MeSH does not know whole that is headings side by side is as many
+    concepts: "aspirin stroke" is Aspirin AND Stroke, and "SGLT2 inhibitors heart failure
+    hospitalisation type 2 diabetes" four concepts, not one phrase. Otherwise, two
+    headings of different kinds at either end split it in two."""
     if len(group) != 1:
         return [group]
     words = group[0].split()
     if len(words) < 2 or mesh_match(group[0]) is not None:
         return [group]
+    spans = _headings_side_by_side(words)
+    if len(spans) >= 2:
+        return [[span] for span in spans]
     for at in range(1, len(words)):
         left, right = " ".join(words[:at]), " ".join(words[at:])
         kinds = _whole_kind(left), _whole_kind(right)
@@ -263,8 +268,29 @@ def _split_by_kind(group: list[str]) -> list[list[str]]:
     return [group]
 
 
+# The longest run of words looked up as one heading.
+_SPAN_WORDS = 5
+
+
+def _headings_side_by_side(words: list[str]) -> list[str]:
+    """The phrase as consecutive runs each naming a heading, the longest first from the
+    left; none when a word is left over."""
+    spans: list[str] = []
+    at = 0
+    while at < len(words):
+        for end in range(min(len(words), at + _SPAN_WORDS), at, -1):
+            span = " ".join(words[at:end])
+            if _whole_kind(span) is not None:
+                spans.append(span)
+                at = end
+                break
+        else:
+            return []
+    return spans
+
+
 def _whole_kind(text: str) -> SlotKind | None:
-    match = mesh_match(text)
+    match = mesh_spelled(text)
     return kind_of_match(match) if match is not None else None
 
 

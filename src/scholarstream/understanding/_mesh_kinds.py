@@ -34,6 +34,12 @@ def mesh_match(text: str) -> MeshMatch | None:
     return _vocabulary().lookup(text)
 
 
+def mesh_spelled(text: str) -> MeshMatch | None:
+    """The descriptor ``text`` names in any spelling MeSH reads ("hospitalisation" is
+    Hospitalization, "SGLT2 inhibitor" the plural heading), no near matches."""
+    return _vocabulary().match(text, fuzzy=False)
+
+
 def kind_of_match(match: MeshMatch) -> SlotKind | None:
     for prefix, kind in TREE_KINDS:
         if any(number.startswith(prefix) for number in match.descriptor.tree_numbers):

@@ -79,7 +79,12 @@ LANGUAGE_PHRASES = (
 # excluding the diagnosis of X", "to exclude X", "accuracy in ruling out X" name the
 # question's purpose, and X is its topic.
 _PURPOSE = r"(?<!\bfor )(?<!\bto )(?<!\bin )(?<!\bof )(?<!\bat )(?<!\bwhen )"
-_PURPOSE_OBJECT = r"(?!\s+(?:the\s+|a\s+)?(?:diagnos[ie]s|presence|possibility|likelihood)\b)"
+_PURPOSE_OBJECT = (
+    r"(?!\s+(?:the\s+|a\s+)?(?:diagnos[ie]s|presence|possibility|likelihood)\b)"
+    # "without increasing 28-day mortality" states an outcome, it excludes nothing.
+    r"(?!\s+(?:increas|decreas|reduc|rais|lower|worsen|improv|affect|chang|caus|compromis|"
+    r"harm|los|delay|prolong)ing\b)"
+)
 _EXCLUSION = re.compile(
     rf"(?:{_PURPOSE}\b(?:excluding|exclude|except(?:\s+for)?|but\s+not|and\s+not|"
     rf"other\s+than|not\s+including|(?<!or\s)without)\b{_PURPOSE_OBJECT}"

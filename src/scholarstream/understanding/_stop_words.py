@@ -124,7 +124,8 @@ GENERIC_CONCEPT_WORDS = frozenset(
     evaluation use utility value values validity validation role early other others
     disease diseases disorder disorders condition conditions patient patients people
     person persons adult adults individuals population populations measurement
-    measurements method methods stage stages sign signs""".split()  # noqa: SIM905
+    measurements method methods stage stages sign signs treatment treatments management
+    living mechanism mechanisms question questions planning interest""".split()  # noqa: SIM905
 )
 """Words that name no topic of a search alone (``read_question`` drops a concept of them)."""
 

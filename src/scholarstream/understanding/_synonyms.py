@@ -81,7 +81,7 @@ GROUPS: tuple[SynonymGroup, ...] = (
     _group("blood pressure", "BP"),
     # populations and settings
     _group("children", "child", "paediatric", "pediatric", related=("adolescents",)),
-    _group("older adults", "elderly", "aged", related=("older people",)),
+    _group("older adults", "elderly", related=("older people",)),  # not "aged 18 to 65"
     _group("intensive care unit", "ICU", "critical care"),
     _group("electronic health records", "EHR", "electronic medical records", "EMR"),
     # computing
