@@ -414,3 +414,30 @@ def test_words_of_any_script_are_never_cut() -> None:
     query = read_message("la depresión resistente en personas mayores", TODAY).as_topic().query()
     assert "depresión" in query and "depresi " not in query
     assert read_message("心理治疗 抑郁症", TODAY).values
+
+
+def test_unknown_words_offered_instead_take_the_subject_s_place() -> None:
+    steps = _chain(
+        "effect of sugar-sweetened beverage taxes on obesity in UK children",
+        "what about tobacco taxes instead?",
+    )
+    query = steps[1][1].query()
+    assert "tobacco taxes" in query and "sugar-sweetened" not in query and "UK" in query
+
+
+def test_kin_in_the_mesh_tree_replace_each_other() -> None:
+    steps = _chain(
+        "antimicrobial resistance in Escherichia coli from pigs in Thailand",
+        "how about Klebsiella?",
+    )
+    query = steps[1][1].query()
+    assert "Klebsiella" in query and "Escherichia" not in query and "Thailand" in query
+
+
+def test_a_comparison_of_unknown_words_keeps_the_first_as_comparator() -> None:
+    steps = _chain(
+        "transformer models for clinical named entity recognition",
+        "how does BiLSTM-CRF compare?",
+    )
+    kinds = [(v.kind, v.text) for v in steps[1][1].values]
+    assert ("comparator", "transformer models") in kinds and ("topic", "BiLSTM-CRF") in kinds

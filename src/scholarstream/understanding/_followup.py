@@ -240,6 +240,7 @@ def _update(thread: TopicReading, message: MessageReading) -> FollowUp:
     incoming = [v for v in incoming if not any(v.same_as(t) for t in taking.values())]
     values, placed = place_siblings(values, incoming, message)
     added.extend(placed)
+    named = [*incoming, *placed]  # what the message named, for how it reads
     incoming = [v for v in incoming if v not in placed]
     for kind in dict.fromkeys(v.kind for v in incoming):
         new = [v for v in incoming if v.kind == kind]
@@ -249,13 +250,13 @@ def _update(thread: TopicReading, message: MessageReading) -> FollowUp:
         year_from, year_to = message.year_from, message.year_to
     topic = TopicReading(values=bounded_values(values), year_from=year_from, year_to=year_to)
     topic.dropped = dropped_values([*thread.dropped, *thread.values], topic)
-    only_scope = all(v.kind in _SCOPE_KINDS for v in incoming)
-    if only_scope and (incoming or message.dated):
+    only_scope = all(v.kind in _SCOPE_KINDS for v in named)
+    if only_scope and (named or message.dated):
         reading: TurnReading = "slot_fill"
         reason = LIFTS_DATES if message.undated and not incoming else "only changes the scope"
     else:
         reading = "followup_continuation"
-        reason = _reason(message, incoming)
+        reason = _reason(message, named)
     return FollowUp(
         reading,
         reason,
@@ -289,6 +290,13 @@ def _apply(
         ]
         values = [v for v in values if v.kind != "comparator"]
         return _in_place(values, "intervention", [*new, *previous])
+    if kind == "topic" and message.compares and not any(v.kind == "intervention" for v in values):
+        # "how does BiLSTM-CRF compare?" after transformer models: the first subject
+        # words become what the new one is compared with.
+        at = next((i for i, v in enumerate(values) if v.kind == "topic"), None)
+        if at is not None and not any(v.same_as(values[at]) for v in new):
+            compared = values[at].model_copy(update={"kind": "comparator"})
+            return [*values[:at], *new, compared, *values[at + 1 :]]
     if message.adds:
         return [*values, *fresh]
     return _in_place(values, kind, new)
@@ -359,7 +367,7 @@ def _unknown_in_follow_up(
     "what about Pfizer", "and in Scotland, SMC?") stands in for the topic's place or
     organisation. Anything else asks about an aspect of the topic: it is added, and
     replaces the previous aspect."""
-    if message.adds:
+    if message.adds or message.instead:  # "tobacco taxes instead": a subject, no aspect
         return value
     offered = not lead and (message.elliptical or message.compares)
     if offered and (is_name(value.text) or value.text.isupper()):

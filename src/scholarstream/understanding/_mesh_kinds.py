@@ -78,3 +78,27 @@ def is_body_part(word: str) -> bool:
 def is_surgical_procedure(text: str) -> bool:
     """MeSH files ``text`` under surgical procedures ("hip replacement")."""
     return _in_branch(text, _SURGICAL_PROCEDURES)
+
+
+# Kin in the tree: headings under one heading this many levels down (Escherichia coli and
+# Klebsiella under Enterobacteriaceae), neither above the other.
+_KIN_LEVELS = 4
+
+
+def are_tree_kin(a: str, b: str) -> bool:
+    """Whether two headings are siblings or cousins in MeSH's tree."""
+    first, second = _vocabulary().descriptor(a), _vocabulary().descriptor(b)
+    if first is None or second is None or first.name == second.name:
+        return False
+    for x in first.tree_numbers:
+        for y in second.tree_numbers:
+            if x.startswith(y) or y.startswith(x):
+                return False
+            shared = 0
+            for left, right in zip(x.split("."), y.split("."), strict=False):
+                if left != right:
+                    break
+                shared += 1
+            if shared >= _KIN_LEVELS:
+                return True
+    return False

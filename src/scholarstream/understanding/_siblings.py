@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from scholarstream.understanding._mesh_kinds import is_body_part
+from scholarstream.understanding._mesh_kinds import are_tree_kin, is_body_part
 from scholarstream.understanding._slot_kind import SlotKind
 from scholarstream.understanding._topic import (
     SUBJECT_KINDS,
@@ -35,7 +35,7 @@ def place_siblings(
         return values, []
     placed: list[SlotValue] = []
     for value in incoming:
-        swapped = _swapped(values, value)
+        swapped = _swapped(values, value) or _tree_kin(values, value)
         if swapped is None and message.instead and value.kind in SUBJECT_KINDS:
             swapped = _instead(values, value)
         if swapped is not None:
@@ -67,6 +67,18 @@ def _swapped(values: list[SlotValue], value: SlotValue) -> list[SlotValue] | Non
             and head == [w.lower() for w in old_words[-2:]]
         ):
             return [*values[:at], value.model_copy(update={"kind": old.kind}), *values[at + 1 :]]
+    return None
+
+
+def _tree_kin(values: list[SlotValue], value: SlotValue) -> list[SlotValue] | None:
+    """``value`` in the place of a value whose heading is its kin in MeSH's tree: an
+    organism for an organism ("Klebsiella" for "Escherichia coli")."""
+    if value.heading is None:
+        return None
+    for at, old in enumerate(values):
+        if old.heading is not None and are_tree_kin(old.heading, value.heading):
+            placed = value.model_copy(update={"kind": old.kind})
+            return [*values[:at], placed, *values[at + 1 :]]
     return None
 
 

@@ -678,7 +678,7 @@ def bounded_values(values: list[SlotValue]) -> list[SlotValue]:
 
 
 def _key(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "", text.lower())
+    return re.sub(r"[\W_]+", "", text.lower())
 
 
 def _word_count(values: list[SlotValue]) -> int:
