@@ -279,6 +279,12 @@ def test_tools_are_resolved_for_the_tab(tmp_path: Path) -> None:
             404,
             "not found",
         ),
+        # A misspelt field is refused: never a new conversation without a word.
+        (
+            {"message": "and in children?", "context": context(), "conversationId": "x"},
+            422,
+            "conversationid",
+        ),
     ],
 )
 def test_bad_requests_get_a_clear_error_and_keep_the_conversation(

@@ -10,7 +10,7 @@ import logging
 import uuid
 from collections.abc import Awaitable, Callable
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from scholarstream.chat._actions import server_actions
 from scholarstream.chat._agent_loop import AgentTools, ToolRunner, TurnTranscript, run_agent_turn
@@ -61,6 +61,9 @@ RECORD_WAIT_SECONDS = 0.05
 
 
 class ChatMessageIn(BaseModel):
+    # A misspelt field ("conversationId") is refused, never read as a new conversation.
+    model_config = ConfigDict(extra="forbid")
+
     message: str = Field(description="What the user typed (or the value of a clicked chip).")
     context: ChatContext
     conversation_id: uuid.UUID | None = None
