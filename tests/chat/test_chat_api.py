@@ -450,7 +450,13 @@ def test_server_actions_run_on_the_server(tmp_path: Path) -> None:
         assert done.status_code == 200, done.text
         result = done.json()
         assert result["payload"]["type"] == "literature_search_results"
-        assert "library" in result["message"]
+        assert result["message"] == "Nothing was found for “EGFR”. Try fewer or broader words."
+        # Missing params: said in words, never the tool's schema.
+        empty = client.post(
+            "/api/v1/chat/actions/run_search", json={"params": {}, "context": context()}
+        )
+        assert empty.status_code == 422
+        assert "properties" not in str(empty.json()) and "query" in empty.json()["hint"]
         unknown = client.post("/api/v1/chat/actions/format_disk", json={"context": context()})
         assert unknown.status_code == 404
         assert "run_search" in unknown.json()["hint"]
