@@ -130,6 +130,22 @@ def test_objectives_open_progress_block_with_an_ask_and_are_achieved() -> None:
     assert state.open_objectives() == []
 
 
+def test_an_empty_dated_search_offers_any_year_and_objectives_read_cleanly() -> None:
+    state = ThreadState()
+    _turn(state, "new question: melatonin for delirium in ICU patients", 12)
+    assert state.objectives[0].text == "melatonin for delirium in ICU patients"
+    dated = begin_turn(state, "only since 2025")
+    queries = [
+        QuerySent(tool="search_literature", query=s.query, results=0, year_from=2025)
+        for s in dated.steps
+    ]
+    chips = finish_turn(state, dated, queries, "Nothing.")
+    assert (chips[0].label, chips[0].value) == ("Any year", "Any year is fine")
+    long = begin_turn(state, "Different topic: " + "word " * 80)
+    finish_turn(state, long, [], "ok")
+    assert state.objectives[-1].text.endswith("word…") and len(state.objectives[-1].text) <= 200
+
+
 def test_lifting_the_date_limit_is_read_as_such() -> None:
     state = ThreadState()
     _turn(state, "melatonin for delirium in ICU patients since 2020", 12)

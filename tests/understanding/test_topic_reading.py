@@ -441,3 +441,8 @@ def test_a_comparison_of_unknown_words_keeps_the_first_as_comparator() -> None:
     )
     kinds = [(v.kind, v.text) for v in steps[1][1].values]
     assert ("comparator", "transformer models") in kinds and ("topic", "BiLSTM-CRF") in kinds
+
+
+def test_search_syntax_is_no_part_of_a_topic() -> None:
+    query = read_message("psilocybin[tiab] AND depression[mh]", TODAY).as_topic().query()
+    assert query == "psilocybin depression"

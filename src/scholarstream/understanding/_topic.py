@@ -287,11 +287,18 @@ class MessageReading:
         )
 
 
+# A source's search syntax is no part of a topic: "psilocybin[tiab] AND depression[mh]".
+_SEARCH_SYNTAX = re.compile(
+    r"(?i:\[(?:tiab|ti|ab|mh|mesh|majr|pt|la|dp|au|tw|all(?: fields)?|sh)(?::noexp)?\])"
+    r"|\b(?:AND|OR|NOT)\b"  # operators in capitals only: "not in children" is a request
+)
+
+
 def read_message(text: str, today: dt.date | None = None) -> MessageReading:
     """The slots and cues of ``text``; each value with its MeSH heading when one exists,
     and a phrase the word lists cannot place given the kind MeSH's tree gives it."""
     today = today or dt.date.today()
-    plain = " ".join(text.split())
+    plain = " ".join(_SEARCH_SYNTAX.sub(" ", text).split())
     tokens = [t.lower().strip("'\u2019") for t in _TOKEN.findall(plain) if _WORD.search(t)]
     if _is_closing(plain, tokens):
         return MessageReading(text=plain, closing=True, word_count=len(tokens))

@@ -18,6 +18,12 @@ from scholarstream.chat.continuity._state import (
 )
 from scholarstream.errors import InvalidInputError, NotFoundError
 
+_LEAD_IN = re.compile(
+    r"^\W*(?:ok(?:ay)?,?\s+|so,?\s+)?(?:(?:a\s+)?(?:new|different|separate|other|unrelated)"
+    r"(?:\s+(?:question|topic|subject|thing))?|unrelated|switching\s+(?:topics?|gears)|"
+    r"change\s+of\s+(?:topic|subject)|moving\s+on)\s*[:\-\u2013\u2014,.]+\s*",
+    re.I,
+)
 _DONE = re.compile(r"\b(thanks?|thank you|that'?s (it|all|what i needed)|solved|perfect)\b", re.I)
 OBJECTIVE_CHARS = 200
 
@@ -33,7 +39,8 @@ def note_message(state: ThreadState, message: str, classification: Classificatio
         objective.evidence.append(f"The user said: {message.strip()[:120]}")
         return
     if classification.intent == "new_question" or not current:
-        add_objective(state, message)
+        # What the user wants found, without "new question:" or "different topic —".
+        add_objective(state, _LEAD_IN.sub("", message.strip()) or message)
 
 
 # The evidence line of a turn that found something (``note_results``).
@@ -88,16 +95,20 @@ def note_results(
         return []
     failed = [q for q in queries if not q.ok]
     reason = "a source failed" if failed else "nothing was found"
+    dated = any(q.year_from is not None or q.year_to is not None for q in queries)
     objective.status = "blocked"
     objective.asks.append(
         f"I'm stuck on '{objective.text}': {reason} for '{queries[0].query}'. "
         "Do you have a link, a document, a name or another term I could use?"
     )
-    return [
+    chips = [
         SuggestedValue(label="Try broader terms", value=f"Search for {queries[0].query} broadly"),
         SuggestedValue(label="I have a link", value="Here is a link that may help: "),
         SuggestedValue(label="Try another name", value="It may also be called "),
     ]
+    if dated and not failed:  # the years may be what emptied it
+        chips.insert(0, SuggestedValue(label="Any year", value="Any year is fine"))
+    return chips
 
 
 # --- the user's edits (the objective list is visible and editable in the chat tray) -----
@@ -119,12 +130,19 @@ class ObjectiveChange(BaseModel):
 
 
 def add_objective(state: ThreadState, text: str) -> Objective:
-    clean = " ".join(text.split())[:OBJECTIVE_CHARS]
+    clean = _shortened(" ".join(text.split()))
     if not clean:
         raise InvalidInputError("An objective needs some text.", hint="Say what you want found.")
     objective = Objective(id=state.new_objective_id(), text=clean)
     state.objectives.append(objective)
     return objective
+
+
+def _shortened(text: str) -> str:
+    """At most ``OBJECTIVE_CHARS`` characters, cut at a word with "…", never inside one."""
+    if len(text) <= OBJECTIVE_CHARS:
+        return text
+    return text[: OBJECTIVE_CHARS - 1].rsplit(" ", 1)[0].rstrip(" ,;:") + "…"
 
 
 def _objective(state: ThreadState, objective_id: int) -> Objective:
