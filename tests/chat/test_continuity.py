@@ -94,6 +94,12 @@ def test_routing() -> None:
         "search_literature",
     ]
     assert [s.route for s in build_plan("Thanks!").subquestions] == ["reasoning"]
+    # A pasted abstract is routed by what its opening asks for, not by a word inside it.
+    pasted = "Find papers similar to this abstract: Background: " + "In this trial. " * 30
+    assert [s.tool for s in build_plan(pasted).subquestions] == [
+        "search_library",
+        "search_literature",
+    ]
 
 
 def _turn(state: ThreadState, message: str, *results: int | None) -> list[str]:

@@ -55,6 +55,21 @@ class BlueprintStep(BaseModel):
     year_to: int | None = None
 
 
+# Where a long message asks for something: its opening words ("Find papers similar to
+# this abstract:"), not a word of the text it pastes ("...in this trial...").
+_REQUEST_WORDS = 30
+_REQUEST_END = re.compile(r"[:\n]")
+
+
+def _request_of(message: str) -> str:
+    words = message.split()
+    if len(words) <= _REQUEST_WORDS:
+        return message
+    opening = " ".join(words[:_REQUEST_WORDS])
+    end = _REQUEST_END.search(opening)
+    return opening[: end.start()] if end else opening
+
+
 def build_plan(message: str) -> Plan:
     """Rule-based routing: a link the user gives is read; the library when the user names
     it, trials when they ask for trials, the literature sources otherwise; a closing remark
@@ -67,13 +82,14 @@ def build_plan(message: str) -> Plan:
         return Plan(
             subquestions=[SubQuestion(text=url, route="tool", tool=READ_WEB_PAGE) for url in links]
         )
-    needs_link = bool(_WEB_PAGE.search(message))
-    if _LIBRARY.search(message):
+    request = _request_of(message)
+    needs_link = bool(_WEB_PAGE.search(request))
+    if _LIBRARY.search(request):
         return Plan(
             subquestions=[SubQuestion(text=message, route="library", tool="search_library")],
             needs_link=needs_link,
         )
-    if _TRIALS.search(message):
+    if _TRIALS.search(request):
         return Plan(
             subquestions=[SubQuestion(text=message, route="tool", tool="search_trials")],
             needs_link=needs_link,
