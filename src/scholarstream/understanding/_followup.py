@@ -39,8 +39,9 @@ NEW_QUESTION_WORDS = 9
 MIN_FULL_QUESTION_WORDS = 5
 # The kinds a capitalised name stands for, in order.
 NAMED: tuple[SlotKind, ...] = ("place", "organisation")
-# Leads that make a condition the topic's condition ("in heart failure", "for psoriasis").
+# The reason given for a message that only lifts the date limit ("any year is fine").
 LIFTS_DATES = "lifts the date limit"
+# Leads that make a condition the topic's condition ("in heart failure", "for psoriasis").
 _INDICATION_LEADS = frozenset({"in", "for", "with", "among", "against", "during", "after"})
 _SCOPE_KINDS: tuple[SlotKind, ...] = (
     "population",

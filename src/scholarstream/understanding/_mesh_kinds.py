@@ -6,6 +6,7 @@ the first lookup."""
 from __future__ import annotations
 
 import functools
+import os
 
 from scholarstream.mesh import MeshMatch, MeshVocabulary
 from scholarstream.understanding._slot_kind import SlotKind
@@ -94,11 +95,6 @@ def are_tree_kin(a: str, b: str) -> bool:
         for y in second.tree_numbers:
             if x.startswith(y) or y.startswith(x):
                 return False
-            shared = 0
-            for left, right in zip(x.split("."), y.split("."), strict=False):
-                if left != right:
-                    break
-                shared += 1
-            if shared >= _KIN_LEVELS:
+            if len(os.path.commonprefix([x.split("."), y.split(".")])) >= _KIN_LEVELS:
                 return True
     return False
