@@ -446,3 +446,9 @@ def test_a_comparison_of_unknown_words_keeps_the_first_as_comparator() -> None:
 def test_search_syntax_is_no_part_of_a_topic() -> None:
     query = read_message("psilocybin[tiab] AND depression[mh]", TODAY).as_topic().query()
     assert query == "psilocybin depression"
+
+
+def test_slips_in_cue_words_and_years_are_read_as_meant() -> None:
+    (_, _), (reading, topic) = _chain("yoga for chronic low back pain", "onyl since 2O20")
+    assert reading == "slot_fill"
+    assert (topic.year_from, topic.query()) == (2020, "yoga chronic low back pain")

@@ -1322,3 +1322,34 @@ NARROWING = re.compile(
 # A short fragment without a verb of a question ("GLP-1 agonists?", "Beijing?", "hip
 # too") follows on from the conversation: at most this many words.
 FRAGMENT_WORDS = 4
+
+# Slips of the keyboard in the words that carry a follow-up ("waht about", "onyl"): read as
+# meant, so they are cues and never query words. Content words are left as typed.
+CUE_TYPOS = {
+    "waht": "what",
+    "whta": "what",
+    "wat": "what",
+    "abotu": "about",
+    "aobut": "about",
+    "abt": "about",
+    "onyl": "only",
+    "olny": "only",
+    "jsut": "just",
+    "adn": "and",
+    "teh": "the",
+    "hwo": "how",
+    "wich": "which",
+    "whcih": "which",
+    "sicne": "since",
+    "snice": "since",
+    "pls": "please",
+    "plz": "please",
+    "thnks": "thanks",
+    "thnx": "thanks",
+    "specificaly": "specifically",
+    "instaed": "instead",
+    "insted": "instead",
+}
+CUE_TYPO = re.compile(r"\b(" + "|".join(CUE_TYPOS) + r")\b", re.I)
+# A year typed with the letter O for a zero ("since 2O20").
+YEAR_WITH_O = re.compile(r"\b(19|2[0Oo])([0-9Oo]{2})\b")

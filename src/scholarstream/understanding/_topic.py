@@ -294,11 +294,19 @@ _SEARCH_SYNTAX = re.compile(
 )
 
 
+def _as_meant(text: str) -> str:
+    """``text`` with slips in its cue words and years put right ("waht about", "2O20")."""
+    text = lex.CUE_TYPO.sub(lambda m: lex.CUE_TYPOS[m.group(1).lower()], text)
+    return lex.YEAR_WITH_O.sub(
+        lambda m: (m.group(1) + m.group(2)).replace("O", "0").replace("o", "0"), text
+    )
+
+
 def read_message(text: str, today: dt.date | None = None) -> MessageReading:
     """The slots and cues of ``text``; each value with its MeSH heading when one exists,
     and a phrase the word lists cannot place given the kind MeSH's tree gives it."""
     today = today or dt.date.today()
-    plain = " ".join(_SEARCH_SYNTAX.sub(" ", text).split())
+    plain = " ".join(_SEARCH_SYNTAX.sub(" ", _as_meant(text)).split())
     tokens = [t.lower().strip("'\u2019") for t in _TOKEN.findall(plain) if _WORD.search(t)]
     if _is_closing(plain, tokens):
         return MessageReading(text=plain, closing=True, word_count=len(tokens))
