@@ -6,7 +6,6 @@ the first lookup."""
 from __future__ import annotations
 
 import functools
-import os
 
 from scholarstream.mesh import MeshMatch, MeshVocabulary
 from scholarstream.understanding._slot_kind import SlotKind
@@ -95,6 +94,16 @@ def are_tree_kin(a: str, b: str) -> bool:
         for y in second.tree_numbers:
             if x.startswith(y) or y.startswith(x):
                 return False
-            if len(os.path.commonprefix([x.split("."), y.split(".")])) >= _KIN_LEVELS:
+            if _shared_levels(x, y) >= _KIN_LEVELS:
                 return True
     return False
+
+
+def _shared_levels(x: str, y: str) -> int:
+    """How many levels two tree numbers share from the top ("B03.440" and "B03.510": 1)."""
+    shared = 0
+    for left, right in zip(x.split("."), y.split("."), strict=False):
+        if left != right:
+            break
+        shared += 1
+    return shared
