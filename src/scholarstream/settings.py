@@ -567,6 +567,9 @@ def _provider_keys_from_conventional_env(environ: dict[str, str]) -> dict[str, d
     return found
 
 
+_SETTING_MESSAGES = {"extra_forbidden": lambda _error: "is not a setting; remove it"}
+
+
 def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings:
     """Build the settings once. Raises ConfigurationError with the offending field named."""
     from pydantic import ValidationError
@@ -583,11 +586,12 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
     try:
         settings = Settings(**overrides)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
-        )
+        from scholarstream.validation_messages import explain
+
+        # Named as written in the config file and the docs ("server.port").
+        problems = explain(exc, whole="the settings", then=".", overrides=_SETTING_MESSAGES)
         raise ConfigurationError(
-            f"Invalid settings: {problems}",
+            f"Invalid settings: {problems}.",
             hint="Fix the named setting in your environment (SCHOLARSTREAM_...) or config file.",
         ) from exc
     finally:

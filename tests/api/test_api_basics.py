@@ -56,7 +56,7 @@ def test_validation_errors_name_the_field(client: TestClient) -> None:
     body = response.json()
     assert body["code"] == "validation_error"
     assert body["fields"] == [
-        {"field": "expires_days", "message": "Input should be greater than or equal to 1"}
+        {"field": "expires_days", "message": "expires_days must be at least 1"}
     ]
     assert "expires_days" in body["message"]
     missing = client.post("/api/v1/tokens", json={}).json()

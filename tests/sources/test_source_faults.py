@@ -245,7 +245,7 @@ async def test_a_record_holding_an_impossible_value_is_reported(
     assert_says_what_to_do(caught.value, case)
     assert caught.value.message == (
         f"{case.label} sent an answer we could not read: record 1 holds an impossible "
-        "citation_count (Input should be greater than or equal to 0)."
+        "citation_count (must be at least 0)."
     )
 
 

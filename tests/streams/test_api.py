@@ -27,6 +27,7 @@ from tests.web.live import Account, LiveServer, serve
 
 CREATION = "/api/v1/streams/creation"
 STREAMS = "/api/v1/streams"
+THEN = " \N{SINGLE RIGHT-POINTING ANGLE QUOTATION MARK} "  # between nested field names
 PURPOSE = (
     "I want to monitor Palatin Technologies' melanocortin programs in obesity and sexual "
     "dysfunction"
@@ -514,7 +515,7 @@ def test_edits_of_a_stream_and_its_retrieval_queries(db_settings: Settings) -> N
             (
                 {"retrieval": {"queries": {"pubmed": {"limit": 1000}}}},
                 "invalid_input",
-                "queries.pubmed.limit: Input should be less than or equal to 500",
+                f"queries{THEN}pubmed{THEN}limit must be at most 500",
             ),
             (
                 {"retrieval": {"queries": {"nowhere": {"query": "x"}}}},
@@ -526,11 +527,11 @@ def test_edits_of_a_stream_and_its_retrieval_queries(db_settings: Settings) -> N
                 "invalid_input",
                 "a query cannot be blank",
             ),
-            ({"colour": "red"}, "validation_error", "colour: Extra inputs are not permitted"),
+            ({"colour": "red"}, "validation_error", "colour is not a field of this request"),
             (
                 {"retrieval": {"queries": {"pubmed": {"sql": "x"}}}},
                 "validation_error",
-                "retrieval.queries.pubmed.sql",
+                f"retrieval{THEN}queries{THEN}pubmed{THEN}sql is not a field of this request",
             ),
             ({"purpose": ["a", "list"]}, "validation_error", "purpose"),
         ]

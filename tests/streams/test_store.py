@@ -31,6 +31,7 @@ from tests.helpers import make_runtime, new_user
 from tests.streams.script import FULL_CONFIG
 
 S = WorkflowStep
+THEN = " \N{SINGLE RIGHT-POINTING ANGLE QUOTATION MARK} "  # between nested field names
 
 
 def config(**changes: object) -> StreamConfig:
@@ -125,7 +126,7 @@ async def test_edits_are_checked_like_the_workflows_and_a_refused_edit_changes_n
         ),
         (
             StreamUpdate(retrieval=RetrievalUpdate(queries={"pubmed": StreamQueryUpdate(limit=0)})),
-            "queries.pubmed.limit: Input should be greater than or equal to 1",
+            f"queries{THEN}pubmed{THEN}limit must be at least 1",
         ),
         (
             StreamUpdate(

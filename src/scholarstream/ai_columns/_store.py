@@ -31,6 +31,7 @@ from scholarstream.ai_columns._models import (
 from scholarstream.db import OwnerScope, utcnow
 from scholarstream.db.tables import AIColumnRow, AIColumnValueRow
 from scholarstream.errors import ConfigurationError, ConflictError, InvalidInputError
+from scholarstream.validation_messages import explain
 
 WHAT = "AI column"
 
@@ -112,12 +113,8 @@ class AIColumnStore:
         try:
             spec = AIColumnSpec.model_validate(merged)
         except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or 'column'}: {e['msg']}"
-                for e in exc.errors()
-            )
             raise InvalidInputError(
-                f"The edited AI column is not valid: {problems}",
+                f"The edited AI column is not valid: {explain(exc, whole='the column')}.",
                 hint="Send categories (2 to 20) with output_type 'category', and only then.",
             ) from exc
         if spec.name != row.name:

@@ -13,13 +13,17 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from scholarstream.errors import ScholarStreamError
 from scholarstream.logs import request_id_var
+from scholarstream.validation_messages import describe_errors, sentence, summarize
 
 log = logging.getLogger(__name__)
 
 
 class FieldError(BaseModel):
     field: str
+    """The field's path, for a program: ``messages.18.text``, ``query.limit``, ``body``."""
     message: str
+    """What is wrong with it, for a person, the field named as a person reads it ("messages,
+    item 19", then "text", joined by U+203A: ``scholarstream.validation_messages``)."""
 
 
 class ErrorBody(BaseModel):
@@ -67,13 +71,6 @@ def error_response(
     return JSONResponse(body.model_dump(mode="json"), status_code=status, headers=headers)
 
 
-def _field_name(loc: tuple[int | str, ...]) -> str:
-    parts = [str(p) for p in loc]
-    if parts and parts[0] in {"body", "query", "path", "header", "cookie"} and len(parts) > 1:
-        parts = parts[1:] if parts[0] == "body" else parts
-    return ".".join(parts)
-
-
 async def _product_error(_: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, ScholarStreamError)
     if exc.http_status >= 500:
@@ -85,19 +82,28 @@ async def _product_error(_: Request, exc: Exception) -> JSONResponse:
     )
 
 
+_FIELDS_HINT = "Correct the named fields and send the request again."
+_BODY_HINT = "Send the request body as a JSON object, as /docs shows for this operation."
+
+
 async def _validation_error(_: Request, exc: Exception) -> JSONResponse:
+    """422 in our words (``scholarstream.validation_messages``): never pydantic's text, its
+    links or its paths; each field named for a person in ``message``, for a program in
+    ``field``."""
     assert isinstance(exc, RequestValidationError)
-    fields = [
-        FieldError(field=_field_name(tuple(e["loc"])), message=e["msg"]) for e in exc.errors()
-    ]
-    summary = "; ".join(f"{f.field}: {f.message}" for f in fields)
+    problems = describe_errors(exc.errors(), request=True, body=exc.body)
+    whole = [problem for problem in problems if problem.whole]
+    if whole and len(problems) == 1:
+        message = sentence(problems[0].message)
+    else:
+        message = f"The request is not valid: {summarize(problems)}."
     return error_response(
         422,
         ErrorBody(
             code="validation_error",
-            message=f"The request is not valid: {summary}",
-            hint="Correct the named fields and send the request again.",
-            fields=fields,
+            message=message,
+            hint=_BODY_HINT if whole and not whole[0].own else _FIELDS_HINT,
+            fields=[FieldError(field=p.field, message=p.message) for p in problems],
         ),
     )
 

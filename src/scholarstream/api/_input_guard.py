@@ -28,6 +28,7 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from scholarstream.api._errors import ErrorBody, FieldError, error_response
+from scholarstream.validation_messages import field_label
 
 NUL = "\x00"
 _MAX_NAMED_FIELDS = 20
@@ -52,15 +53,20 @@ def too_large(limit: int, *, upload: bool) -> JSONResponse:
     return error_response(413, body, {"Connection": "close"})
 
 
+def _label(field: str) -> str:
+    """A JSON path (``messages.18.text``) as ``validation_messages`` names it for a person."""
+    return field_label([int(p) if p.isdigit() else p for p in field.split(".")], field)
+
+
 def nul_refusal(fields: list[str], *, close: bool = False) -> JSONResponse:
     """422 naming the fields that contain a NUL character."""
-    named = ", ".join(f"“{field}”" for field in fields)
+    named = ", ".join(f"“{_label(field)}”" for field in fields)
     body = ErrorBody(
         code="validation_error",
         message=f"The text of {named} contains a NUL character (U+0000), which cannot be stored.",
         hint=f"Remove the NUL character from {named} and send the request again.",
         fields=[
-            FieldError(field=field, message="Contains a NUL character (U+0000).")
+            FieldError(field=field, message=f"{_label(field)} contains a NUL character (U+0000)")
             for field in fields
         ],
     )

@@ -24,8 +24,8 @@ from scholarstream.cli import (
     tokens_cmd,
     users_cmd,
 )
-from scholarstream.cli.context import CliState, err_console
-from scholarstream.errors import ConfigurationError, InvalidInputError, ScholarStreamError
+from scholarstream.cli._failures import WORDS, describe, failures_shown, show
+from scholarstream.cli.context import CliState
 
 # Nothing above imports a feature, the runtime, pydantic or the settings: they are imported
 # by the commands that use them, so that `scholarstream --help` starts at once (issue 21;
@@ -37,21 +37,25 @@ from scholarstream.errors import ConfigurationError, InvalidInputError, ScholarS
 if TYPE_CHECKING:
     from scholarstream.settings import Settings
 
-_WORDS = "scholarstream.words"
-
 
 class _Root(TyperGroup):
-    """Keeps the command line's words, for the root callback to see a request for help."""
+    """Keeps the command line's words, for the root callback to see a request for help;
+    runs every command under ``failures_shown``: the one place where ``--json`` turns a
+    failure into the JSON error object (``cli._failures``)."""
 
     # ``ctx`` is the Click context of Typer's vendored Click, which Typer does not export.
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        ctx.meta[_WORDS] = list(args)
+        ctx.meta[WORDS] = list(args)
         return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: Any) -> Any:
+        with failures_shown(ctx.meta.get(WORDS, [])):
+            return super().invoke(ctx)
 
 
 def _asks_for_help(ctx: typer.Context) -> bool:
     """``scholarstream [options] <command> ... --help`` (before any ``--``)."""
-    words: list[str] = ctx.meta.get(_WORDS, [])
+    words: list[str] = ctx.meta.get(WORDS, [])
     if "--" in words:
         words = words[: words.index("--")]
     return any(word in ctx.help_option_names for word in words)
@@ -138,23 +142,13 @@ for module in (
 
 
 def main() -> None:
+    """The console script: a failure as two plain lines on stderr and a non-zero exit
+    (with ``--json``, the root group has already printed it as JSON and exited)."""
     try:
         app(standalone_mode=True)
-    except ScholarStreamError as exc:
-        err_console.print(f"[bold red]Error:[/] {exc.message}", highlight=False)
-        if exc.hint:
-            err_console.print(f"[yellow]What to do:[/] {exc.hint}", highlight=False)
-        sys.exit(2 if isinstance(exc, (ConfigurationError, InvalidInputError)) else 1)
     except Exception as exc:
-        from pydantic import ValidationError  # imported by whatever raised one
-
-        if not isinstance(exc, ValidationError):
+        failure = describe(exc)
+        if failure is None:
             raise
-        # Options that passed Typer's checks but not a model's (e.g. --year-from after
-        # --year-to): the same two lines as any bad input.
-        problems = "; ".join(
-            f"{'.'.join(map(str, e['loc'])) or 'input'}: {e['msg']}" for e in exc.errors()
-        )
-        err_console.print(f"[bold red]Error:[/] {problems}", highlight=False)
-        err_console.print("[yellow]What to do:[/] Correct the options and run the command again.")
-        sys.exit(2)
+        show(failure, as_json=False)
+        sys.exit(failure.exit_code)

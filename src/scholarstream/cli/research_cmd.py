@@ -24,6 +24,7 @@ from rich.markup import escape
 from typer.core import TyperGroup
 
 from scholarstream.cli._choices import OnPartialFailure, ResearchStatusChoice
+from scholarstream.cli._failures import Failure, json_output, show
 from scholarstream.cli.context import UserOption, err_console, run_with_runtime
 from scholarstream.errors import (
     ConfigurationError,
@@ -80,17 +81,19 @@ class _Session:
 
 @contextmanager
 def _handled(session: _Session | None = None) -> Iterator[None]:
-    """Product errors as two plain lines and an exit code, never a traceback; Ctrl-C in a
-    command following a research (``session``) as where to find it again."""
+    """Product errors as two plain lines (the JSON error object with ``--json``) and an exit
+    code, never a traceback; Ctrl-C in a command following a research (``session``) as
+    where to find it again."""
     try:
         yield
     except ScholarStreamError as exc:
-        err_console.print(f"[bold red]Error:[/] {escape(exc.message)}", highlight=False)
-        if exc.hint:
-            err_console.print(f"[yellow]What to do:[/] {escape(exc.hint)}", highlight=False)
+        where = None
         if session is not None and session.research_id is not None:
-            err_console.print(_where_it_is(session.research_id), highlight=False)
-        raise typer.Exit(2 if isinstance(exc, _USAGE_ERRORS) else 1) from None
+            where = _where_it_is(session.research_id)
+        code = 2 if isinstance(exc, _USAGE_ERRORS) else 1
+        failure = Failure(exc.code, exc.message, exc.hint, code)
+        show(failure, as_json=json_output(), also=where)
+        raise typer.Exit(code) from None
     except KeyboardInterrupt:
         if session is None:
             raise

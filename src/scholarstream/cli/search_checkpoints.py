@@ -115,14 +115,19 @@ class TerminalCheckpointHandler:
                 data = json.loads(edited)
                 decision = Decision(action=DecisionAction.EDIT, revised_data=data)
                 revised_strategy(decision)
-            except (json.JSONDecodeError, InvalidInputError) as exc:
-                message = exc.message if isinstance(exc, InvalidInputError) else str(exc)
-                self.console.print(f"[red]The edited strategy is not valid:[/] {escape(message)}")
-                if Prompt.ask("Edit again?", choices=["y", "n"], default="y") == "n":
-                    return None
-                text = edited
-                continue
-            return decision
+            except json.JSONDecodeError as exc:
+                where = f"line {exc.lineno}, column {exc.colno}"
+                message = (
+                    f"The edited text is not JSON: {exc.msg[:1].lower()}{exc.msg[1:]} ({where})."
+                )
+                self.console.print(f"[red]{escape(message)}[/]")
+            except InvalidInputError as exc:
+                self.console.print(f"[red]{escape(exc.message)}[/]")
+            else:
+                return decision
+            if Prompt.ask("Edit again?", choices=["y", "n"], default="y") == "n":
+                return None
+            text = edited
 
     def show_strategy(self, payload: StrategyPayload) -> None:
         intent, strategy = payload.intent, payload.strategy

@@ -20,6 +20,7 @@ from lxml import etree
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from scholarstream.errors import SourceUnavailableError
+from scholarstream.validation_messages import plain_text
 
 
 class ResponseModel(BaseModel):
@@ -98,7 +99,7 @@ def _validation_problem(exc: ValidationError) -> str:
         return f"JSON without the '{where}' every answer has"
     if not where:
         return f"a JSON {_json_kind(first['input'])} where an object was expected"
-    return f"JSON in an unexpected shape (at '{where}': {first['msg']})"
+    return f"JSON in an unexpected shape (at '{where}': {plain_text(first)})"
 
 
 def _json_problem(response: httpx.Response, message: str) -> str:
@@ -206,7 +207,7 @@ def map_records(
             first = exc.errors()[0]
             where = ".".join(str(part) for part in first["loc"])
             raise unreadable(
-                source, label, f"record {number} holds an impossible {where} ({first['msg']})"
+                source, label, f"record {number} holds an impossible {where} ({plain_text(first)})"
             ) from exc
         if record is not None:
             records.append(record)

@@ -20,6 +20,7 @@ from scholarstream.sources import (
     SourceInfo,
 )
 from scholarstream.sources.library import LIBRARY_INFO, LibrarySource
+from scholarstream.validation_messages import explain
 
 router = APIRouter(prefix="/sources", tags=["sources"])
 
@@ -71,7 +72,8 @@ async def search_source(
         )
     except ValidationError as exc:
         raise InvalidInputError(
-            f"Invalid search: {exc.errors()[0]['msg']}", hint="Check the dates and limit."
+            f"Invalid search: {explain(exc, whole='the search')}.",
+            hint="Check the dates and limit.",
         ) from exc
     return await runtime.sources.resolve(name, _local(runtime, user)).search(query)
 

@@ -31,6 +31,7 @@ from scholarstream.papers._model import (
     Trial,
 )
 from scholarstream.papers.formats._base import CUT, RecordProblem, looks_utf16
+from scholarstream.validation_messages import describe_errors
 
 # -- decoding -----------------------------------------------------------------------------
 
@@ -510,13 +511,19 @@ class Draft:
             )
 
 
+_RECORD_MESSAGES = {"extra_forbidden": lambda _error: "is not a field of a record"}
+
+
 def validation_message(exc: ValidationError, limit: int = 3) -> str:
-    """Pydantic's report condensed to ``field: problem`` pairs a user can act on."""
-    parts = []
-    for error in exc.errors()[:limit]:
-        location = ".".join(str(part) for part in error["loc"] if part not in ("paper", "trial"))
-        parts.append(f"{location or 'record'}: {error['msg']}")
-    more = len(exc.errors()) - limit
+    """Pydantic's report condensed to a few problems a user can act on, in our words
+    ("year must be a whole number"; ``scholarstream.validation_messages``)."""
+    errors = [
+        {**error, "loc": tuple(p for p in error["loc"] if p not in ("paper", "trial"))}
+        for error in exc.errors()
+    ]
+    problems = describe_errors(errors, whole="the record", overrides=_RECORD_MESSAGES)
+    parts = [problem.message for problem in problems[:limit]]
+    more = len(problems) - limit
     if more > 0:
         parts.append(f"and {more} more")
     return "; ".join(parts)

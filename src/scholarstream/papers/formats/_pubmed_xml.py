@@ -46,6 +46,7 @@ from scholarstream.papers.formats._xml_records import (
     read_pieces,
 )
 from scholarstream.settings import LimitsSettings
+from scholarstream.validation_messages import describe_errors
 
 SOURCE_NAME = "pubmed"
 RECORD_TAGS = ("PubmedArticle", "PubmedBookArticle", "MedlineCitation")
@@ -209,9 +210,8 @@ def _build(pmid: str | None, ids: Identifiers, fields: dict[str, object]) -> Pap
     try:
         return Paper.model_validate(fields)
     except ValidationError as exc:
-        problem = exc.errors()[0]
-        where = ".".join(str(part) for part in problem["loc"])
-        raise _unusable(pmid, f"has an unusable {where}: {problem['msg']}") from exc
+        problem = describe_errors(exc.errors()[:1], whole="record")[0]
+        raise _unusable(pmid, f"has an unusable {problem.label}: {problem.text}") from exc
 
 
 def _unusable(pmid: str | None, what: str) -> InvalidInputError:

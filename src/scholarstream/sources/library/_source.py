@@ -13,6 +13,7 @@ from scholarstream.papers import Record
 from scholarstream.sources._base import SearchPage, SearchQuery, SourceInfo, check_filters
 from scholarstream.sources.library._library import Library
 from scholarstream.sources.library._models import LibraryQuery
+from scholarstream.validation_messages import explain
 
 NAME = "library"
 FILTERS = {"publication_type": "Only records of this publication type (or trial phase)."}
@@ -51,11 +52,9 @@ class LibrarySource:
                 limit=min(query.limit, 500),
             )
         except ValidationError as exc:
-            error = exc.errors()[0]
-            where = ".".join(str(part) for part in error["loc"])
             raise SourceQueryError(
                 NAME,
-                f"The library cannot search that: {where}: {error['msg']}.",
+                f"The library cannot search that: {explain(exc, whole='the search')}.",
                 hint="Dates fall in the years 1000 to 2999; pass page tokens unchanged.",
             ) from exc
         page = await self.library.search(self.owner_id, library_query)

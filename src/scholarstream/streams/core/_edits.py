@@ -19,6 +19,7 @@ from scholarstream.streams.core._fields import (
     parse_field_value,
 )
 from scholarstream.streams.core._retrieval import RetrievalConfig, build_retrieval_config
+from scholarstream.validation_messages import explain
 
 TOPIC_FIELDS = ("keywords", "focus_areas", "competitors")
 """The fields the retrieval queries are derived from."""
@@ -121,12 +122,8 @@ def _edit_queries(retrieval: RetrievalConfig, update: RetrievalUpdate) -> Retrie
     try:
         return RetrievalConfig.model_validate({"queries": queries})
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(map(str, e['loc']))}: {e['msg'].removeprefix('Value error, ')}"
-            for e in exc.errors()
-        )
         raise InvalidInputError(
-            f"The retrieval configuration is not valid: {problems}.",
+            f"The retrieval configuration is not valid: {explain(exc, whole='it')}.",
             hint="Send retrieval.queries.<source> (a known source) with a non-blank query "
             "and a limit from 1 to 500.",
         ) from exc

@@ -41,7 +41,9 @@ export function codeLabel(code) {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-/** The error body of the API ({code, message, hint, request_id}) as a visible alert. */
+/** The error body of the API ({code, message, hint, fields, request_id}) as a visible alert.
+ * A field's ``message`` names it for a person ("messages, item 19 › text is required");
+ * its ``field`` is the path for programs, not shown. */
 export function renderProblem(container, error, lead = "") {
   const body = error?.body;
   const message = body?.message ?? error?.message ?? String(error);
@@ -49,7 +51,7 @@ export function renderProblem(container, error, lead = "") {
     el("p", { class: "problem-message" }, lead ? `${lead} ${message}` : message),
     body?.hint ? el("p", { class: "problem-hint" }, body.hint) : null,
     body?.fields?.length
-      ? el("ul", { class: "problem-fields" }, body.fields.map((f) => el("li", {}, `${f.field}: ${f.message}`)))
+      ? el("ul", { class: "problem-fields" }, body.fields.map((f) => el("li", {}, f.message)))
       : null,
     body?.request_id ? el("p", { class: "problem-id muted" }, `Request id: ${body.request_id}`) : null);
   container.replaceChildren(box);
