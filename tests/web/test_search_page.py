@@ -398,9 +398,7 @@ def test_a_full_run_with_a_scripted_model(
     edit.click()
     problem = strategy.locator('[data-role="decision-problem"]')
     expect(problem).to_contain_text("The edited strategy is not valid")
-    expect(problem).to_contain_text(
-        re.compile(r"queries\.\d\.query: String should have at least 1 character")
-    )
+    expect(problem).to_contain_text(re.compile(r"queries, item \d \u203a query must not be empty"))
     expect(problem.locator(".problem-hint")).to_contain_text(
         "Send revised_data as a search strategy"
     )

@@ -153,10 +153,12 @@ class SourceHttp:
                 problem = "timed out"
             except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
                 # The answer started but the connection ended before all of it arrived.
-                kind = type(exc).__name__
-                problem = f"dropped the connection before its answer was complete ({kind})"
+                logger.info("%s: connection dropped (%s)", source, type(exc).__name__)
+                problem = "dropped the connection before its answer was complete"
             except httpx.TransportError as exc:
-                problem = f"could not connect ({type(exc).__name__})"
+                # The class goes to the log; people read what happened.
+                logger.info("%s: could not connect (%s)", source, type(exc).__name__)
+                problem = "could not connect"
                 if connectivity is not None and unreachable(exc):
                     connectivity.record_unreachable(source)
             else:

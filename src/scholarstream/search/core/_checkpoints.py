@@ -24,6 +24,7 @@ from scholarstream.search.core._models import (
     UserFeedback,
 )
 from scholarstream.sources import source_names
+from scholarstream.validation_messages import explain
 
 LIBRARY_SOURCE = "library"
 """The user's own library, searchable like a source (``search.assembly.LIBRARY``)."""
@@ -88,7 +89,7 @@ class CheckpointHandler(Protocol):
 
 
 def _problems(exc: ValidationError) -> str:
-    return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'value'}: {e['msg']}" for e in exc.errors())
+    return explain(exc, whole="the strategy")
 
 
 def searchable_sources() -> list[str]:

@@ -448,9 +448,10 @@ function renderStrategy(run, pending) {
     const { sent, error } = await decide(run, pending, body, problem, buttons);
     if (sent) return;
     update();
-    // The server names the refused query by its place ("queries.1.query: ..."): point at it.
-    const place = /queries\.(\d+)\.query/.exec(error?.body?.message ?? "");
-    const area = place ? form.elements[`query-${place[1]}`] : null;
+    // The server names the refused query by its place ("queries, item 2 › query ..."),
+    // counting from 1: point at it.
+    const place = /queries, item (\d+) › query/.exec(error?.body?.message ?? "");
+    const area = place ? form.elements[`query-${Number(place[1]) - 1}`] : null;
     if (area) {
       area.setAttribute("aria-invalid", "true");
       area.focus();
