@@ -133,6 +133,13 @@ class BenchError(RuntimeError):
 
 
 def check_inputs(server_bin: Path, model: Path) -> None:
+    check_server_inputs(server_bin, model)
+    if not LIBRARY_FILE.is_file():
+        raise BenchError(f"the library seed {LIBRARY_FILE} is missing (../shared/data).")
+
+
+def check_server_inputs(server_bin: Path, model: Path) -> None:
+    """The llama-server binary and the GGUF model (bench/continuity.py's real mode too)."""
     if not server_bin.is_file():
         raise BenchError(
             f"llama-server binary not found: {server_bin}. Build llama.cpp (cmake -B build && "
@@ -145,8 +152,6 @@ def check_inputs(server_bin: Path, model: Path) -> None:
     with model.open("rb") as handle:
         if handle.read(4) != GGUF_MAGIC:
             raise BenchError(f"{model} is not a GGUF file (it does not start with 'GGUF').")
-    if not LIBRARY_FILE.is_file():
-        raise BenchError(f"the library seed {LIBRARY_FILE} is missing (../shared/data).")
 
 
 def free_port() -> int:
@@ -195,6 +200,9 @@ class ServerOptions:
     alias: str
     threads: int | None
     log: Path
+    # A Jinja chat template instead of the model's own (one whose template has no tools
+    # section never sees the tools it is offered: llama-server drops them).
+    chat_template_file: Path | None = None
 
     def command(self) -> list[str]:
         cmd = [
@@ -210,6 +218,8 @@ class ServerOptions:
         ]  # fmt: skip
         if self.threads:
             cmd += ["--threads", str(self.threads)]
+        if self.chat_template_file:
+            cmd += ["--chat-template-file", str(self.chat_template_file)]
         return cmd
 
 
@@ -278,6 +288,8 @@ class ModelCall:
     error: str | None = None
     content: str = ""
     tool_calls: int = 0
+    # The tool calls as the model wrote them: 'name {arguments}' each (first 4000 characters).
+    tool_text: list[str] = field(default_factory=list)
     prompt_tokens: int | None = None
     cached_tokens: int | None = None
     completion_tokens: int | None = None
@@ -321,6 +333,11 @@ def _read_answer(call: ModelCall, body: dict[str, Any]) -> None:
     message = choice.get("message") or {}
     call.content = str(message.get("content") or "")[:4000]
     call.tool_calls = len(message.get("tool_calls") or [])
+    call.tool_text = [
+        f"{function.get('name', '?')} {function.get('arguments') or ''}"[:4000]
+        for t in message.get("tool_calls") or []
+        if isinstance(function := t.get("function") or {}, dict)
+    ]
     call.finish_reason = choice.get("finish_reason")
     _read_timings(call, body)
 
@@ -341,7 +358,7 @@ def _read_timings(call: ModelCall, body: dict[str, Any]) -> None:
 
 def _read_stream(call: ModelCall, raw: bytes) -> None:
     text: list[str] = []
-    tool_calls: set[int] = set()
+    tool_calls: dict[int, list[str]] = {}  # index -> [name, arguments so far]
     for line in raw.decode("utf-8", errors="replace").splitlines():
         if not line.startswith("data:") or line.strip() == "data: [DONE]":
             continue
@@ -352,12 +369,17 @@ def _read_stream(call: ModelCall, raw: bytes) -> None:
         for choice in chunk.get("choices") or []:
             delta = choice.get("delta") or {}
             text.append(str(delta.get("content") or ""))
-            tool_calls.update(int(t.get("index", 0)) for t in delta.get("tool_calls") or [])
+            for t in delta.get("tool_calls") or []:
+                function = t.get("function") or {}
+                parts = tool_calls.setdefault(int(t.get("index", 0)), ["", ""])
+                parts[0] += str(function.get("name") or "")
+                parts[1] += str(function.get("arguments") or "")
             if choice.get("finish_reason"):
                 call.finish_reason = choice["finish_reason"]
         _read_timings(call, chunk)
     call.content = "".join(text)[:4000]
     call.tool_calls = len(tool_calls)
+    call.tool_text = [f"{name} {arguments}"[:4000] for name, arguments in tool_calls.values()]
 
 
 # The first chunk that carries a token: llama-server may send chunks before (the role, the
@@ -477,8 +499,14 @@ class CallRecorder:
 
 
 def bench_settings(
-    data_dir: Path, llama_url: str, alias: str, deadline: float | None, timeout: float | None
+    data_dir: Path,
+    llama_url: str,
+    alias: str,
+    deadline: float | None,
+    timeout: float | None,
+    **overrides: Any,
 ) -> Settings:
+    """``overrides``: other sections of the settings (bench/continuity.py's sources)."""
     from scholarstream.settings import load_settings
 
     model = f"{PROVIDER}:{alias}"
@@ -500,6 +528,7 @@ def bench_settings(
         data_dir=data_dir,
         llm=llm,
         engine={"executor_id": f"bench-local-model-{os.getpid()}"},
+        **overrides,
     )
 
 
