@@ -79,7 +79,7 @@ from local_model import (
     blocked,
     check_server_inputs,
     free_port,
-    loopback_only,
+    prepared,
     print_server_figures,
 )
 from scholarstream.accounts import ensure_local_user
@@ -507,15 +507,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.mode != "real":
         run_files(args, None)
         return 0
-    try:
-        check_server_inputs(args.server_bin, args.model)
-    except BenchError as exc:
-        print(f"refused: {exc}", file=sys.stderr)
+    if not prepared(lambda: check_server_inputs(args.server_bin, args.model)):
         return 2
-    for name in list(os.environ):  # the developer's own configuration stays out
-        if name.startswith("SCHOLARSTREAM_") or name.endswith("_API_KEY"):
-            del os.environ[name]
-    loopback_only()
     options = ServerOptions(
         binary=args.server_bin,
         model=args.model,

@@ -181,6 +181,22 @@ def _guarded_connect(self: socket.socket, address: Any) -> None:
     _real_connect(self, address)
 
 
+def prepared(check: Callable[[], None]) -> bool:
+    """Runs ``check`` on the bench's inputs (False, with the reason printed, when one is
+    missing), then keeps the developer's own configuration out of the run and its
+    connections to the loopback."""
+    try:
+        check()
+    except BenchError as exc:
+        print(f"refused: {exc}", file=sys.stderr)
+        return False
+    for name in list(os.environ):
+        if name.startswith("SCHOLARSTREAM_") or name.endswith("_API_KEY"):
+            del os.environ[name]
+    loopback_only()
+    return True
+
+
 def loopback_only() -> None:
     """Like bench/_offline.py, but real model requests stay allowed: the model is local."""
     socket.socket.connect = _guarded_connect  # type: ignore[method-assign,assignment]
@@ -1126,15 +1142,8 @@ def _stop_on_sigterm() -> Iterator[None]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    try:
-        check_inputs(args.server_bin, args.model)
-    except BenchError as exc:
-        print(f"refused: {exc}", file=sys.stderr)
+    if not prepared(lambda: check_inputs(args.server_bin, args.model)):
         return 2
-    for name in list(os.environ):  # the developer's own configuration stays out
-        if name.startswith("SCHOLARSTREAM_") or name.endswith("_API_KEY"):
-            del os.environ[name]
-    loopback_only()
     port = args.port or free_port()
     options = ServerOptions(
         binary=args.server_bin,

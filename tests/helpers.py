@@ -68,3 +68,25 @@ def scope_for(session: object, user: User) -> OwnerScope:
 
     assert isinstance(session, AsyncSession)
     return OwnerScope(session, user.id)
+
+
+# What a library's own error text looks like; none of it may reach a user.
+LIBRARY_WORDING = (
+    "Input should",
+    "Value error",
+    "errors.pydantic.dev",
+    "validation error for",
+    "Field required",
+    "Extra inputs",
+    "dictionary or object",
+    "String should",
+    "JSON decode error",
+    "ValidationError",
+    "Traceback",
+)
+
+
+def assert_plain(text: str) -> None:
+    """``text`` holds none of a library's own error wording."""
+    for words in LIBRARY_WORDING:
+        assert words not in text, (words, text)
