@@ -12,6 +12,7 @@ most of the delay before the first token (``bench/chat_sse.py``)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import time
@@ -186,6 +187,13 @@ class ToolRunner:
         )
         self.emit(ToolCompleteEvent(tool=tool.name, index=index, payload=result.payload))
         return note + result.text
+
+    async def run_for_user(self, tool: ToolConfig, arguments: dict[str, Any]) -> str:
+        """Runs ``tool`` as ``run`` does (its events, payload and queries) and returns what
+        the user reads of the run, never the text written for a model."""
+        with contextlib.suppress(ModelRetry):  # refused arguments: the outcome says why
+            await self.run(tool, arguments)
+        return self.last.for_user(tool, arguments, self.context)
 
     def _rewritten(self, tool: ToolConfig, arguments: dict[str, Any]) -> tuple[dict[str, Any], str]:
         """The arguments with the query rewritten and the conversation's years set (where

@@ -24,7 +24,7 @@ from scholarstream.chat._commands import (
 )
 from scholarstream.chat._compact_prompt import tool_definitions
 from scholarstream.chat._conversations import ConversationStore, MessageError, StartedTurn
-from scholarstream.chat._offline_retrieval import offline_retrieval, run_for_user
+from scholarstream.chat._offline_retrieval import offline_retrieval
 from scholarstream.chat._prompt import TurnPrompt, build_turn_prompt
 from scholarstream.chat._stream_instructions import stream_instructions
 from scholarstream.chat._turns import Turn, TurnHub
@@ -215,7 +215,7 @@ class Assistant:
             rewrite = continuity.rewrite if continuity is not None else None
             runner = ToolRunner(context, turn.publish, transcript, max_calls=1, rewrite=rewrite)
             # A command's answer is the user's to read: the tool's words for a person.
-            transcript.text = await run_for_user(runner, call.command.tool, call.arguments)
+            transcript.text = await runner.run_for_user(call.command.tool, call.arguments)
             if isinstance(runner.last.error, ToolArgumentsError):
                 transcript.text += f" Usage: {call.command.usage}"
         turn.publish(TextDeltaEvent(text=transcript.text))

@@ -7,15 +7,11 @@ user in its own words (``ToolOutcome.for_user``), never what was written for a m
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
-
-from pydantic_ai import ModelRetry
 
 from scholarstream.chat._agent_loop import ToolRunner
 from scholarstream.chat.continuity import TurnContinuity, published
 from scholarstream.chat.pages import Resolution
-from scholarstream.chat.tools import ToolConfig
 from scholarstream.understanding import LIFTS_DATES
 
 NO_MODEL = (
@@ -51,14 +47,6 @@ def reading(continuity: TurnContinuity) -> str | None:
     return f"Searching for “{query}”{dated}."
 
 
-async def run_for_user(runner: ToolRunner, tool: ToolConfig, arguments: dict[str, Any]) -> str:
-    """Runs ``tool`` through ``runner`` (its events, payload and queries as in any turn) and
-    returns what the user reads of the run, never the text the runner returns for a model."""
-    with contextlib.suppress(ModelRetry):  # refused arguments: the outcome says why
-        await runner.run(tool, arguments)
-    return runner.last.for_user(tool, arguments, runner.context)
-
-
 async def offline_retrieval(
     continuity: TurnContinuity, resolution: Resolution, runner: ToolRunner
 ) -> str:
@@ -80,7 +68,7 @@ async def offline_retrieval(
             # The library has its own step: the sources' search need not repeat it.
             sources = runner.context.services.search.default_sources
             arguments["sources"] = [s for s in sources if s != LIBRARY] or None
-        parts.append(await run_for_user(runner, tool, arguments))
+        parts.append(await runner.run_for_user(tool, arguments))
     if continuity.needs_link:
         parts.append(NEEDS_LINK)
     parts.append(NO_MODEL)
