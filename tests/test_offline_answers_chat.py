@@ -224,6 +224,13 @@ def test_a_refused_query(server: tuple[httpx.Client, Sources]) -> None:
     )
 
 
+def test_a_command_without_its_argument_says_what_is_missing(
+    server: tuple[httpx.Client, Sources],
+) -> None:
+    text, _ = ask(server, "/search", Sources())
+    assert text == "The query is missing. Usage: /search QUERY"
+
+
 def test_a_refused_address(server: tuple[httpx.Client, Sources]) -> None:
     text, _ = ask(server, "https://example.org/" + "a" * 2100, Sources())
     assert text == answer("The address is too long: at most 2,048 characters.")
@@ -273,8 +280,9 @@ def test_help_lists_the_commands_in_the_users_words(
     text, _ = ask(server, "/help", Sources())
     assert text == "\n".join(
         [
-            "No language model is configured, so free-form answers are not available: "
-            "configure one under Settings. These commands work without one:",
+            "No language model is configured, so answers are search results, not written "
+            "answers: configure one under Settings. Type a question to search, or use these "
+            "commands:",
             "- /details IDENTIFIER: Show one article in full, by its PMID, DOI, arXiv id, NCT "
             "id or library record id",
             "- /read URL: Read a public web page",

@@ -366,6 +366,7 @@ def test_offline_the_tray_offers_commands(
     tray = _open_tray(page)
     offline = tray.get_by_test_id("chat-offline")
     expect(offline).to_contain_text("no language model is configured")
+    expect(offline).to_contain_text("A question you type is searched")
     commands = offline.get_by_role("group", name="Commands")
     expect(commands.get_by_role("button", name=re.compile(r"^\/search\b"))).to_be_visible()
 

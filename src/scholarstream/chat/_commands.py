@@ -96,8 +96,9 @@ def help_text(resolution: Resolution, *, offline: bool, unknown: str | None = No
         lines.append(f"There is no command {unknown} on this page.")
     if offline:
         lines.append(
-            "No language model is configured, so free-form answers are not available: "
-            "configure one under Settings. These commands work without one:"
+            "No language model is configured, so answers are search results, not written "
+            "answers: configure one under Settings. Type a question to search, or use these "
+            "commands:"
         )
     else:
         lines.append("Commands run a tool directly:")

@@ -106,7 +106,7 @@ def note_results(
         SuggestedValue(label="I have a link", value="Here is a link that may help: "),
         SuggestedValue(label="Try another name", value="It may also be called "),
     ]
-    if dated and not failed:  # the years may be what emptied it
+    if dated:  # the years may be what emptied it
         chips.insert(0, SuggestedValue(label="Any year", value="Any year is fine"))
     return chips
 

@@ -30,6 +30,7 @@ class ToolArgumentsError(InvalidInputError):
 
 # A refused value's problem, by JSON-schema keyword.
 _PROBLEMS: dict[str, str] = {
+    "required": "The {field} is missing.",
     "maxLength": "The {field} is too long: at most {limit:,} characters.",
     "minLength": "The {field} is too short.",
     "maxItems": "The {field} has too many entries: at most {limit:,}.",
@@ -98,6 +99,8 @@ def check_arguments(tool: ToolConfig, arguments: dict[str, Any]) -> None:
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "arguments"
         field = str(error.absolute_path[0]) if error.absolute_path else None
+        if error.validator == "required":  # the missing one names the field
+            field = next((str(n) for n in error.validator_value if n not in arguments), None)
         raise ToolArgumentsError(
             f"Invalid arguments for {tool.name}: {where}: {error.message}",
             hint=f"The tool's input schema: {tool.input_schema}",

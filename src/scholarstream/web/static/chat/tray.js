@@ -222,7 +222,7 @@ class ChatTray {
     if (config.offline) {
       this.help.replaceChildren(el("div", { class: "chat-offline", dataset: { testid: "chat-offline" } },
         el("p", {}, el("strong", {}, "Offline mode: "),
-          "no language model is configured, so the assistant cannot answer free text. Its tools work as commands:"),
+          "no language model is configured. A question you type is searched in your library and the literature sources (follow-ups keep the topic); these commands run one tool:"),
         chips,
         el("p", { class: "muted" }, "Configure a model under ", el("a", { href: "/settings" }, "Settings"), " to chat.")));
       return;
