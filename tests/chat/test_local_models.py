@@ -353,7 +353,7 @@ def test_a_text_call_from_a_real_stack_runs_and_the_next_turn_sees_it(
     assert answer[-1]["role"] == "tool" and "3 words" in answer[-1]["content"]
 
 
-def test_a_model_without_tools_gets_no_tools_and_offers_the_commands(
+def test_a_model_without_tools_gets_no_tools_and_its_question_is_searched_for_it(
     tmp_path: Path, fake: FakeOpenAI
 ) -> None:
     fake.script(
@@ -368,10 +368,17 @@ def test_a_model_without_tools_gets_no_tools_and_offers_the_commands(
     assert "tools" not in first and "tools" not in second
     system = first["messages"][0]["content"]
     assert "You cannot run tools" in system and "- /split TEXT:" in system
-    chips = [c["value"] for c in plain[-1].data["payload"]["suggested_values"]]
-    # Where a tool would have helped: the retrieval continuity planned, as commands.
-    assert any(c.startswith("/library ") and "EGFR" in c for c in chips), chips
-    assert plain[-1].data["payload"]["message"] == "I cannot search from here."
+    # The search the model could not run is run for it, after its answer.
+    searched = next(e.data for e in plain if e.type == "tool_start")
+    assert searched["tool"] == "search_library" and "EGFR" in searched["input"]["query"]
+    assert (
+        plain[-1]
+        .data["payload"]["message"]
+        .startswith(
+            "I cannot search from here.\n\nThe model answered without searching, so the search "
+            "was run for it.\n\nSearching for “reviews EGFR resistance”."
+        )
+    )
     # A call the model writes anyway is not run, and the command is offered.
     assert not any(e.type.startswith("tool_") for e in written)
     message = written[-1].data["payload"]["message"]

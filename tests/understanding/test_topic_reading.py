@@ -452,3 +452,24 @@ def test_slips_in_cue_words_and_years_are_read_as_meant() -> None:
     (_, _), (reading, topic) = _chain("yoga for chronic low back pain", "onyl since 2O20")
     assert reading == "slot_fill"
     assert (topic.year_from, topic.query()) == (2020, "yoga chronic low back pain")
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "tell me more about the second one",
+        "what did result 3 find?",
+        "is the last paper any good?",
+        "summarise #2",
+    ],
+)
+def test_a_result_pointed_at_refers_back_and_is_no_topic(message: str) -> None:
+    reading = read_message(message)
+    assert reading.refers_back
+    assert not reading.values
+
+
+def test_ordinals_that_belong_to_a_topic_stay() -> None:
+    assert [v.text for v in read_message("first episode psychosis treatment").values] == [
+        "first episode psychosis treatment"
+    ]

@@ -145,7 +145,9 @@ class ToolRunner:
         self.transcript = transcript
         self.max_calls = max_calls
         self.rewrite = rewrite
+        # Numbered after the turn's earlier calls: the panel keys each call by its index.
         self.calls = 0
+        self.first = len(transcript.tool_history)
         # How the last call ended, for what a user reads of it (``ToolOutcome.for_user``).
         self.last = ToolOutcome()
 
@@ -155,7 +157,7 @@ class ToolRunner:
                 f"Not run: this answer has used its {self.max_calls} tool calls. "
                 "Answer now with what you have, and say what is still open."
             )
-        index = self.calls
+        index = self.first + self.calls
         self.calls += 1
         self.last = ToolOutcome()
         arguments, note = self._rewritten(tool, without_null_options(tool, arguments))
@@ -416,8 +418,9 @@ def _without_tools(
     model.disable_tools()
     transcript.offer_commands = True
     note = (
-        "This model's server does not take tool calls, so this answer comes without "
-        "searches or look-ups; the commands (/help) run them."
+        "This model's server does not take tool calls, so the model cannot run tools "
+        "itself: a question for the literature is searched for it, and the commands "
+        "(/help) run the other tools."
     )
     if error.hint:
         note += f" {error.hint}"

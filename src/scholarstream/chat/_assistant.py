@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 
 from scholarstream.chat._actions import server_actions
 from scholarstream.chat._agent_loop import AgentTools, ToolRunner, TurnTranscript, run_agent_turn
@@ -24,7 +26,11 @@ from scholarstream.chat._commands import (
 )
 from scholarstream.chat._compact_prompt import tool_definitions
 from scholarstream.chat._conversations import ConversationStore, MessageError, StartedTurn
-from scholarstream.chat._offline_retrieval import offline_retrieval
+from scholarstream.chat._offline_retrieval import (
+    MODEL_DID_NOT_SEARCH,
+    offline_retrieval,
+    search_for_model,
+)
 from scholarstream.chat._prompt import TurnPrompt, build_turn_prompt
 from scholarstream.chat._stream_instructions import stream_instructions
 from scholarstream.chat._turns import Turn, TurnHub
@@ -37,6 +43,7 @@ from scholarstream.chat.continuity import (
     report,
 )
 from scholarstream.chat.core import (
+    SUGGESTED_ACTIONS,
     SUGGESTION_MARKERS,
     ChatContext,
     ChatResponsePayload,
@@ -273,7 +280,6 @@ class Assistant:
         turn_prompt = prompt(tools=with_tools)
         if not with_tools:
             transcript.offer_commands = True
-            transcript.chips.extend(_planned_commands(continuity, resolution))
         markers = [p.parse_marker for p in resolution.llm_payloads() if p.parse_marker]
         await run_agent_turn(
             resolved=resolved,
@@ -297,6 +303,39 @@ class Assistant:
             rewrite=continuity.rewrite if continuity is not None else None,
         )
         transcript.model = resolved
+        if continuity is not None and continuity.expects_search:
+            await self._search_if_skipped(turn, continuity, resolution, context, transcript)
+
+    async def _search_if_skipped(
+        self,
+        turn: Turn,
+        continuity: TurnContinuity,
+        resolution: Resolution,
+        context: ToolContext,
+        transcript: TurnTranscript,
+    ) -> None:
+        """A message that asks for the literature is searched even when the model
+        answered without acting on it (it offered a query, answered from memory, or cannot
+        call tools): the search continuity planned runs, and its results end the answer
+        and the model's history. A model that ran a tool or proposed an action did act.
+        Where the page has none of the searches, they are offered as commands."""
+        available = {tool.name for tool in resolution.tools}
+        retrieval = {tool.name for tool in resolution.tools if tool.query_argument}
+        # A search the model tried and got refused is still the search it wanted.
+        acted = any(e.ok or e.tool_name not in retrieval for e in transcript.tool_history)
+        if transcript.queries or acted or SUGGESTED_ACTIONS in transcript.text:
+            return
+        if not any(step.tool in available for step in continuity.steps):
+            transcript.chips.extend(_planned_commands(continuity, resolution))
+            return
+        runner = ToolRunner(context, turn.publish, transcript, max_calls=len(continuity.steps))
+        found = await search_for_model(continuity, resolution, runner)
+        shown = f"{MODEL_DID_NOT_SEARCH}\n\n{found}"
+        if transcript.text.strip():
+            shown = f"\n\n{shown}"
+        transcript.text += shown
+        turn.publish(TextDeltaEvent(text=shown))
+        _add_to_last_answer(transcript.new_messages, found)
 
     def _usage_writer(
         self, transcript: TurnTranscript
@@ -428,6 +467,14 @@ def _thread_update(
         response.suggested_values = _chips(chips, response.suggested_values)
 
     return update
+
+
+def _add_to_last_answer(messages: list[ModelMessage], text: str) -> None:
+    """The next turn's model reads the search's results as part of this turn's answer
+    (not the notice that it skipped the search: a small model copies such notices)."""
+    if messages and isinstance(messages[-1], ModelResponse):
+        last = messages[-1]
+        messages[-1] = dataclasses.replace(last, parts=[*last.parts, TextPart(text)])
 
 
 def _planned_commands(

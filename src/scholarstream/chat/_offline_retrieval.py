@@ -1,6 +1,8 @@
-"""Offline mode's answer to a message that is not a command (seed 004): the turn's
-blueprint runs as it is, each step's reframed query through its tool, and the user gets
-what was searched and what was found. Follow-ups work the same as with a model.
+"""The turn's blueprint run without a model (seed 004): each step's reframed query through
+its tool, and the user gets what was searched and what was found. Offline mode answers a
+message that is not a command this way; with a model, a message that asks for the
+literature gets the same search when the model answered without one (a small local model
+often offers a query or answers from memory instead of calling the tool).
 
 No model reads the tools' results first, so the answer is made of what each tool tells a
 user in its own words (``ToolOutcome.for_user``), never what was written for a model."""
@@ -23,6 +25,7 @@ NEEDS_LINK = (
     "I can read a web page when you give me its address: paste the link in your next message."
 )
 NOT_ON_PAGE = "One of the searches this message needs is not available on this page."
+MODEL_DID_NOT_SEARCH = "The model answered without searching, so the search was run for it."
 LIBRARY = "library"
 QUOTED_CHARS = 120
 
@@ -50,12 +53,41 @@ def reading(continuity: TurnContinuity) -> str | None:
 async def offline_retrieval(
     continuity: TurnContinuity, resolution: Resolution, runner: ToolRunner
 ) -> str:
-    available = {tool.name: tool for tool in resolution.tools}
     parts = [line for line in [reading(continuity)] if line]
+    parts += await _run_steps(continuity, resolution, runner)
+    if continuity.needs_link:
+        parts.append(NEEDS_LINK)
+    parts.append(NO_MODEL)
+    # Two steps refused for the same reason say it once.
+    return "\n\n".join(dict.fromkeys(parts))
+
+
+async def search_for_model(
+    continuity: TurnContinuity, resolution: Resolution, runner: ToolRunner
+) -> str:
+    """The search a model skipped: how the message was read and what each search found
+    (the steps the page has; the caller checked it has one)."""
+    parts = [line for line in [reading(continuity)] if line]
+    parts += await _run_steps(continuity, resolution, runner, skip_missing=True)
+    return "\n\n".join(dict.fromkeys(parts))
+
+
+async def _run_steps(
+    continuity: TurnContinuity,
+    resolution: Resolution,
+    runner: ToolRunner,
+    *,
+    skip_missing: bool = False,
+) -> list[str]:
+    """What each step's tool tells the user of its run; a step the page has no tool for
+    is said to be missing, or (``skip_missing``) left out."""
+    available = {tool.name: tool for tool in resolution.tools}
+    parts = []
     for step in continuity.steps:
         tool = available.get(step.tool or "")
         if tool is None or tool.query_argument is None:
-            parts.append(NOT_ON_PAGE)
+            if not skip_missing:
+                parts.append(NOT_ON_PAGE)
             continue
         arguments: dict[str, Any] = {tool.query_argument: step.query}
         accepted = tool.input_schema.get("properties", {})
@@ -69,8 +101,4 @@ async def offline_retrieval(
             sources = runner.context.services.search.default_sources
             arguments["sources"] = [s for s in sources if s != LIBRARY] or None
         parts.append(await runner.run_for_user(tool, arguments))
-    if continuity.needs_link:
-        parts.append(NEEDS_LINK)
-    parts.append(NO_MODEL)
-    # Two steps refused for the same reason say it once.
-    return "\n\n".join(dict.fromkeys(parts))
+    return parts

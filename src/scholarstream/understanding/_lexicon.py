@@ -848,6 +848,17 @@ SWITCH = re.compile(
     r"changing (?:the )?(?:topic|subject))\b",
     re.I,
 )
+# A result the user points at ("the second one", "the last paper", "result 3"): a
+# reference back, never words of the topic.
+RESULT_REFERENCE = re.compile(
+    r"\b(?:the\s+|that\s+|this\s+)?(?:first|second|third|fourth|fifth|sixth|seventh|"
+    r"eighth|ninth|tenth|last|latter|former|top|previous|\d+(?:st|nd|rd|th))\s+"
+    r"(?:one|ones|paper|papers|article|articles|result|results|record|records|hit|hits|"
+    r"link|study|reference)\b"
+    r"|\b(?:result|paper|record|article|number|no\.?)\s*#?\d{1,2}\b(?!\s*(?:years?|months?))"
+    r"|#\d{1,2}\b",
+    re.I,
+)
 # Openings of an elliptical follow-up: "what about X?", "and X?", "how about in Y?".
 ELLIPTICAL = re.compile(
     r"^\W*(what about|how about|and|also|any|what of|is there|are there|anything|"

@@ -317,6 +317,10 @@ def read_message(text: str, today: dt.date | None = None) -> MessageReading:
         while (drop := dropping.search(rest)) is not None:
             dropped.append(drop.group("dropped").strip())
             rest = _blank(rest, drop.start(), drop.end())
+    pointed = False
+    while (pointer := lex.RESULT_REFERENCE.search(rest)) is not None:
+        pointed = True
+        rest = _blank(rest, pointer.start(), pointer.end())
     cue = lex.SWITCH.search(rest)
     if cue is not None:  # "switching topics:" names no topic
         rest = _blank(rest, cue.start(), cue.end())
@@ -355,7 +359,7 @@ def read_message(text: str, today: dt.date | None = None) -> MessageReading:
             and len(tokens) <= lex.PREPOSITION_FRAGMENT_WORDS
         ),
         narrows=bool(lex.NARROWING.search(plain)),
-        refers_back=_refers_back(tokens),
+        refers_back=pointed or _refers_back(tokens),
         asks=bool(lex.QUESTION.search(plain)),
     )
 

@@ -16,6 +16,7 @@ from scholarstream.chat.continuity._plan import (
     build_blueprint,
     build_plan,
     is_link,
+    is_task,
     without_links,
 )
 from scholarstream.chat.continuity._state import (
@@ -80,6 +81,21 @@ class TurnContinuity(BaseModel):
     added: list[SlotValue] = Field(default_factory=list)
     # A closing's answer when no model writes one.
     closing_reply: str = ""
+    # The message's search is not the thread's last one (its query or its years differ).
+    changes_search: bool = True
+
+    @property
+    def expects_search(self) -> bool:
+        """Whether the user expects this message to be searched: it plans retrieval,
+        changes what the thread last searched, and is not a task of another kind
+        ("explain the second one", "hello"). A model that answers it without searching
+        gets the search run for it."""
+        follows_up = self.classification.is_followup
+        return (
+            bool(self.steps)
+            and self.changes_search
+            and not is_task(self.message, follows_up=follows_up)
+        )
 
     def rewrite(self, query: str) -> RewrittenQuery:
         """The query a retrieval tool gets for this turn, from the query a model (or a
@@ -283,6 +299,15 @@ def begin_turn(state: ThreadState, message: str, today: dt.date | None = None) -
         refers_back=said.refers_back,
         added=list(follow_up.added),
         closing_reply=closing_reply(state) if closing else "",
+        changes_search=_changes_search(state, topic),
+    )
+
+
+def _changes_search(state: ThreadState, topic: TopicReading) -> bool:
+    last = state.reading
+    years = (topic.year_from, topic.year_to)
+    return topic.query() != state.refined_query or (
+        last is not None and years != (last.year_from, last.year_to)
     )
 
 

@@ -24,6 +24,34 @@ _WEB_PAGE = re.compile(
     re.I,
 )
 READ_WEB_PAGE = "read_web_page"
+# A task on text the user has (explain, summarise, translate...): a model answers it
+# without a search, unless the message also asks for the literature.
+_TASK_ON_TEXT = re.compile(
+    r"^\W*(?:(?:please|pls|can you|could you|would you|help me|now)\s+)*"
+    r"(?:explain|define|summari[sz]e|translate|draft|write|rewrite|rephrase|reword|"
+    r"paraphrase|proofread|format|interpret|tell me what)\b"
+    r"|\bwhat (?:does|do)\b.{1,60}\bmean\b|\bwhat is meant by\b"
+    # A definition: "what is EGFR?", "what's an odds ratio"
+    r"|^\W*what(?:'s|\s+is|\s+are)\s+(?:an?\s+|the\s+)?[\w-]+(?:\s+[\w-]+)?\W*$",
+    re.I,
+)
+# An instruction to the assistant or the page, or a greeting: no question for the
+# literature (when it does not follow up on a searched topic).
+_INSTRUCTION = re.compile(
+    r"^\W*(?:(?:please|pls|can you|could you|would you|will you|now|ok(?:ay)?|and)\s+)*"
+    r"(?:say|remember|show me (?:how|what|an? example)|split|try|test|repeat|ignore|make|"
+    r"create|generate|calculate|compute|count|convert|open|go|click|add|save|delete|"
+    r"export|import|run|stop|cancel|accept|approve|reject|start|rename|set|move|select|"
+    r"mark|tag|sort|hi|hello|hey|good (?:morning|afternoon|evening)|who are you|"
+    r"what can you do)\b",
+    re.I,
+)
+_ASKS_FOR_LITERATURE = re.compile(
+    r"\b(?:papers?|stud(?:y|ies)|articles?|evidence|literature|trials?|research|"
+    r"publications?|reviews?|meta-?analys[ie]s|sources|references|citations|find|search|"
+    r"look up|any data)\b",
+    re.I,
+)
 
 
 def is_link(text: str) -> bool:
@@ -68,6 +96,18 @@ def _request_of(message: str) -> str:
     opening = " ".join(words[:_REQUEST_WORDS])
     end = _REQUEST_END.search(opening)
     return opening[: end.start()] if end else opening
+
+
+def is_task(message: str, *, follows_up: bool) -> bool:
+    """Whether the message asks for something other than the literature: work on text
+    ("explain the second result", "what does NNT mean?"), or, when it does not follow up
+    on a searched topic, an instruction or a greeting ("split these", "hello")."""
+    request = _request_of(message)
+    if _ASKS_FOR_LITERATURE.search(request):
+        return False
+    return bool(_TASK_ON_TEXT.search(request)) or (
+        not follows_up and bool(_INSTRUCTION.search(request))
+    )
 
 
 def build_plan(message: str) -> Plan:

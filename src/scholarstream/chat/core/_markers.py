@@ -89,8 +89,19 @@ def parse_answer(
             answer.warnings.append(f"Dropped a malformed {marker.rstrip(':')} block: {_why(exc)}")
             rest = _drop_broken_block(segment)
         kept.append(rest)
-    answer.text = "\n".join(part.strip("\n") for part in kept if part.strip()).strip()
+    answer.text = _joined([part for part in kept if part.strip()])
     return answer
+
+
+def _joined(parts: list[str]) -> str:
+    """The text around the blocks, a paragraph break kept where the text after a block
+    began with one."""
+    text = ""
+    for part in parts:
+        if text:
+            text += "\n\n" if part.lstrip(" ").startswith("\n\n") else "\n"
+        text += part.strip("\n")
+    return text.strip()
 
 
 def _why(exc: Exception) -> str:

@@ -93,6 +93,44 @@ def without_null_options(tool: ToolConfig, arguments: dict[str, Any]) -> dict[st
     }
 
 
+def _spelling_key(value: str) -> str:
+    return "".join(ch for ch in value.lower() if ch.isalnum())
+
+
+def _as_listed(value: object, listed: list[Any]) -> object:
+    """``value`` as the schema lists it when it is one of the listed strings written
+    another way ("PubMed", "Semantic Scholar", "ClinicalTrials.gov"); else unchanged."""
+    if not isinstance(value, str) or value in listed:
+        return value
+    key = _spelling_key(value)
+    names = [n for n in listed if isinstance(n, str) and _spelling_key(n)]
+    same = [n for n in names if _spelling_key(n) == key]
+    near = same or [n for n in names if key.startswith(_spelling_key(n))]
+    return near[0] if len(near) == 1 else value
+
+
+def with_listed_spellings(tool: ToolConfig, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The arguments with each value of a listed set (an ``enum``, or the items of a list
+    of them) spelt as the schema lists it: a model writes names as people do."""
+    properties = tool.input_schema.get("properties", {})
+    spelt = dict(arguments)
+    for name, value in arguments.items():
+        schema = properties.get(name)
+        if not isinstance(schema, dict):
+            continue
+        items = schema.get("items")
+        if isinstance(schema.get("enum"), list):
+            spelt[name] = _as_listed(value, schema["enum"])
+        elif (
+            isinstance(items, dict)
+            and isinstance(items.get("enum"), list)
+            and isinstance(value, list)
+            and all(isinstance(v, str) for v in value)
+        ):
+            spelt[name] = list(dict.fromkeys(_as_listed(v, items["enum"]) for v in value))
+    return spelt
+
+
 def check_arguments(tool: ToolConfig, arguments: dict[str, Any]) -> None:
     validator = jsonschema.Draft202012Validator(tool.input_schema)
     error = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
@@ -116,6 +154,7 @@ async def execute_tool(
 ) -> ToolResult:
     """The tool's result. Raises ``ToolArgumentsError`` for bad arguments and lets the
     executor's ``ScholarStreamError`` through: the agent loop decides what a failure means."""
+    arguments = with_listed_spellings(tool, arguments)
     check_arguments(tool, arguments)
     outcome = tool.executor(arguments, context)
     result: ToolResult | None = None
