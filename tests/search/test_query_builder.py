@@ -709,6 +709,23 @@ async def test_women_of_an_age_are_the_age_group_and_female(packaged: MeshVocabu
     assert "Female" not in await _pubmed_of(builder, "pregnant women with epilepsy")
 
 
+async def test_people_and_vaccines_get_the_headings_a_librarian_uses(
+    packaged: MeshVocabulary,
+) -> None:
+    builder = RuleQueryBuilder(sources=["pubmed"], mesh=packaged, today=TODAY)
+    # MeSH lists "older adults" under Frail Elderly: the people are Aged.
+    older = await _pubmed_of(builder, "exercise for falls prevention in older adults")
+    assert '("Aged"[MeSH]' in older and "Frail Elderly" not in older
+    # A vaccination named by what it protects against is that vaccine.
+    hpv = await _pubmed_of(builder, "HPV vaccination uptake in adolescents")
+    assert '"Papillomavirus Vaccines"[MeSH]' in hpv
+    assert '"Influenza Vaccines"[MeSH]' in await _pubmed_of(
+        builder, "influenza vaccination in nursing homes"
+    )
+    postmenopausal = await _pubmed_of(builder, "bisphosphonates in postmenopausal women")
+    assert '"Postmenopause"[MeSH]' in postmenopausal
+
+
 async def test_pasted_text_gives_a_bounded_query_of_whole_words(packaged: MeshVocabulary) -> None:
     builder = RuleQueryBuilder(sources=["pubmed"], mesh=packaged, today=TODAY)
     words = [

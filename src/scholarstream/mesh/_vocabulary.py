@@ -55,6 +55,9 @@ FUZZY_CUTOFF = 92.0
 FUZZY_MIN_LENGTH = 6
 _DIGITS = re.compile(r"\d+")
 
+# A vaccination named by what it protects against ("HPV vaccination"), not the word alone.
+_VACCINATION = re.compile(r"(?<=\w )(?:vaccinations?|immuni[sz]ations?)$", re.I)
+
 MatchKind = Literal[
     "exact", "inverted", "entry", "spelling", "wording", "word form", "abbreviation", "fuzzy"
 ]
@@ -360,6 +363,10 @@ class MeshVocabulary:
         if (found := self.lookup(term)) is not None:
             return found
         abbreviated = has_abbreviation(term)
+        # "HPV vaccination": MeSH names the vaccine ("HPV vaccine", Papillomavirus Vaccines).
+        vaccine = _VACCINATION.sub("vaccine", term)
+        if vaccine != term and (found := self.lookup(vaccine)) is not None:
+            return MeshMatch(found.descriptor, "wording", key=normalize(vaccine))
         spelled = spelled_out(term) if abbreviated else None
         if spelled is not None and (found := self.match(spelled, fuzzy=False)) is not None:
             return MeshMatch(found.descriptor, "abbreviation", key=normalize(spelled))

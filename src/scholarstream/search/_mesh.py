@@ -174,6 +174,13 @@ _RULES = (
         role="population",
     ),
     _rule(
+        r"\bpost-?menopausal(?:\s+(?:women|woman|people|patients))?\b|\bpost-?menopause\b",
+        "postmenopausal",
+        ("postmenopause",),
+        "Postmenopause",
+        role="population",
+    ),
+    _rule(
         r"\bpregnan(?:cy|cies|t(?:\s+(?:women|people|patients|persons))?)\b",
         "pregnancy",
         ("pregnant",),
@@ -193,9 +200,18 @@ def _own_words(question: str) -> str:
     return text
 
 
-def _attached(mapping: ConceptMapping, heading: str, said: str) -> ConceptMapping:
-    found = HeadingMapping(mapping.concept, heading, "entry term", said)
-    return ConceptMapping(mapping.concept, (*mapping.mappings, found))
+def _attached(
+    vocabulary: MeshVocabulary, mapping: ConceptMapping, heading: MeshDescriptor, said: str
+) -> ConceptMapping:
+    """The rule's heading on the concept, in place of the concept's headings under it
+    ("older adults": Aged, not Frail Elderly, which MeSH lists the words under)."""
+    kept = [
+        m
+        for m in mapping.mappings
+        if (d := vocabulary.descriptor(m.heading)) is None or not vocabulary.is_narrower(d, heading)
+    ]
+    found = HeadingMapping(mapping.concept, heading.name, "entry term", said)
+    return ConceptMapping(mapping.concept, (*kept, found))
 
 
 # PubMed's check tags: headings every record is indexed with where they apply, outside
@@ -260,7 +276,7 @@ def _question_rules(
             None,
         )
         if owner is not None:
-            mappings[owner] = _attached(mappings[owner], descriptor.name, said)
+            mappings[owner] = _attached(vocabulary, mappings[owner], descriptor, said)
             continue
         inside = rule.within and any(
             rule.pattern.search(m.concept) and _names_an_age_group(vocabulary, m) for m in mappings

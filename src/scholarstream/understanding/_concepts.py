@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from scholarstream.understanding._dates import DateRange, find_dates
-from scholarstream.understanding._mesh_kinds import kind_of_match, mesh_match, mesh_spelled
+from scholarstream.understanding._mesh_kinds import kind_of_match, mesh_spelled
 from scholarstream.understanding._restrictions import (
     find_exclusions,
     find_languages,
@@ -255,7 +255,7 @@ def _split_by_kind(group: list[str]) -> list[list[str]]:
     if len(group) != 1:
         return [group]
     words = group[0].split()
-    if len(words) < 2 or mesh_match(group[0]) is not None:
+    if len(words) < 2 or mesh_spelled(group[0]) is not None:
         return [group]
     spans = _headings_side_by_side(words)
     if len(spans) >= 2:
