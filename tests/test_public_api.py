@@ -160,6 +160,7 @@ EXPORTED: dict[str, list[str]] = {
         "ItemSummary",
         "MarkerFilter",
         "Pagination",
+        "ParsedAnswer",
         "PayloadError",
         "PayloadType",
         "ResultCounts",

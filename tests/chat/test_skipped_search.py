@@ -180,3 +180,23 @@ def test_sources_named_as_people_write_them_are_searched(
     assert done == [("search_literature", True)]
     assert "Searched 2 sources" in script.last_tool_return()
     assert answer(events)["message"] == "Found them."
+
+
+def test_a_page_to_open_is_no_search_but_a_search_offered_as_a_button_is(
+    server: httpx.Client, script: Script
+) -> None:
+    opens = (
+        'Use the search page.\nSUGGESTED_ACTIONS: [{"label": "Search", "action": '
+        '"open_search_page", "handler": "client"}, {"label": "Go", "action": "Search", '
+        '"handler": "server"}]'
+    )
+    runs = (
+        'Shall I search?\nSUGGESTED_ACTIONS: [{"label": "Search", "action": "run_search", '
+        f'"handler": "server", "params": {{"query": "{TOPIC}"}}}}]'
+    )
+    script.steps = [[opens], [runs]]
+    opened = send(server, f"What is known about {DOGS}?")
+    assert searched(opened) == [("search_library", TOPIC), ("search_literature", TOPIC)]
+    offered = send(server, "what about in cats?", opened[0].data["conversation_id"])
+    assert searched(offered) == []
+    assert [a["action"] for a in answer(offered)["suggested_actions"]] == ["run_search"]

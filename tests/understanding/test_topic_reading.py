@@ -473,3 +473,62 @@ def test_ordinals_that_belong_to_a_topic_stay() -> None:
     assert [v.text for v in read_message("first episode psychosis treatment").values] == [
         "first episode psychosis treatment"
     ]
+
+
+@pytest.mark.parametrize(
+    ("message", "kinds"),
+    [
+        # Places typed in lower case, seas and regions; a place in a name is none.
+        ("coverage in burkina faso", [("aspect", "coverage"), ("place", "burkina faso")]),
+        ("and in the mediterranean?", [("place", "mediterranean")]),
+        (
+            "the mediterranean diet and cognition",
+            [("intervention", "mediterranean diet"), ("topic", "cognition")],
+        ),
+        # An owner typed in lower case; a common noun's possessive is no owner.
+        (
+            "biontech's neoantigen vaccine",
+            [("organisation", "biontech"), ("intervention", "neoantigen vaccine")],
+        ),
+        (
+            "children's hospital admissions",
+            [("population", "children"), ("topic", "hospital admissions")],
+        ),
+        # What a decision maker did is no part of the drug.
+        (
+            "Has NICE appraised tirzepatide?",
+            [("organisation", "NICE"), ("intervention", "tirzepatide")],
+        ),
+        # A section of a law is one name.
+        ("FDA 510(k) clearances", [("organisation", "FDA"), ("topic", "510k clearances")]),
+        # An intervention head alone names a kind of intervention.
+        (
+            "interventions in nursing homes",
+            [("aspect", "interventions"), ("place", "nursing homes")],
+        ),
+        ("cleaner fish as an alternative", [("topic", "cleaner fish")]),
+    ],
+)
+def test_what_outsiders_typed_is_read_into_its_slots(
+    message: str, kinds: list[tuple[str, str]]
+) -> None:
+    assert _kinds(message) == kinds
+
+
+def test_cues_outsiders_used() -> None:
+    assert read_message("great, that's what I needed", TODAY).closing
+    assert read_message("totally different: recycling of carbon fibre", TODAY).switches
+    assert read_message("actually let's switch: exercise for falls", TODAY).switches
+    assert read_message("do test strip programs show anything similar?", TODAY).refers_back
+    assert read_message("cleaner fish as an alternative", TODAY).instead
+    last_year = read_message("last year only", TODAY)
+    assert (last_year.year_from, last_year.year_to) == (TODAY.year - 1, TODAY.year - 1)
+
+
+def test_a_drug_asked_about_replaces_the_drug_in_play() -> None:
+    steps = _chain(
+        "Has NICE appraised tirzepatide for weight management?",
+        "what did they decide on semaglutide?",
+    )
+    assert "semaglutide" in steps[1][1].query() and "tirzepatide" not in steps[1][1].query()
+    assert "NICE" in steps[1][1].query()

@@ -49,6 +49,7 @@ from scholarstream.chat.core import (
     ChatResponsePayload,
     CompleteEvent,
     ErrorEvent,
+    ParsedAnswer,
     StatusEvent,
     SuggestedValue,
     TextDeltaEvent,
@@ -317,13 +318,14 @@ class Assistant:
         """A message that asks for the literature is searched even when the model
         answered without acting on it (it offered a query, answered from memory, or cannot
         call tools): the search continuity planned runs, and its results end the answer
-        and the model's history. A model that ran a tool or proposed an action did act.
-        Where the page has none of the searches, they are offered as commands."""
+        and the model's history. A model that ran a tool, or offered an action the server
+        runs, did act (a page to open is no search). Where the page has none of the
+        searches, they are offered as commands."""
         available = {tool.name for tool in resolution.tools}
         retrieval = {tool.name for tool in resolution.tools if tool.query_argument}
         # A search the model tried and got refused is still the search it wanted.
         acted = any(e.ok or e.tool_name not in retrieval for e in transcript.tool_history)
-        if transcript.queries or acted or SUGGESTED_ACTIONS in transcript.text:
+        if transcript.queries or acted or _offers_a_server_action(transcript.text, resolution):
             return
         if not any(step.tool in available for step in continuity.steps):
             transcript.chips.extend(_planned_commands(continuity, resolution))
@@ -359,12 +361,7 @@ class Assistant:
         transcript: TurnTranscript,
         started: StartedTurn,
     ) -> ChatResponsePayload:
-        parsed = parse_answer(
-            transcript.text,
-            resolution.llm_payloads(),
-            client_actions={a.action for a in resolution.client_actions},
-            server_actions={a.name for a in server_actions()},
-        )
+        parsed = _parsed(transcript.text, resolution)
         for warning in parsed.warnings:
             log.warning("chat turn %s: %s", turn.id, warning)
         payloads = [*transcript.tool_payloads, *parsed.payloads]
@@ -467,6 +464,22 @@ def _thread_update(
         response.suggested_values = _chips(chips, response.suggested_values)
 
     return update
+
+
+def _parsed(text: str, resolution: Resolution) -> ParsedAnswer:
+    return parse_answer(
+        text,
+        resolution.llm_payloads(),
+        client_actions={a.action for a in resolution.client_actions},
+        server_actions={a.name for a in server_actions()},
+    )
+
+
+def _offers_a_server_action(text: str, resolution: Resolution) -> bool:
+    if SUGGESTED_ACTIONS not in text:
+        return False
+    actions = _parsed(text, resolution).suggested_actions
+    return any(action.handler == "server" for action in actions)
 
 
 def _add_to_last_answer(messages: list[ModelMessage], text: str) -> None:

@@ -168,7 +168,11 @@ QUERY_DATES = DateGrammar(
             r"\b(?:in|over|during)?\s*(?:the\s+)?(?:last|past|previous)\s+decade\b", _last_decade
         ),
         # "from last year" is the calendar year; "in the last year" the twelve months.
-        _form(r"\b(?:from|in|during)\s+last\s+year\b", _previous_year),
+        _form(
+            r"\b(?:from|in|during)\s+last\s+year\b|^\W*(?:only\s+)?last\s+year\b"
+            r"|\blast\s+year(?:'s|\s+only)\b",
+            _previous_year,
+        ),
         _form(r"\b(?:in|over|during)?\s*(?:the\s+)?(?:last|past|previous)\s+year\b", _last_year),
         _form(r"\bthis\s+year\b", _this_year),
         _form(r"\b(?:in\s+|during\s+)?(?:this|the\s+current)\s+decade\b", _this_decade),

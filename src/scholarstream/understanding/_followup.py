@@ -43,6 +43,8 @@ NAMED: tuple[SlotKind, ...] = ("place", "organisation")
 LIFTS_DATES = "lifts the date limit"
 # Leads that make a condition the topic's condition ("in heart failure", "for psoriasis").
 _INDICATION_LEADS = frozenset({"in", "for", "with", "among", "against", "during", "after"})
+# "what did they decide on semaglutide?": the drug is what is asked about, not an effect.
+_SUBJECT_LEADS = frozenset({"on", "about", "regarding", "concerning"})
 _SCOPE_KINDS: tuple[SlotKind, ...] = (
     "population",
     "place",
@@ -353,7 +355,7 @@ def _as_follow_up_kind(
         and thread.of("intervention")
         and message.refers_back
         and not (message.compares or message.adds)
-        and lead not in _INDICATION_LEADS
+        and lead not in _INDICATION_LEADS | _SUBJECT_LEADS
     ):
         return value.model_copy(update={"kind": "aspect"})
     if value.kind == "topic" and thread.subject():

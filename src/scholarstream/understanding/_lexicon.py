@@ -192,6 +192,14 @@ INTERVENTION_WORDS = frozenset(
         "crispr",
     ]
 )
+# Common nouns in the possessive: "children's hospitals", "women's health".
+COMMON_OWNERS = frozenset(
+    ["children", "child", "women", "woman", "men", "man", "people", "person", "patient", "patients", "today", "year", "years", "world", "mother", "mothers", "father", "fathers", "parent", "parents", "infant", "infants", "baby", "babies", "doctor", "doctors", "nurse", "nurses", "student", "students", "teacher", "teachers", "user", "users", "consumer", "consumers", "country", "countries", "company", "companies", "government", "state", "nation", "animal", "animals", "dog", "dogs", "cat", "cats", "horse", "horses", "cow", "cows", "farmer", "farmers", "worker", "workers", "veteran", "veterans", "girl", "girls", "boy", "boys", "adult", "adults", "elder", "elders", "physician", "physicians", "clinician", "clinicians", "reader", "readers", "author", "authors", "member", "members", "employee", "employees", "owner", "owners"]
+)
+# An intervention head said alone names a kind of intervention, not one.
+GENERIC_INTERVENTIONS = frozenset(
+    ["intervention", "interventions", "treatment", "treatments", "therapy", "therapies", "drug", "drugs", "medication", "medications", "program", "programs", "programme", "programmes", "regimen", "regimens"]
+)
 # A phrase ending in one of these names an intervention: "SGLT2 inhibitors", "CAR-T cell therapy".
 INTERVENTION_HEADS = frozenset(
     [
@@ -642,6 +650,12 @@ REQUEST_VERBS_ING = frozenset(
     sponsoring finding searching reviewing analysing analyzing exploring measuring
     describing reporting regarding concerning involving discussing""".split()  # noqa: SIM905
 )
+# What a decision maker did, asked about: "Has NICE appraised tirzepatide", "approved X".
+DECISION_VERBS_ED = frozenset(
+    """appraised approved assessed evaluated reviewed recommended rejected reimbursed
+    licensed authorised authorized decided covered cleared granted refused launched
+    marketed""".split()  # noqa: SIM905
+)
 # Words that qualify a population: "geriatric horses", "dairy cattle".
 POPULATION_QUALIFIERS = (
     "geriatric",
@@ -815,7 +829,10 @@ COMPARED_AGAINST = (
     r"relative\s+to|as\s+opposed\s+to)\s+(?:the\s+|a\s+|an\s+)?"
 )
 # "X instead" (not "instead of Y", which names what it drops).
-INSTEAD = re.compile(r"\binstead\b(?!\s+of\b)", re.I)
+AS_ALTERNATIVE = re.compile(r"\bas an? alternative\b(?!\s+to\b)", re.I)
+INSTEAD = re.compile(rf"\binstead\b(?!\s+of\b)|{AS_ALTERNATIVE.pattern}", re.I)
+# A regulation's section, "510(k)", "505(b)(2)": one name, not a number and a letter.
+SECTION_NUMBER = re.compile(r"\b(\d{3})\(([a-z])\)", re.I)
 # Words that take something out of the topic: "omega-3 instead of vit D", "forget Roche,
 # what about Amgen", "rather than purchases". What they name is dropped, not compared.
 DROPPING = re.compile(
@@ -845,7 +862,8 @@ SWITCH = re.compile(
     r"moving on|on another note|on a different note|separate question|other question|"
     r"(?:totally |completely |something )?different thing|another thing|"
     r"switching (?:topics?|subjects?)|change (?:of )?topics?|"
-    r"changing (?:the )?(?:topic|subject))\b",
+    r"changing (?:the )?(?:topic|subject)|(?:totally|completely|entirely) different|"
+    r"let'?s switch(?=\s*(?:[:,.!\u2013\u2014]|\s-|$)))\b",
     re.I,
 )
 # A result the user points at ("the second one", "the last paper", "result 3"): a
@@ -966,7 +984,8 @@ CLOSING_MARKERS = re.compile(
     r"that'?s (?:really |about )?(?:all|it|everything|enough|plenty)|"
     r"all set|all done|(?:i'?m|we'?re) done|done|nothing (?:else|more|further)|no more|bye|"
     r"goodbye|that covers it|that answers (?:my|the|our) questions?|"
-    r"(?:got|have|found) (?:enough|what (?:i|we) (?:need|needed|wanted|was looking for))|"
+    r"(?:got|have|found|that'?s(?: exactly)?) (?:enough|what (?:i|we) (?:need|needed|wanted|"
+    r"was looking for))|"
     r"that (?:was|is|'s) (?:helpful|useful|great|perfect|enough|all|plenty))\b",
     re.I,
 )
@@ -1316,6 +1335,135 @@ PLACES = (
     "London",
     "Paris",
     "Tokyo",
+    # The other countries, and regions and seas a study is set in.
+    "Afghanistan",
+    "Albania",
+    "Andorra",
+    "Angola",
+    "Azerbaijan",
+    "Bahamas",
+    "Bahrain",
+    "Barbados",
+    "Belize",
+    "Benin",
+    "Bhutan",
+    "Bosnia",
+    "Botswana",
+    "Brunei",
+    "Burkina Faso",
+    "Burundi",
+    "Cambodia",
+    "Cameroon",
+    "Cape Verde",
+    "Central African Republic",
+    "Chad",
+    "Comoros",
+    "Congo",
+    "Costa Rica",
+    "Côte d'Ivoire",
+    "Ivory Coast",
+    "Djibouti",
+    "Dominican Republic",
+    "East Timor",
+    "El Salvador",
+    "Equatorial Guinea",
+    "Eritrea",
+    "Eswatini",
+    "Swaziland",
+    "Fiji",
+    "Gabon",
+    "Gambia",
+    "Greenland",
+    "Grenada",
+    "Guatemala",
+    "Guinea",
+    "Guinea-Bissau",
+    "Guyana",
+    "Honduras",
+    "Kuwait",
+    "Kyrgyzstan",
+    "Laos",
+    "Lesotho",
+    "Liberia",
+    "Libya",
+    "Liechtenstein",
+    "Madagascar",
+    "Malawi",
+    "Maldives",
+    "Mali",
+    "Mauritania",
+    "Mauritius",
+    "Moldova",
+    "Monaco",
+    "Montenegro",
+    "Mozambique",
+    "Myanmar",
+    "Burma",
+    "Namibia",
+    "Nicaragua",
+    "Niger",
+    "North Macedonia",
+    "Macedonia",
+    "Oman",
+    "Palestine",
+    "Gaza",
+    "Panama",
+    "Papua New Guinea",
+    "Puerto Rico",
+    "San Marino",
+    "Senegal",
+    "Seychelles",
+    "Sierra Leone",
+    "Solomon Islands",
+    "Somalia",
+    "South Sudan",
+    "Sudan",
+    "Suriname",
+    "Syria",
+    "Tajikistan",
+    "Togo",
+    "Trinidad",
+    "Turkmenistan",
+    "United Arab Emirates",
+    "Uzbekistan",
+    "Vanuatu",
+    "Yemen",
+    "Zambia",
+    "Zimbabwe",
+    "Kosovo",
+    "North Korea",
+    "Antarctica",
+    "Arctic",
+    "Caribbean",
+    "Balkans",
+    "Sahel",
+    "Amazonia",
+    "Patagonia",
+    "Siberia",
+    "Great Barrier Reef",
+    "Red Sea",
+    "Mediterranean",
+    "Baltic Sea",
+    "North Sea",
+    "Black Sea",
+    "Caspian Sea",
+    "South China Sea",
+    "Gulf of Mexico",
+    "Persian Gulf",
+    "Atlantic",
+    "Pacific",
+    "Indian Ocean",
+    "Southern Ocean",
+    "Arctic Ocean",
+    "East Africa",
+    "West Africa",
+    "Southern Africa",
+    "North Africa",
+    "Central Asia",
+    "South Asia",
+    "East Asia",
+    "Oceania",
+    "Pacific Islands",
 )
 # Words two subjects may share without being one: "glyphosate exposure" and "chlorpyrifos
 # exposure", "patient safety" and "nurse-to-patient ratio".

@@ -125,6 +125,8 @@ def kind_of_phrase(chunk: str) -> SlotKind | None:
         return "aspect"
     if head == "acid" and len(words) > 1 and words[-2] in lex.NON_DRUG_ACIDS:
         return "topic"  # "uric acid"
+    if len(words) == 1 and head in lex.GENERIC_INTERVENTIONS:
+        return "aspect"  # "interventions in nursing homes": which kind, not which one
     if head in lex.INTERVENTION_HEADS:
         return "intervention"
     if head in ("aid", "aids") and len(words) > 1 and not chunk.split()[-1].isupper():

@@ -158,7 +158,14 @@ POPULATIONS = (
 )
 
 _PLACES = sorted((*US_STATES, *COUNTRIES, *REGIONS, *MORE_PLACES), key=len, reverse=True)
-_PLACE_RE = re.compile(r"\b(" + "|".join(re.escape(p) for p in _PLACES) + r")\b", re.IGNORECASE)
+# A place in a name is no place of the study: "Mediterranean diet", "Japanese encephalitis".
+_NAMED_AFTER_PLACE = (
+    r"(?!\s+(?:diet|diets|cuisine|fever|encephalitis|flu|influenza|variant|strain))"
+)
+_PLACE_RE = re.compile(
+    r"\b(" + "|".join(re.escape(p) for p in _PLACES) + r")\b" + _NAMED_AFTER_PLACE,
+    re.IGNORECASE,
+)
 _ABBREVIATION_RE = re.compile(r"\b(" + "|".join(ABBREVIATED_PLACES) + r")\b")
 _REGULATOR_RE = re.compile(r"\b(" + "|".join(re.escape(r) for r in REGULATORS) + r")\b")
 # Populations named by a risk level or an age bound: "low risk patients", "adults over 70".

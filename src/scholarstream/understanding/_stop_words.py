@@ -149,5 +149,6 @@ BACK_REFERENCES = frozenset(
         "his",
         "her",
         "him",
+        "similar",  # "anything similar?": like what was asked before
     )
 )

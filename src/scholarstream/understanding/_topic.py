@@ -297,6 +297,7 @@ _SEARCH_SYNTAX = re.compile(
 def _as_meant(text: str) -> str:
     """``text`` with slips in its cue words and years put right ("waht about", "2O20")."""
     text = lex.CUE_TYPO.sub(lambda m: lex.CUE_TYPOS[m.group(1).lower()], text)
+    text = lex.SECTION_NUMBER.sub(r"\1\2", text)
     return lex.YEAR_WITH_O.sub(
         lambda m: (m.group(1) + m.group(2)).replace("O", "0").replace("o", "0"), text
     )
@@ -321,6 +322,8 @@ def read_message(text: str, today: dt.date | None = None) -> MessageReading:
     while (pointer := lex.RESULT_REFERENCE.search(rest)) is not None:
         pointed = True
         rest = _blank(rest, pointer.start(), pointer.end())
+    if (alternative := lex.AS_ALTERNATIVE.search(rest)) is not None:  # a cue, not a topic
+        rest = _blank(rest, alternative.start(), alternative.end())
     cue = lex.SWITCH.search(rest)
     if cue is not None:  # "switching topics:" names no topic
         rest = _blank(rest, cue.start(), cue.end())
@@ -572,7 +575,10 @@ def _chunks(text: str) -> list[_Chunk]:
             last_lead = bare if bare in _LEADS else ("" if not _WORD.search(token) else last_lead)
             continue
         word = _POSSESSIVE.sub("", token).strip("'\u2019")
-        if owner and word[:1].isupper():
+        # An owner typed in lower case ("biontech's vaccine") opens its phrase; a common
+        # noun's possessive ("children's hospital") stays in it.
+        named = word[:1].isupper() or (not current and word.lower() not in lex.COMMON_OWNERS)
+        if owner and named:
             if _names_a_condition(text[match.end() :]) or _eponym(word, text[match.end() :]):
                 word = token.strip("'\u2019").replace("\u2019", "'")  # "Fournier's gangrene"
             elif current and is_name(" ".join(current)):  # "Novo Nordisk's"
@@ -637,7 +643,11 @@ def _is_verb_form(word: str, *, alone: bool, last: bool) -> bool:
     else:
         # "-ing" nouns name things ("docking accuracy", "the swelling issue"): only the
         # verbs a request uses are cut ("testing PD-1 inhibitors").
-        ends_as_verb = lowered in lex.REQUEST_VERBS_ING or (last and lowered.endswith("ed"))
+        ends_as_verb = (
+            lowered in lex.REQUEST_VERBS_ING
+            or lowered in lex.DECISION_VERBS_ED
+            or (last and lowered.endswith("ed"))
+        )
     if not ends_as_verb or is_intervention_word(lowered) or is_condition_word(lowered):
         return False
     return mesh_match(lowered) is None

@@ -29,6 +29,7 @@ from scholarstream.chat.core._markers import (
     SUGGESTED_VALUES,
     SUGGESTION_MARKERS,
     MarkerFilter,
+    ParsedAnswer,
     parse_answer,
 )
 from scholarstream.chat.core._payloads import (
@@ -61,6 +62,7 @@ __all__ = [
     "ItemSummary",
     "MarkerFilter",
     "Pagination",
+    "ParsedAnswer",
     "PayloadError",
     "PayloadType",
     "ResultCounts",
