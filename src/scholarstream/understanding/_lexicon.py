@@ -194,11 +194,18 @@ INTERVENTION_WORDS = frozenset(
 )
 # Common nouns in the possessive: "children's hospitals", "women's health".
 COMMON_OWNERS = frozenset(
-    ["children", "child", "women", "woman", "men", "man", "people", "person", "patient", "patients", "today", "year", "years", "world", "mother", "mothers", "father", "fathers", "parent", "parents", "infant", "infants", "baby", "babies", "doctor", "doctors", "nurse", "nurses", "student", "students", "teacher", "teachers", "user", "users", "consumer", "consumers", "country", "countries", "company", "companies", "government", "state", "nation", "animal", "animals", "dog", "dogs", "cat", "cats", "horse", "horses", "cow", "cows", "farmer", "farmers", "worker", "workers", "veteran", "veterans", "girl", "girls", "boy", "boys", "adult", "adults", "elder", "elders", "physician", "physicians", "clinician", "clinicians", "reader", "readers", "author", "authors", "member", "members", "employee", "employees", "owner", "owners"]
+    """children child women woman men man people person patient patients today year years
+    world mother mothers father fathers parent parents infant infants baby babies doctor
+    doctors nurse nurses student students teacher teachers user users consumer consumers
+    country countries company companies government state nation animal animals dog dogs
+    cat cats horse horses cow cows farmer farmers worker workers veteran veterans girl girls
+    boy boys adult adults elder elders physician physicians clinician clinicians reader
+    readers author authors member members employee employees owner owners""".split()  # noqa: SIM905
 )
 # An intervention head said alone names a kind of intervention, not one.
 GENERIC_INTERVENTIONS = frozenset(
-    ["intervention", "interventions", "treatment", "treatments", "therapy", "therapies", "drug", "drugs", "medication", "medications", "program", "programs", "programme", "programmes", "regimen", "regimens"]
+    """intervention interventions treatment treatments therapy therapies drug drugs
+    medication medications program programs programme programmes regimen regimens""".split()  # noqa: SIM905
 )
 # A phrase ending in one of these names an intervention: "SGLT2 inhibitors", "CAR-T cell therapy".
 INTERVENTION_HEADS = frozenset(
