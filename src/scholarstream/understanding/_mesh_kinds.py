@@ -13,6 +13,7 @@ from scholarstream.understanding._slot_kind import SlotKind
 # Tree branches and the kind they give, most specific first.
 TREE_KINDS: tuple[tuple[str, SlotKind], ...] = (
     ("F03", "condition"),  # mental disorders
+    ("F01.145", "condition"),  # behaviours: smoking, drinking, what a treatment targets
     ("C", "condition"),  # diseases
     ("D", "intervention"),  # chemicals and drugs
     ("E02", "intervention"),  # therapeutics

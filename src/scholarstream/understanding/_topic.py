@@ -674,8 +674,8 @@ def _with_mesh(value: SlotValue) -> SlotValue:
         return value
     kind, heading = mesh_kind(value.text)
     update: dict[str, object] = {"heading": heading} if heading else {}
-    if value.kind == "topic" and kind is not None:
-        update["kind"] = kind
+    if kind is not None and (value.kind == "topic" or (heading and kind == "condition")):
+        update["kind"] = kind  # a heading MeSH files as a disease or a behaviour is one
     return value.model_copy(update=update) if update else value
 
 
