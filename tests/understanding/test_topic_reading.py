@@ -532,3 +532,26 @@ def test_a_drug_asked_about_replaces_the_drug_in_play() -> None:
     )
     assert "semaglutide" in steps[1][1].query() and "tirzepatide" not in steps[1][1].query()
     assert "NICE" in steps[1][1].query()
+
+
+def test_a_value_said_not_to_be_wanted_is_dropped() -> None:
+    steps = _chain("GLP-1 agonists and dopamine in mice", "in rats specifically, not mice")
+    query = steps[1][1].query()
+    assert "rats" in query and "mice" not in query and "GLP-1" in query
+
+
+def test_a_short_question_on_an_unnamed_treatment_follows_on() -> None:
+    steps = _chain(
+        "impact of invasive lionfish on native reef fish in the caribbean",
+        "how effective are culling programs",
+    )
+    assert steps[1][0] == "followup_continuation"
+    assert "lionfish" in steps[1][1].query() and "culling" in steps[1][1].query()
+
+
+def test_a_behaviour_a_drug_targets_replaces_the_condition() -> None:
+    steps = _chain("GLP-1 agonists and alcohol use disorder", "what about smoking cessation")
+    query = steps[1][1].query()
+    assert "GLP-1" in query and "smoking cessation" in query and "alcohol" not in query
+    breastfeeding = _chain("safety of SSRIs during pregnancy", "what about while breastfeeding")
+    assert "pregnancy" not in breastfeeding[1][1].query()

@@ -163,7 +163,12 @@ def _completes(thread: TopicReading, message: MessageReading) -> bool:
         return True  # "what does the label say about ARIA monitoring?"
     if kinds <= {"condition"} and "intervention" in has:
         return True
-    return kinds <= {"intervention"} and "condition" in has and "intervention" not in has
+    if kinds <= {"intervention"} and "intervention" not in has:
+        # A treatment for the condition in play, or one MeSH does not name ("how
+        # effective are culling programs?" after invasive lionfish).
+        unnamed = all(v.heading is None for v in message.subject())
+        return "condition" in has or (unnamed and message.word_count < NEW_QUESTION_WORDS)
+    return False
 
 
 def _reread_for_message(value: SlotValue, message: MessageReading) -> SlotValue:

@@ -821,6 +821,12 @@ ANIMALS = (
     "kids",
     "pregnancy",
     "pregnant people",
+    "breastfeeding",
+    "breast-feeding",
+    "breastfeeding women",
+    "breastfeeding mothers",
+    "lactation",
+    "lactating women",
 )
 
 ADDITION = re.compile(r"\b(also|too|as well|in addition|additionally|plus)\b", re.I)
@@ -844,7 +850,7 @@ SECTION_NUMBER = re.compile(r"\b(\d{3})\(([a-z])\)", re.I)
 # what about Amgen", "rather than purchases". What they name is dropped, not compared.
 DROPPING = re.compile(
     r"(?:\b(?:instead of|rather than|in place of)|(?:^|[,;:\u2013\u2014]|\s-)\s*"
-    r"(?:forget(?: about)?|drop|never mind))\s+"
+    r"(?:forget(?: about)?|drop|never mind|not(?!\s+(?:just|only|sure|really|necessarily))))\s+"
     r"(?!(?:that|it|this|those|these|them|about)\b)"
     r"(?P<dropped>[^,.;:?!\u2013\u2014]+?)"
     r"(?=\s*(?:[,.;:?!\u2013\u2014]|\s-\s|$|\b(?:what|how|and|but|just|only|let)\b))",

@@ -674,8 +674,11 @@ def _with_mesh(value: SlotValue) -> SlotValue:
         return value
     kind, heading = mesh_kind(value.text)
     update: dict[str, object] = {"heading": heading} if heading else {}
-    if kind is not None and (value.kind == "topic" or (heading and kind == "condition")):
-        update["kind"] = kind  # a heading MeSH files as a disease or a behaviour is one
+    # A heading MeSH files as a disease or a behaviour is no intervention ("smoking
+    # cessation" is what a drug is for).
+    outranks = heading is not None and kind == "condition" and value.kind == "intervention"
+    if kind is not None and (value.kind == "topic" or outranks):
+        update["kind"] = kind
     return value.model_copy(update=update) if update else value
 
 
