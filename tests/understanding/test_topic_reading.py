@@ -555,3 +555,25 @@ def test_a_behaviour_a_drug_targets_replaces_the_condition() -> None:
     assert "GLP-1" in query and "smoking cessation" in query and "alcohol" not in query
     breastfeeding = _chain("safety of SSRIs during pregnancy", "what about while breastfeeding")
     assert "pregnancy" not in breastfeeding[1][1].query()
+
+
+def test_a_kind_of_the_intervention_in_play_qualifies_it() -> None:
+    steps = _chain(
+        "R21 malaria vaccine rollout coverage in burkina faso", "seasonal vaccination schedules"
+    )
+    query = steps[1][1].query()
+    assert "R21" in query and "seasonal vaccination" in query
+
+
+def test_a_population_with_another_qualifier_replaces_its_words() -> None:
+    steps = _chain(
+        "Does tutoring improve math outcomes in primary school?",
+        "what about for secondary school students",
+    )
+    query = steps[1][1].query()
+    assert "secondary school" in query and "primary" not in query and "tutoring" in query
+    corals = _chain(
+        "coral bleaching recovery after marine heatwaves on the great barrier reef",
+        "what about red sea corals",
+    )
+    assert "coral bleaching" in corals[1][1].query() and "barrier" not in corals[1][1].query()

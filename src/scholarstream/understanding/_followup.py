@@ -253,6 +253,7 @@ def _update(thread: TopicReading, message: MessageReading) -> FollowUp:
     for kind in dict.fromkeys(v.kind for v in incoming):
         new = [v for v in incoming if v.kind == kind]
         values = _apply(values, kind, new, message, added)
+    values = [v for v in values if not _named_again_as_scope(v, incoming, message)]
     year_from, year_to = thread.year_from, thread.year_to
     if message.dated:
         year_from, year_to = message.year_from, message.year_to
@@ -271,6 +272,24 @@ def _update(thread: TopicReading, message: MessageReading) -> FollowUp:
         topic,
         replaced=tuple(v for v in thread.values if not topic.has(v)),
         added=tuple(added),
+    )
+
+
+def _named_again_as_scope(
+    value: SlotValue, incoming: list[SlotValue], message: MessageReading
+) -> bool:
+    """Words of no known kind whose head a population or place the message names takes
+    with another qualifier: "primary school" after "what about secondary school students"
+    (not "coral bleaching" after "corals")."""
+    if value.kind != "topic" or message.adds or len(value.text.split()) < 2:
+        return False
+    head = _stems(value.text.split()[-1])
+    return any(
+        n.kind in ("population", "place")
+        and head <= _stems(n.text)
+        and _stems(n.text) - _stems(value.text)
+        and not value.same_as(n)
+        for n in incoming
     )
 
 
@@ -363,9 +382,30 @@ def _as_follow_up_kind(
         and lead not in _INDICATION_LEADS | _SUBJECT_LEADS
     ):
         return value.model_copy(update={"kind": "aspect"})
+    if value.kind == "intervention" and _qualifies_the_one_in_play(thread, value, message):
+        return value.model_copy(update={"kind": "aspect"})
     if value.kind == "topic" and thread.subject():
         return _unknown_in_follow_up(thread, message, value, lead)
     return value
+
+
+# Letters two forms of one word share: "vaccination" and "vaccine", "trained", "training".
+_STEM_LETTERS = 6
+
+
+def _qualifies_the_one_in_play(
+    thread: TopicReading, value: SlotValue, message: MessageReading
+) -> bool:
+    """A kind of intervention said of the one in play, not another one: "seasonal
+    vaccination schedules" after the R21 malaria vaccine (no heading, a generic head, the
+    same word as the intervention's)."""
+    words = value.text.lower().split()
+    if value.heading or message.instead or words[-1] not in lex.INTERVENTION_HEADS:
+        return False
+    stem = words[-1][:_STEM_LETTERS]
+    return any(
+        w.startswith(stem) for v in thread.of("intervention") for w in v.text.lower().split()
+    )
 
 
 def _unknown_in_follow_up(
