@@ -9,6 +9,7 @@ import pytest
 from scholarstream.understanding import (
     MAX_QUERY_WORDS,
     TopicReading,
+    content_words,
     follow,
     read_message,
 )
@@ -577,3 +578,12 @@ def test_a_population_with_another_qualifier_replaces_its_words() -> None:
         "what about red sea corals",
     )
     assert "coral bleaching" in corals[1][1].query() and "barrier" not in corals[1][1].query()
+
+
+def test_a_name_with_a_dot_stays_whole_in_a_corrected_query() -> None:
+    assert content_words("NaV1.8 inhibitors and the B.1.1.7 variant.") == [
+        "NaV1.8",
+        "inhibitors",
+        "B.1.1.7",
+        "variant",
+    ]

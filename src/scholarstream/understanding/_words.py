@@ -8,7 +8,8 @@ import re
 from scholarstream.understanding._stop_words import BACK_REFERENCES, stop_words
 
 _FILLER = stop_words("continuity")
-_WORD_RE = re.compile(r"[^\W_](?:[^\W_]|['\u2019\-])*")  # letters of any script
+# Letters of any script; a dot before a digit stays ("NaV1.8", "B.1.1.7").
+_WORD_RE = re.compile(r"[^\W_](?:[^\W_]|['\u2019\-]|\.(?=\d))*")
 
 
 def words(text: str) -> list[str]:
