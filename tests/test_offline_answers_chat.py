@@ -18,7 +18,7 @@ import pytest
 from scholarstream.accounts import ensure_local_user
 from scholarstream.chat import TurnTranscript
 from scholarstream.chat._agent_loop import ToolRunner
-from scholarstream.chat._offline_retrieval import NO_MODEL, offline_retrieval
+from scholarstream.chat._planned_search import NO_MODEL, offline_retrieval
 from scholarstream.chat.continuity import ThreadState, begin_turn
 from scholarstream.chat.core import ChatContext
 from scholarstream.chat.pages import resolve

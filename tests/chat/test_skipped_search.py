@@ -14,7 +14,7 @@ import httpx
 import pytest
 from pydantic_ai.messages import ModelResponse, TextPart
 
-from scholarstream.chat._offline_retrieval import MODEL_DID_NOT_SEARCH
+from scholarstream.chat._planned_search import MODEL_DID_NOT_SEARCH
 from tests.chat.world import Event, Script, call, read_events
 from tests.conftest import SHARED_DATA
 from tests.search.world import LiteratureWorld

@@ -6,19 +6,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
-from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 
 from scholarstream.chat._actions import server_actions
 from scholarstream.chat._agent_loop import AgentTools, ToolRunner, TurnTranscript, run_agent_turn
 from scholarstream.chat._commands import (
     HELP,
-    command_chip,
     command_chips,
     help_text,
     is_command,
@@ -26,11 +23,7 @@ from scholarstream.chat._commands import (
 )
 from scholarstream.chat._compact_prompt import tool_definitions
 from scholarstream.chat._conversations import ConversationStore, MessageError, StartedTurn
-from scholarstream.chat._offline_retrieval import (
-    MODEL_DID_NOT_SEARCH,
-    offline_retrieval,
-    search_for_model,
-)
+from scholarstream.chat._planned_search import offline_retrieval, search_if_skipped
 from scholarstream.chat._prompt import TurnPrompt, build_turn_prompt
 from scholarstream.chat._stream_instructions import stream_instructions
 from scholarstream.chat._turns import Turn, TurnHub
@@ -305,39 +298,14 @@ class Assistant:
         )
         transcript.model = resolved
         if continuity is not None and continuity.expects_search:
-            await self._search_if_skipped(turn, continuity, resolution, context, transcript)
-
-    async def _search_if_skipped(
-        self,
-        turn: Turn,
-        continuity: TurnContinuity,
-        resolution: Resolution,
-        context: ToolContext,
-        transcript: TurnTranscript,
-    ) -> None:
-        """A message that asks for the literature is searched even when the model
-        answered without acting on it (it offered a query, answered from memory, or cannot
-        call tools): the search continuity planned runs, and its results end the answer
-        and the model's history. A model that ran a tool, or offered an action the server
-        runs, did act (a page to open is no search). Where the page has none of the
-        searches, they are offered as commands."""
-        available = {tool.name for tool in resolution.tools}
-        retrieval = {tool.name for tool in resolution.tools if tool.query_argument}
-        # A search the model tried and got refused is still the search it wanted.
-        acted = any(e.ok or e.tool_name not in retrieval for e in transcript.tool_history)
-        if transcript.queries or acted or _offers_a_server_action(transcript.text, resolution):
-            return
-        if not any(step.tool in available for step in continuity.steps):
-            transcript.chips.extend(_planned_commands(continuity, resolution))
-            return
-        runner = ToolRunner(context, turn.publish, transcript, max_calls=len(continuity.steps))
-        found = await search_for_model(continuity, resolution, runner)
-        shown = f"{MODEL_DID_NOT_SEARCH}\n\n{found}"
-        if transcript.text.strip():
-            shown = f"\n\n{shown}"
-        transcript.text += shown
-        turn.publish(TextDeltaEvent(text=shown))
-        _add_to_last_answer(transcript.new_messages, found)
+            await search_if_skipped(
+                continuity,
+                resolution,
+                context,
+                transcript,
+                turn.publish,
+                offered_an_action=_offers_a_server_action(transcript.text, resolution),
+            )
 
     def _usage_writer(
         self, transcript: TurnTranscript
@@ -480,33 +448,6 @@ def _offers_a_server_action(text: str, resolution: Resolution) -> bool:
         return False
     actions = _parsed(text, resolution).suggested_actions
     return any(action.handler == "server" for action in actions)
-
-
-def _add_to_last_answer(messages: list[ModelMessage], text: str) -> None:
-    """The next turn's model reads the search's results as part of this turn's answer
-    (not the notice that it skipped the search: a small model copies such notices)."""
-    if messages and isinstance(messages[-1], ModelResponse):
-        last = messages[-1]
-        messages[-1] = dataclasses.replace(last, parts=[*last.parts, TextPart(text)])
-
-
-def _planned_commands(
-    continuity: TurnContinuity | None, resolution: Resolution
-) -> list[SuggestedValue]:
-    """For a model called without tools: the commands that run the retrieval follow-up
-    continuity planned for this message (``/library <reframed query>`` ...), where a tool
-    would have helped."""
-    if continuity is None:
-        return []
-    tools = {tool.name: tool for tool in resolution.tools}
-    chips = []
-    for step in continuity.steps:
-        tool = tools.get(step.tool or "")
-        if tool is not None and tool.command_argument is not None and step.query.strip():
-            chip = command_chip(tool, {tool.command_argument: step.query})
-            if chip is not None:
-                chips.append(chip)
-    return chips
 
 
 def _chips(first: list[SuggestedValue], then: list[SuggestedValue]) -> list[SuggestedValue]:

@@ -9,11 +9,17 @@ user in its own words (``ToolOutcome.for_user``), never what was written for a m
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
-from scholarstream.chat._agent_loop import ToolRunner
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
+
+from scholarstream.chat._agent_loop import Emit, ToolRunner, TurnTranscript
+from scholarstream.chat._commands import command_chip
 from scholarstream.chat.continuity import TurnContinuity, published
+from scholarstream.chat.core import SuggestedValue, TextDeltaEvent
 from scholarstream.chat.pages import Resolution
+from scholarstream.chat.tools import ToolContext
 from scholarstream.understanding import LIFTS_DATES
 
 NO_MODEL = (
@@ -62,14 +68,63 @@ async def offline_retrieval(
     return "\n\n".join(dict.fromkeys(parts))
 
 
-async def search_for_model(
-    continuity: TurnContinuity, resolution: Resolution, runner: ToolRunner
-) -> str:
-    """The search a model skipped: how the message was read and what each search found
-    (the steps the page has; the caller checked it has one)."""
+async def search_if_skipped(
+    continuity: TurnContinuity,
+    resolution: Resolution,
+    context: ToolContext,
+    transcript: TurnTranscript,
+    emit: Emit,
+    *,
+    offered_an_action: bool,
+) -> None:
+    """After a model's answer to a message that asks for the literature: when the model
+    did not act on it (it offered a query, answered from memory, or cannot call tools),
+    the searches continuity planned run, and their results end the answer and the model's
+    history (not the notice: a small model copies notices). A model that ran a tool, or
+    offered an action the server runs (``offered_an_action``), did act; a search it tried
+    and got refused is still the search it wanted. Where the page has none of the
+    searches, they are offered as commands."""
+    retrieval = {tool.name for tool in resolution.tools if tool.query_argument}
+    acted = any(e.ok or e.tool_name not in retrieval for e in transcript.tool_history)
+    if transcript.queries or acted or offered_an_action:
+        return
+    if not any(step.tool in retrieval for step in continuity.steps):
+        transcript.chips.extend(planned_commands(continuity, resolution))
+        return
+    runner = ToolRunner(context, emit, transcript, max_calls=len(continuity.steps))
     parts = [line for line in [reading(continuity)] if line]
     parts += await _run_steps(continuity, resolution, runner, skip_missing=True)
-    return "\n\n".join(dict.fromkeys(parts))
+    found = "\n\n".join(dict.fromkeys(parts))
+    shown = f"{MODEL_DID_NOT_SEARCH}\n\n{found}"
+    if transcript.text.strip():
+        shown = f"\n\n{shown}"
+    transcript.text += shown
+    emit(TextDeltaEvent(text=shown))
+    _add_to_last_answer(transcript.new_messages, found)
+
+
+def _add_to_last_answer(messages: list[ModelMessage], text: str) -> None:
+    if messages and isinstance(messages[-1], ModelResponse):
+        last = messages[-1]
+        messages[-1] = dataclasses.replace(last, parts=[*last.parts, TextPart(text)])
+
+
+def planned_commands(
+    continuity: TurnContinuity | None, resolution: Resolution
+) -> list[SuggestedValue]:
+    """The commands that run the retrieval follow-up continuity planned for a message
+    (``/library <reframed query>`` ...)."""
+    if continuity is None:
+        return []
+    tools = {tool.name: tool for tool in resolution.tools}
+    chips = []
+    for step in continuity.steps:
+        tool = tools.get(step.tool or "")
+        if tool is not None and tool.command_argument is not None and step.query.strip():
+            chip = command_chip(tool, {tool.command_argument: step.query})
+            if chip is not None:
+                chips.append(chip)
+    return chips
 
 
 async def _run_steps(
