@@ -724,6 +724,9 @@ async def test_people_and_vaccines_get_the_headings_a_librarian_uses(
     )
     postmenopausal = await _pubmed_of(builder, "bisphosphonates in postmenopausal women")
     assert '"Postmenopause"[MeSH]' in postmenopausal
+    # A verb that with the word before it names a heading is no separator.
+    climate = await _pubmed_of(builder, "climate change and malaria transmission")
+    assert '("Climate Change"[MeSH]' in climate
 
 
 async def test_pasted_text_gives_a_bounded_query_of_whole_words(packaged: MeshVocabulary) -> None:

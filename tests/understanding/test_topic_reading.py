@@ -587,3 +587,14 @@ def test_a_name_with_a_dot_stays_whole_in_a_corrected_query() -> None:
         "B.1.1.7",
         "variant",
     ]
+
+
+def test_change_after_a_word_of_its_phrase_is_a_noun() -> None:
+    assert _kinds("climate change and malaria transmission")[0] == ("topic", "climate change")
+    assert _kinds("predetermined change control plans") == [
+        ("topic", "predetermined change control plans")
+    ]
+    assert _kinds("did it change obesity in kids") == [
+        ("condition", "obesity"),
+        ("population", "kids"),
+    ]

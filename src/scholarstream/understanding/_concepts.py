@@ -177,6 +177,11 @@ def _tokens(text: str, phrases: Sequence[str]) -> list[_Token]:
                 i += n
                 break
         else:
+            pair = " ".join(raw[i : i + 2])
+            if i + 1 < len(raw) and lowered[i + 1] in _VERBS and mesh_spelled(pair) is not None:
+                tokens.append(_Token(pair, protected=True))  # "climate change" is a heading
+                i += 2
+                continue
             tokens.append(_Token(raw[i]))
             i += 1
     return tokens

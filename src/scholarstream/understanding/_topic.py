@@ -568,6 +568,8 @@ def _chunks(text: str) -> list[_Chunk]:
         owner = _POSSESSIVE.search(bare) is not None
         bare = _POSSESSIVE.sub("", bare)
         in_name = bare == "use" and _USE_DISORDER.match(text, match.end()) is not None
+        # After a word of its phrase, "change" is a noun: "climate change", "behaviour change".
+        in_name = in_name or (bare in ("change", "changes") and bool(current))
         splits = bare in _SPLIT_WORDS and not in_name  # "opioid use disorder" is one name
         if not _WORD.search(token) or splits or bare in lex.MATERIAL_WORDS:
             if current:
