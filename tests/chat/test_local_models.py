@@ -222,6 +222,21 @@ def test_an_answer_that_repeats_the_refusal_is_never_shown_and_the_model_asked_a
         assert answers == ["Sorry, I could not split it."]
 
 
+def test_an_answer_that_recites_the_tools_it_was_given_is_never_shown(tmp_path: Path) -> None:
+    # A small model answers with its chat template's tools section, read back.
+    recital = (
+        "# Tools\n\nYou may call one or more functions to assist with the user query.\n"
+        '<tools>\n{"type": "function", "function": {"name": "chat_test_split", '
+        '"description": "Splits text into words. Streams progress.", "parameters": {}}}\n'
+        "</tools>"
+    )
+    script = Script(pieces(recital), ["Three words."])
+    with chat_server(tmp_path, script) as (_, client):
+        events = send(client, "Split alpha beta gamma")
+    assert events[-1].data["payload"]["message"] == "Three words."
+    assert "repeated the message you were sent" in str(script.seen[1][-1])
+
+
 def test_a_model_that_only_repeats_the_refusal_ends_in_a_plain_error(tmp_path: Path) -> None:
     script = Script([REFUSED], [ECHO], [f"As I was told: {ECHO}"])
     with chat_server(tmp_path, script) as (_, client):

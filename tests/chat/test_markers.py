@@ -53,6 +53,31 @@ def test_fenced_json_and_text_after_the_block_are_handled() -> None:
 
 
 @pytest.mark.parametrize(
+    "dressed",
+    [
+        '### PROPOSAL\n```json\n{"query": "x"}\n```',
+        '**PROPOSAL:**\n{"query": "x"}',
+        '**PROPOSAL**: {"query": "x"}',
+        '## PROPOSAL: {"query": "x"}',
+    ],
+)
+def test_a_marker_dressed_as_a_heading_or_in_bold_is_the_marker(dressed: str) -> None:
+    text = f"Try this:\n{dressed}\n\nThen look at the results."
+    answer = parse_answer(text, [PROPOSAL], client_actions=(), server_actions=())
+    assert answer.payloads[0].data == {"query": "x"}
+    assert answer.text == "Try this:\n\nThen look at the results."
+    stream = MarkerFilter(["PROPOSAL:"])
+    shown = "".join(stream.feed(ch) for ch in text) + stream.flush()
+    assert shown == "Try this:\n"
+
+
+def test_prose_that_starts_like_a_marker_streams() -> None:
+    stream = MarkerFilter(["PROPOSAL:"])
+    text = "PROPOSALS are good.\n**Bold** and ### not a heading"
+    assert "".join(stream.feed(ch) for ch in text) + stream.flush() == text
+
+
+@pytest.mark.parametrize(
     ("block", "why"),
     [
         ('PROPOSAL: {"query": "unterminated', "malformed"),

@@ -294,6 +294,7 @@ async def run_agent_turn(
     usage = RunUsage()
     request = ModelRequest(parts=[UserPromptPart(message)], instructions=system_prompt)
     unrecorded: ModelRequest | None = None
+    described = [d.description for d in tools.definitions if d.description]
     try:
         # Tool rounds are bounded by the runner; this only stops a model that loops on retries.
         for _ in range(max_tool_calls + 2 * TOOL_RETRIES + 2):
@@ -333,9 +334,11 @@ async def run_agent_turn(
                     return
                 request = ModelRequest(parts=parts, instructions=system_prompt)
             elif _has_text(response):
-                if text.withheld or repeats_message(text.response_text, transcript.feedback):
+                told = [*transcript.feedback, *described]
+                if text.withheld or repeats_message(text.response_text, told):
                     # Not an answer: the model repeated what it was told (a refused call's
-                    # error, often as JSON). It is taken back, never stored as the answer.
+                    # error, often as JSON, or its tools' definitions as its chat template
+                    # lists them). It is taken back, never stored as the answer.
                     text.retract()
                     new_messages.pop()
                     if any(entry.ok for entry in transcript.tool_history):

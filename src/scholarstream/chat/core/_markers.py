@@ -33,9 +33,29 @@ class ParsedAnswer:
     warnings: list[str] = field(default_factory=list)
 
 
-def _marker_pattern(markers: Sequence[str]) -> re.Pattern[str]:
-    alternatives = "|".join(re.escape(m) for m in sorted(markers, key=len, reverse=True))
-    return re.compile(rf"^[ \t]*({alternatives})", re.MULTILINE)
+# A small model dresses a marker as a heading or in bold ("### QUERY_SUGGESTION",
+# "**QUERY_SUGGESTION:**", "**QUERY_SUGGESTION**: {...}"): it is the marker all the same.
+_DRESSING = r"(?:#{1,6}[ \t]*|\*\*|__)?"
+_CLOSING_DRESS = r"(?:\*\*|__)?"
+_CLOSING_SO_FAR = re.compile(r"(?:\*{1,2}|_{1,2})?[ \t]*")
+
+
+def _marker_pattern(markers: Sequence[str], *, complete: bool = True) -> re.Pattern[str]:
+    """A marker at a line's start, its name in group 1 (``_named`` gives the marker); the
+    colon may be left out before the end of the line (of the text, when it is
+    ``complete``: a streamed "PROPOSAL" may go on as "PROPOSALS are good")."""
+    names = sorted({m.rstrip(":") for m in markers}, key=len, reverse=True)
+    alternatives = "|".join(re.escape(n) for n in names)
+    line_end = r"(?=\r?\n|$)" if complete else r"(?=\r?\n)"
+    return re.compile(
+        rf"^[ \t]*{_DRESSING}({alternatives}){_CLOSING_DRESS}[ \t]*"
+        rf"(?::{_CLOSING_DRESS}|{line_end})",
+        re.MULTILINE,
+    )
+
+
+def _named(markers: Sequence[str], name: str) -> str:
+    return next(m for m in markers if m.rstrip(":") == name)
 
 
 def _json_block(segment: str) -> tuple[object, str]:
@@ -74,7 +94,7 @@ def parse_answer(
     kept = [text[: matches[0].start()]]
     for number, match in enumerate(matches):
         end = matches[number + 1].start() if number + 1 < len(matches) else len(text)
-        marker = match.group(1)
+        marker = _named(markers, match.group(1))
         segment = text[match.end() : end]
         payload_type = by_marker.get(marker)
         try:
@@ -141,7 +161,7 @@ class MarkerFilter:
 
     def __init__(self, markers: Sequence[str]) -> None:
         self._markers = tuple(markers)
-        self._pattern = _marker_pattern(self._markers) if self._markers else None
+        self._pattern = _marker_pattern(self._markers, complete=False) if self._markers else None
         self._pending = ""
         self._at_line_start = True
         self._stopped = False
@@ -171,8 +191,16 @@ class MarkerFilter:
         return out
 
     def _could_become_marker(self, tail: str) -> bool:
-        stripped = tail.lstrip(" \t")
-        return any(m.startswith(stripped) for m in self._markers)
+        # "*" may still become "**QUERY_SUGGESTION:", and "**QUERY_SUGGESTION*" too.
+        undressed = re.sub(r"^[ \t]*(?:#{1,6}[ \t]*|\*{1,2}|_{1,2})?", "", tail)
+        return any(
+            m.startswith(undressed)
+            or (
+                undressed.startswith(m.rstrip(":"))
+                and _CLOSING_SO_FAR.fullmatch(undressed[len(m.rstrip(":")) :]) is not None
+            )
+            for m in self._markers
+        )
 
     def flush(self) -> str:
         """What is still held back once the text is complete (a line that never became one)."""
