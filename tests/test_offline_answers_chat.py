@@ -29,9 +29,10 @@ from tests.chat.services import tool_services
 from tests.chat.world import read_events
 from tests.conftest import SHARED_DATA
 from tests.search.world import LiteratureWorld
-from tests.web.live import LiveServer, clean_settings, serve
+from tests.web.live import clean_settings, import_into_library, serve
 
 MESSAGES = "/api/v1/chat/messages"
+SCOPUS = SHARED_DATA / "exports" / "asysd_testthat" / "scopus.ris"
 SOURCES = ["pubmed", "openalex", "library"]
 # What a user must never read: a model's instructions, tool names, error classes.
 LEAKS = (
@@ -93,18 +94,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[httpx.Cli
         serve(settings, source_transport=httpx.MockTransport(sources)) as live,
         httpx.Client(base_url=live.base_url, timeout=30) as client,
     ):
-        _import_library(live, client)
+        import_into_library(live, client, SCOPUS)
         yield client, sources
-
-
-def _import_library(live: LiveServer, client: httpx.Client) -> None:
-    ris = SHARED_DATA / "exports" / "asysd_testthat" / "scopus.ris"
-    response = client.post(
-        "/api/v1/library/imports",
-        files={"file": ("scopus.ris", ris.read_bytes())},
-        headers={"Origin": live.base_url},
-    )
-    assert response.status_code == 201, response.text
 
 
 def ask(

@@ -18,9 +18,10 @@ from scholarstream.chat._planned_search import MODEL_DID_NOT_SEARCH
 from tests.chat.world import Event, Script, call, read_events
 from tests.conftest import SHARED_DATA
 from tests.search.world import LiteratureWorld
-from tests.web.live import LiveServer, clean_settings, serve
+from tests.web.live import clean_settings, import_into_library, serve
 
 MESSAGES = "/api/v1/chat/messages"
+SCOPUS = SHARED_DATA / "exports" / "asysd_testthat" / "scopus.ris"
 DOGS = "taurine and dilated cardiomyopathy in dogs"
 TOPIC = "taurine dilated cardiomyopathy dogs"  # as continuity renders it
 SUGGESTION = (
@@ -49,18 +50,8 @@ def server(tmp_path: Path, script: Script) -> Iterator[httpx.Client]:
         ) as live,
         httpx.Client(base_url=live.base_url, timeout=30) as client,
     ):
-        _import_library(live, client)
+        import_into_library(live, client, SCOPUS)
         yield client
-
-
-def _import_library(live: LiveServer, client: httpx.Client) -> None:
-    ris = SHARED_DATA / "exports" / "asysd_testthat" / "scopus.ris"
-    response = client.post(
-        "/api/v1/library/imports",
-        files={"file": ("scopus.ris", ris.read_bytes())},
-        headers={"Origin": live.base_url},
-    )
-    assert response.status_code == 201, response.text
 
 
 def send(client: httpx.Client, message: str, conversation: str | None = None) -> list[Event]:

@@ -218,3 +218,13 @@ def _wait_for_health(live: LiveServer, thread: threading.Thread) -> None:
     raise RuntimeError(
         f"server at {live.base_url} not healthy after {_STARTUP_SECONDS} s: {last_error}"
     )
+
+
+def import_into_library(live: LiveServer, client: httpx.Client, path: Path) -> None:
+    """Imports the file at ``path`` into the live server's library, as the page does."""
+    response = client.post(
+        "/api/v1/library/imports",
+        files={"file": (path.name, path.read_bytes())},
+        headers={"Origin": live.base_url},
+    )
+    assert response.status_code == 201, response.text
