@@ -18,7 +18,7 @@ import pytest
 from scholarstream.accounts import ensure_local_user
 from scholarstream.chat import TurnTranscript
 from scholarstream.chat._agent_loop import ToolRunner
-from scholarstream.chat._planned_search import NO_MODEL, offline_retrieval
+from scholarstream.chat._planned_search import NO_MODEL, SAME_SEARCH, offline_retrieval
 from scholarstream.chat.continuity import ThreadState, begin_turn
 from scholarstream.chat.core import ChatContext
 from scholarstream.chat.pages import resolve
@@ -99,13 +99,18 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[httpx.Cli
 
 
 def ask(
-    server: tuple[httpx.Client, Sources], message: str, world: Sources
+    server: tuple[httpx.Client, Sources],
+    message: str,
+    world: Sources,
+    conversation_id: str | None = None,
 ) -> tuple[str, dict[str, Any]]:
-    """The answer's text to ``message`` with the sources behaving as ``world``, and the
-    whole answer."""
+    """The answer's text to ``message`` with the sources behaving as ``world`` (in a new
+    conversation, or ``conversation_id``'s), and the whole answer."""
     client, sources = server
     sources.world, sources.down = world.world, world.down
-    body = {"message": message, "context": {"current_page": "home"}}
+    body: dict[str, Any] = {"message": message, "context": {"current_page": "home"}}
+    if conversation_id is not None:
+        body["conversation_id"] = conversation_id
     with client.stream("POST", MESSAGES, json=body) as response:
         assert response.status_code == 200, response.read()
         events = list(read_events(response))
@@ -135,6 +140,15 @@ def test_results_found(server: tuple[httpx.Client, Sources]) -> None:
     )
     # The results themselves are the answer's cards: the library's, then the sources'.
     assert [len(p["data"]["articles"]) for p in payload["payloads"]] == [8, 10]
+
+
+def test_a_result_pointed_at_is_not_searched_again(server: tuple[httpx.Client, Sources]) -> None:
+    _, first = ask(server, DOGS, Sources())
+    text, payload = ask(
+        server, "tell me more about the second one", Sources(), first["conversation_id"]
+    )
+    assert text == SAME_SEARCH
+    assert payload["continuity"]["queries"] == []
 
 
 def test_nothing_found(server: tuple[httpx.Client, Sources]) -> None:

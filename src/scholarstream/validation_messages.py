@@ -13,7 +13,7 @@ from", "Value error, ...", links to errors.pydantic.dev) and its field paths
 Our own validators' messages (a ``ValueError``, an ``AssertionError``, a
 ``PydanticCustomError`` of a type pydantic does not define) are shown as they were
 written, without pydantic's "Value error, " prefix: write them to be read after the
-field's label ("message: the message is empty: type a question or a /command"). A type of
+field's label ("message: it is empty: type a question or a /command"). A type of
 pydantic's that ``MESSAGES`` does not know reads "is not valid", never pydantic's text.
 
 This module imports nothing of the product, so that any layer may use it.

@@ -59,8 +59,8 @@ CHAT_BODIES: list[tuple[object, str, Fields]] = [
     ),
     (
         {"message": "   ", "context": CONTEXT},
-        "The request is not valid: message: the message is empty: type a question or a /command.",
-        [("message", "message: the message is empty: type a question or a /command")],
+        "The request is not valid: message: it is empty: type a question or a /command.",
+        [("message", "message: it is empty: type a question or a /command")],
     ),
     (
         {

@@ -191,3 +191,13 @@ def test_a_page_to_open_is_no_search_but_a_search_offered_as_a_button_is(
     offered = send(server, "what about in cats?", opened[0].data["conversation_id"])
     assert searched(offered) == []
     assert [a["action"] for a in answer(offered)["suggested_actions"]] == ["run_search"]
+
+
+def test_progress_names_the_sources_as_people_know_them(
+    server: httpx.Client, script: Script
+) -> None:
+    script.steps = [[call("search_literature", {"query": DOGS})], ["Found them."]]
+    events = send(server, f"Find papers on {DOGS}")
+    said = [e.data["message"] for e in events if e.type == "tool_progress"]
+    assert said[0] == "Searching PubMed, OpenAlex, your library"
+    assert {"PubMed: 50 records", "Your library: 5 records"} <= set(said)

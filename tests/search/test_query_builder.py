@@ -724,6 +724,10 @@ async def test_people_and_vaccines_get_the_headings_a_librarian_uses(
     )
     postmenopausal = await _pubmed_of(builder, "bisphosphonates in postmenopausal women")
     assert '"Postmenopause"[MeSH]' in postmenopausal
+    # A species with its genus abbreviated is one name; "not interested in X" excludes X.
+    coli = await _pubmed_of(builder, "E. coli bacteremia in infants, not interested in adults")
+    assert '"Escherichia coli"[MeSH]' in coli and '"e"[tiab]' not in coli.lower()
+    assert coli.endswith('NOT ("adults"[tiab])')
     # A verb that with the word before it names a heading is no separator.
     climate = await _pubmed_of(builder, "climate change and malaria transmission")
     assert '("Climate Change"[MeSH]' in climate

@@ -598,3 +598,12 @@ def test_change_after_a_word_of_its_phrase_is_a_noun() -> None:
         ("condition", "obesity"),
         ("population", "kids"),
     ]
+
+
+def test_a_species_with_its_genus_abbreviated_is_one_organism() -> None:
+    assert _kinds("E. coli infections in S. aureus") == [
+        ("condition", "E.coli infections"),
+        ("population", "S.aureus"),
+    ]
+    assert read_message("tell me more about the second one", TODAY).points_at_result
+    assert not read_message("can you search for it", TODAY).points_at_result

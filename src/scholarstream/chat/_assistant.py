@@ -23,7 +23,11 @@ from scholarstream.chat._commands import (
 )
 from scholarstream.chat._compact_prompt import tool_definitions
 from scholarstream.chat._conversations import ConversationStore, MessageError, StartedTurn
-from scholarstream.chat._planned_search import offline_retrieval, search_if_skipped
+from scholarstream.chat._planned_search import (
+    SAME_SEARCH,
+    offline_retrieval,
+    search_if_skipped,
+)
 from scholarstream.chat._prompt import TurnPrompt, build_turn_prompt
 from scholarstream.chat._stream_instructions import stream_instructions
 from scholarstream.chat._turns import Turn, TurnHub
@@ -73,7 +77,7 @@ class ChatMessageIn(BaseModel):
     @classmethod
     def _not_blank(cls, value: str) -> str:
         if not value.strip():
-            raise ValueError("the message is empty: type a question or a /command")
+            raise ValueError("it is empty: type a question or a /command")
         return value.strip()
 
 
@@ -233,6 +237,8 @@ class Assistant:
         blueprint's (reframed) queries run against the library and the sources."""
         if continuity is not None and continuity.closing_reply:
             transcript.text = continuity.closing_reply
+        elif continuity is not None and continuity.points_at_results:
+            transcript.text = SAME_SEARCH
         elif continuity is None or not continuity.steps:
             transcript.text = help_text(resolution, offline=True)
         else:

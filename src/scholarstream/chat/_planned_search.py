@@ -31,6 +31,11 @@ NEEDS_LINK = (
     "I can read a web page when you give me its address: paste the link in your next message."
 )
 NOT_ON_PAGE = "One of the searches this message needs is not available on this page."
+SAME_SEARCH = (
+    "That is the search I just ran: its results are above. Without a language model I "
+    "cannot read one for you; to see one in full, type /details with its PMID, DOI or "
+    "library record id."
+)
 MODEL_DID_NOT_SEARCH = "The model answered without searching, so the search was run for it."
 LIBRARY = "library"
 QUOTED_CHARS = 120

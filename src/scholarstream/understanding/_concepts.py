@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from scholarstream.understanding import _lexicon as lex
 from scholarstream.understanding._dates import DateRange, find_dates
 from scholarstream.understanding._mesh_kinds import kind_of_match, mesh_spelled
 from scholarstream.understanding._restrictions import (
@@ -65,7 +66,7 @@ _STOP = stop_words("search")
 _PUNCTUATION = frozenset(",;:?!().")
 
 # Letters and digits of any script: "âgées" is one word, never "g es".
-_TOKEN = re.compile(r"[^\W_](?:[^\W_]|['\u2019\-+/])*|[,;:?!().]")
+_TOKEN = re.compile(r"[^\W_](?:[^\W_]|['\u2019\-+/]|\.(?=[^\W_]))*|[,;:?!().]")
 _GROUP_WORDS = (
     r"patients?|adults?|children|child|adolescents?|teenagers?|infants?|neonates?|newborns?|"
     r"women|men|girls|boys|people|persons|individuals|subjects|participants|elderly|"
@@ -164,7 +165,7 @@ class _Token:
 
 def _tokens(text: str, phrases: Sequence[str]) -> list[_Token]:
     """Words and punctuation, with known multi-word phrases kept as one token."""
-    raw = _TOKEN.findall(text.replace("\u2019", "'"))
+    raw = _TOKEN.findall(lex.GENUS_ABBREVIATION.sub(r"\1.\2", text.replace("\u2019", "'")))
     lowered = [t.lower() for t in raw]
     split_phrases = [_TOKEN.findall(p) for p in phrases]
     tokens: list[_Token] = []

@@ -844,6 +844,8 @@ COMPARED_AGAINST = (
 # "X instead" (not "instead of Y", which names what it drops).
 AS_ALTERNATIVE = re.compile(r"\bas an? alternative\b(?!\s+to\b)", re.I)
 INSTEAD = re.compile(rf"\binstead\b(?!\s+of\b)|{AS_ALTERNATIVE.pattern}", re.I)
+# A species with its genus abbreviated, "E. coli", "S. aureus": one name ("E.coli").
+GENUS_ABBREVIATION = re.compile(r"\b([A-Z])\.\s+([a-z]{3,})\b")
 # A regulation's section, "510(k)", "505(b)(2)": one name, not a number and a letter.
 SECTION_NUMBER = re.compile(r"\b(\d{3})\(([a-z])\)", re.I)
 # Words that take something out of the topic: "omega-3 instead of vit D", "forget Roche,

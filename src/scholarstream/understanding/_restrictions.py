@@ -92,7 +92,11 @@ _EXCLUSION = re.compile(
     re.I,
 )
 _LIST_SEPARATOR = re.compile(r"\s+(?:and|or|nor)\s+|/", re.I)
-_LEADING_FILLER = re.compile(r"^(?:in|on|about|the|any|those|studies\s+(?:in|on|of))\s+", re.I)
+_LEADING_FILLER = re.compile(
+    r"^(?:(?:(?:interested|looking|focused|focusing)\s+(?:in|at|on)|in|on|about|the|any|"
+    r"those|studies\s+(?:in|on|of))\s+)+",
+    re.I,
+)
 _TRAILING_FILLER = re.compile(r"\s+(?:papers|articles|please)$", re.I)
 
 

@@ -113,6 +113,7 @@ _LETTER = r"[^\W_]"
 _TOKEN = re.compile(rf"{_LETTER}(?:{_LETTER}|['\u2019\-./+])*(?:{_LETTER}|\+)|{_LETTER}|[^\s\w]|_")
 _WORD = re.compile(_LETTER)
 _POSSESSIVE = re.compile(r"['\u2019]s$")
+_SPECIES = re.compile(r"[A-Z]\.[a-z]{3,}")  # as lex.GENUS_ABBREVIATION writes it
 _USE_DISORDER = re.compile(r"\s+disorders?\b", re.I)
 # A name no list or MeSH knows reads by the word before it: "in Ontario", "by Vertex".
 _NAME_BY_LEAD: dict[str, SlotKind] = {
@@ -265,6 +266,8 @@ class MessageReading:
     closing: bool = False
     elliptical: bool = False
     refers_back: bool = False
+    # It points at a result ("the second one", "result 3").
+    points_at_result: bool = False
     narrows: bool = False
     asks: bool = False
     word_count: int = 0
@@ -298,6 +301,7 @@ def _as_meant(text: str) -> str:
     """``text`` with slips in its cue words and years put right ("waht about", "2O20")."""
     text = lex.CUE_TYPO.sub(lambda m: lex.CUE_TYPOS[m.group(1).lower()], text)
     text = lex.SECTION_NUMBER.sub(r"\1\2", text)
+    text = lex.GENUS_ABBREVIATION.sub(r"\1.\2", text)
     return lex.YEAR_WITH_O.sub(
         lambda m: (m.group(1) + m.group(2)).replace("O", "0").replace("o", "0"), text
     )
@@ -335,6 +339,8 @@ def read_message(text: str, today: dt.date | None = None) -> MessageReading:
         for offset, part, kind in named_parts(chunk.text):
             if chunk.possessive:
                 kind = "organisation"
+            elif kind == "topic" and _SPECIES.fullmatch(part):
+                kind = "population"  # "S.aureus": an organism, never a place "in" it
             elif kind == "topic" and is_name(part) and mesh_match(part) is None:
                 kind = _NAME_BY_LEAD.get(chunk.lead, kind)
             text_value = lex.ASPECT_FORMS.get(part.lower(), part)
@@ -363,6 +369,7 @@ def read_message(text: str, today: dt.date | None = None) -> MessageReading:
         ),
         narrows=bool(lex.NARROWING.search(plain)),
         refers_back=pointed or _refers_back(tokens),
+        points_at_result=pointed,
         asks=bool(lex.QUESTION.search(plain)),
     )
 

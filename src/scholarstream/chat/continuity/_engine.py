@@ -77,12 +77,19 @@ class TurnContinuity(BaseModel):
     replaced: list[SlotValue] = Field(default_factory=list)
     # The message refers back ("it", "their"): a model may resolve it in its own terms.
     refers_back: bool = False
+    points_at_result: bool = False
     # The values this message brought into the topic.
     added: list[SlotValue] = Field(default_factory=list)
     # A closing's answer when no model writes one.
     closing_reply: str = ""
     # The message's search is not the thread's last one (its query or its years differ).
     changes_search: bool = True
+
+    @property
+    def points_at_results(self) -> bool:
+        """The message points at what the last search found ("tell me more about the
+        second one") without changing the search."""
+        return self.points_at_result and not self.changes_search and bool(self.steps)
 
     @property
     def expects_search(self) -> bool:
@@ -297,6 +304,7 @@ def begin_turn(state: ThreadState, message: str, today: dt.date | None = None) -
         topic=topic,
         replaced=list(follow_up.replaced),
         refers_back=said.refers_back,
+        points_at_result=said.points_at_result,
         added=list(follow_up.added),
         closing_reply=closing_reply(state) if closing else "",
         changes_search=_changes_search(state, topic),

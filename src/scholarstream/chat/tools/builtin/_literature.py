@@ -278,7 +278,8 @@ async def search_literature(
     args = parse_arguments("search_literature", LiteratureArgs, params)
     names = list(dict.fromkeys(args.sources or ctx.services.search.default_sources))
     query = SearchQuery(text=args.query, limit=args.max_results, **args.dates())
-    yield ToolProgress(stage="searching", message=f"Searching {', '.join(names)}", progress=0.0)
+    labels = ", ".join(source_label(ctx, name) for name in names)
+    yield ToolProgress(stage="searching", message=f"Searching {labels}", progress=0.0)
     result: MultiSearchResult | None = None
     finished = 0
     async for event in _searching(ctx, names, query):
@@ -286,10 +287,11 @@ async def search_literature(
             result = event
             continue
         finished += 1
-        outcome = "failed" if not event.ok else f"{event.returned} records"
+        unit = "record" if event.returned == 1 else "records"
+        outcome = "failed" if not event.ok else f"{event.returned} {unit}"
         yield ToolProgress(
             stage="searching",
-            message=f"{event.source}: {outcome}",
+            message=_capitalised(f"{source_label(ctx, event.source)}: {outcome}"),
             progress=round(0.9 * min(finished, len(names)) / len(names), 3),
         )
     if result is None:
@@ -497,3 +499,7 @@ GET_ARTICLE_DETAILS = register_tool(
         failure_for_user=_details_failed,
     )
 )
+
+
+def _capitalised(text: str) -> str:
+    return text[:1].upper() + text[1:]
