@@ -28,10 +28,11 @@ from pydantic_ai.messages import (
 )
 
 from scholarstream.chat import ChatContext, build_turn_prompt, resolve, tool_definitions
+from scholarstream.chat._agent_loop import EARLIER_TURNS_LEFT_OUT
 from scholarstream.settings import DEFAULT_MAX_TOKENS
 from tests.chat.test_chat_api import chat_server, send
 from tests.chat.world import Event, Script, call, context, read_events
-from tests.fake_openai import FakeOpenAI, Status, Text, fake_openai
+from tests.fake_openai import FakeOpenAI, Status, Text, context_too_long, fake_openai
 from tests.web.live import clean_settings, serve
 
 SPLIT = '{"name": "chat_test_split", "arguments": {"text": "alpha beta gamma"}}'
@@ -448,6 +449,25 @@ def test_a_server_that_refuses_tools_is_answered_without_them(
     assert payload["message"] == "Here is what I know."
     assert any("--jinja" in w for w in payload["warnings"])
     assert any(c["value"].startswith("/") for c in payload["suggested_values"])
+
+
+def test_a_conversation_longer_than_the_context_window_goes_on_without_earlier_turns(
+    tmp_path: Path, fake: FakeOpenAI
+) -> None:
+    fake.script("tiny", Text("First answer."), context_too_long(9002, 8192), Text("Second answer."))
+    with local_server(tmp_path, fake) as client:
+        first = chat(client, "Explain what an odds ratio is")
+        second = chat(
+            client, "explain it more simply", conversation_id=first[0].data["conversation_id"]
+        )
+    assert second[-1].type == "complete", second[-1]
+    payload = second[-1].data["payload"]
+    assert payload["message"] == "Second answer."
+    assert payload["warnings"] == [EARLIER_TURNS_LEFT_OUT]
+    refused, retried = bodies(fake)[1:]
+    said = [m.get("content") for m in refused["messages"]]
+    assert "First answer." in said  # the earlier turn was sent, then left out
+    assert "First answer." not in [m.get("content") for m in retried["messages"]]
 
 
 # --- Prompt size ---------------------------------------------------------------------------

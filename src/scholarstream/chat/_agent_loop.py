@@ -93,6 +93,10 @@ TOOL_RETRIES = 2
 UNFINISHED_AFTER_TOOLS = (
     "The model did not finish its answer; the results above are what the tools found."
 )
+EARLIER_TURNS_LEFT_OUT = (
+    "The conversation is longer than the model can read at once, so this answer was "
+    "written without the earlier turns (the conversation's topic was kept)."
+)
 
 
 @dataclass
@@ -290,6 +294,7 @@ async def run_agent_turn(
     calls = _ToolCalls(runner, known, transcript, emit)
     model = _ModelCalls(resolved, llm, tools.definitions)
     messages = [*history] if tools.enabled else without_tool_parts(history)
+    earlier = len(messages)  # the earlier turns' messages, left out if they do not fit
     new_messages: list[ModelMessage] = []
     usage = RunUsage()
     request = ModelRequest(parts=[UserPromptPart(message)], instructions=system_prompt)
@@ -302,12 +307,22 @@ async def run_agent_turn(
             try:
                 response = await model.request(messages, text)
             except ModelCapabilityError as exc:
-                if exc.capability != "tools" or tools.no_tools_prompt is None or not model.tools:
+                if exc.capability == "context" and earlier:
+                    # Too long for the model's context window: the turn goes on without
+                    # the earlier turns (the conversation's topic travels in the message).
+                    messages = messages[earlier:]
+                    earlier = 0
+                    transcript.warnings.append(EARLIER_TURNS_LEFT_OUT)
+                    emit(StatusEvent(message=EARLIER_TURNS_LEFT_OUT))
+                    response = await model.request(messages, text)
+                elif exc.capability != "tools" or tools.no_tools_prompt is None or not model.tools:
                     raise
-                system_prompt = _without_tools(exc, tools.no_tools_prompt, model, transcript, emit)
-                request = dataclasses.replace(request, instructions=system_prompt)
-                messages = [*without_tool_parts(messages[:-1]), request]
-                response = await model.request(messages, text)
+                else:
+                    prompt = _without_tools(exc, tools.no_tools_prompt, model, transcript, emit)
+                    system_prompt = prompt
+                    request = dataclasses.replace(request, instructions=system_prompt)
+                    messages = [*without_tool_parts(messages[:-1]), request]
+                    response = await model.request(messages, text)
             if request is not unrecorded:
                 new_messages.append(request)
             messages.append(response)
