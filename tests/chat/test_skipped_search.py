@@ -140,6 +140,7 @@ def test_a_search_the_model_got_refused_is_run_for_it(server: httpx.Client, scri
         "Explain what a hazard ratio means",
         "Hello",
         "Write a short email to my supervisor about the meeting",
+        "What were the events?",  # about what the page shows: no subject of its own
     ],
 )
 def test_a_message_that_is_not_a_question_for_the_literature_is_not_searched(

@@ -389,7 +389,7 @@ def _as_follow_up_kind(
     return value
 
 
-# Letters two forms of one word share: "vaccination" and "vaccine", "trained", "training".
+# Letters two forms of one word share: "vaccination" and "vaccine".
 _STEM_LETTERS = 6
 
 

@@ -13,6 +13,7 @@ from scholarstream.chat.continuity._classify import read_turn
 from scholarstream.chat.continuity._objectives import closing_reply, note_message, note_results
 from scholarstream.chat.continuity._plan import (
     BlueprintStep,
+    asks_for_literature,
     build_blueprint,
     build_plan,
     is_link,
@@ -102,7 +103,16 @@ class TurnContinuity(BaseModel):
             bool(self.steps)
             and self.changes_search
             and not is_task(self.message, follows_up=follows_up)
+            and (follows_up or asks_for_literature(self.message) or self._names_a_subject())
         )
+
+    def _names_a_subject(self) -> bool:
+        """A new question names something to search for: a drug, a condition, people, a
+        place or an organisation, or a phrase of its own ("perovskite solar cell
+        stability"); "What were the events?" asks about what the page shows."""
+        known = [v for v in self.added if v.kind not in ("topic", "aspect")]
+        words = sum(len(v.text.split()) for v in self.added if v.kind == "topic")
+        return bool(known) or words >= _SUBJECT_WORDS
 
     def rewrite(self, query: str) -> RewrittenQuery:
         """The query a retrieval tool gets for this turn, from the query a model (or a
@@ -309,6 +319,10 @@ def begin_turn(state: ThreadState, message: str, today: dt.date | None = None) -
         closing_reply=closing_reply(state) if closing else "",
         changes_search=_changes_search(state, topic),
     )
+
+
+# Words of no known kind that make a subject of their own.
+_SUBJECT_WORDS = 2
 
 
 def _changes_search(state: ThreadState, topic: TopicReading) -> bool:

@@ -98,6 +98,11 @@ def _request_of(message: str) -> str:
     return opening[: end.start()] if end else opening
 
 
+def asks_for_literature(message: str) -> bool:
+    """Whether the message's request names the literature (papers, studies, evidence...)."""
+    return bool(_ASKS_FOR_LITERATURE.search(_request_of(message)))
+
+
 def is_task(message: str, *, follows_up: bool) -> bool:
     """Whether the message asks for something other than the literature: work on text
     ("explain the second result", "what does NNT mean?"), or, when it does not follow up
