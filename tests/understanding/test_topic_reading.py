@@ -472,7 +472,8 @@ def test_a_result_pointed_at_refers_back_and_is_no_topic(message: str) -> None:
 
 def test_ordinals_that_belong_to_a_topic_stay() -> None:
     assert [v.text for v in read_message("first episode psychosis treatment").values] == [
-        "first episode psychosis treatment"
+        "first episode psychosis",
+        "treatment",
     ]
 
 
@@ -507,7 +508,8 @@ def test_ordinals_that_belong_to_a_topic_stay() -> None:
             "interventions in nursing homes",
             [("aspect", "interventions"), ("place", "nursing homes")],
         ),
-        ("cleaner fish as an alternative", [("topic", "cleaner fish")]),
+        # An organism offered as an alternative is used as a treatment.
+        ("cleaner fish as an alternative", [("intervention", "cleaner fish")]),
     ],
 )
 def test_what_outsiders_typed_is_read_into_its_slots(
@@ -607,3 +609,54 @@ def test_a_species_with_its_genus_abbreviated_is_one_organism() -> None:
     ]
     assert read_message("tell me more about the second one", TODAY).points_at_result
     assert not read_message("can you search for it", TODAY).points_at_result
+
+
+def test_a_word_before_an_occupation_names_its_field_not_a_condition() -> None:
+    assert ("population", "emergency nurses") in _kinds("stress among emergency nurses")
+    query = _chain("compassion fatigue in oncology nurses", "and emergency physicians?")[1][1]
+    assert "compassion fatigue" in query.query() and "emergency physicians" in query.query()
+    assert "oncology" not in query.query()
+
+
+def test_a_plural_mesh_reads_in_the_singular_gives_the_kind() -> None:
+    # "fish" is MeSH's Fishes: an organism, which another organism replaces.
+    query = _chain("mercury levels in reef fish", "and crustaceans?")[1][1].query()
+    assert "crustaceans" in query and "fish" not in query
+
+
+def test_a_condition_inside_a_procedure_is_replaced_by_its_kin() -> None:
+    query = _chain(
+        "mesh versus suture inguinal hernia repair recurrence",
+        "what about umbilical hernias instead",
+    )[1][1].query()
+    assert "umbilical hernia" in query and "inguinal" not in query and "repair" in query
+
+
+def test_both_brings_back_the_subject_just_replaced() -> None:
+    steps = _chain(
+        "dupilumab for atopic dermatitis in adolescents",
+        "tralokinumab instead",
+        "conjunctivitis rates with both",
+    )
+    query = steps[2][1].query()
+    assert "tralokinumab" in query and "dupilumab" in query and "conjunctivitis" in query
+    # "both X and Y" names the two itself.
+    named = _chain(
+        "dupilumab for atopic dermatitis", "tralokinumab instead", "both eczema and asthma"
+    )
+    assert "dupilumab" not in named[2][1].query()
+
+
+def test_a_place_in_a_name_mesh_knows_is_no_place() -> None:
+    assert ("place", "atlantic") not in _kinds("sea lice in atlantic salmon farms")
+    assert ("place", "mediterranean") not in _kinds("mediterranean diet and dementia")
+    assert ("place", "Norway") in _kinds("sea lice on salmon farms in Norway")
+
+
+def test_a_drug_named_after_unnamed_treatments_keeps_what_they_treat() -> None:
+    assert _kinds("varroa mite treatments in honey bee colonies")[:2] == [
+        ("population", "varroa mite"),
+        ("intervention", "treatments"),
+    ]
+    query = _chain("varroa mite treatments in honey bee colonies", "resistance to amitraz")[1][1]
+    assert "varroa" in query.query() and "amitraz" in query.query()

@@ -254,6 +254,8 @@ def _update(thread: TopicReading, message: MessageReading) -> FollowUp:
         new = [v for v in incoming if v.kind == kind]
         values = _apply(values, kind, new, message, added)
     values = [v for v in values if not _named_again_as_scope(v, incoming, message)]
+    if message.both and not any(v.kind in SUBJECT_KINDS for v in named):
+        values = _with_the_other_one(values, thread.dropped)
     year_from, year_to = thread.year_from, thread.year_to
     if message.dated:
         year_from, year_to = message.year_from, message.year_to
@@ -273,6 +275,16 @@ def _update(thread: TopicReading, message: MessageReading) -> FollowUp:
         replaced=tuple(v for v in thread.values if not topic.has(v)),
         added=tuple(added),
     )
+
+
+def _with_the_other_one(values: list[SlotValue], dropped: list[SlotValue]) -> list[SlotValue]:
+    """``values`` with the subject a value in play last took the place of beside it:
+    "infection risk with both" after "elranatamab instead" of teclistamab."""
+    for old in reversed(dropped):
+        at = next((i for i, v in enumerate(values) if v.kind == old.kind), None)
+        if old.kind in SUBJECT_KINDS and at is not None:
+            return [*values[: at + 1], old, *values[at + 1 :]]
+    return values
 
 
 def _named_again_as_scope(

@@ -843,6 +843,12 @@ COMPARED_AGAINST = (
 )
 # "X instead" (not "instead of Y", which names what it drops).
 AS_ALTERNATIVE = re.compile(r"\bas an? alternative\b(?!\s+to\b)", re.I)
+# "infection risk with both", "for the two of them": the subject in play and the one it
+# just took the place of (not "both X and Y", which names the two).
+BOTH = re.compile(
+    r"\b(?:both|the two(?: of them)?|either (?:one|of them)|each of them)\b(?![^.?!]*\band\b)",
+    re.I,
+)
 INSTEAD = re.compile(rf"\binstead\b(?!\s+of\b)|{AS_ALTERNATIVE.pattern}", re.I)
 # A species with its genus abbreviated, "E. coli", "S. aureus": one name ("E.coli").
 GENUS_ABBREVIATION = re.compile(r"\b([A-Z])\.\s+([a-z]{3,})\b")

@@ -51,12 +51,12 @@ def kind_of_match(match: MeshMatch) -> SlotKind | None:
 def mesh_kind(text: str) -> tuple[SlotKind | None, str | None]:
     """The kind MeSH gives ``text`` and its heading; a phrase MeSH does not know is read
     by its last word ("PBO nets" by "nets") for the kind only."""
-    match = mesh_match(text)
+    match = mesh_match(text) or mesh_spelled(text)
     if match is not None:
         return kind_of_match(match), match.heading
     words = text.split()
     if len(words) > 1:
-        head = mesh_match(words[-1])
+        head = mesh_match(words[-1]) or mesh_spelled(words[-1])
         if head is not None:
             return kind_of_match(head), None
     return None, None
@@ -74,6 +74,16 @@ def _in_branch(text: str, branches: tuple[str, ...]) -> bool:
 
 def is_body_part(word: str) -> bool:
     return _in_branch(word, _BODY_PARTS)
+
+
+# Occupational groups: "nurses", "physicians", "farmers".
+_OCCUPATIONS = ("M01.526",)
+
+
+def is_occupation(text: str) -> bool:
+    """MeSH files ``text`` under occupational groups: a word before it names the field
+    ("emergency physicians", "oncology nurses"), not a condition the people have."""
+    return _in_branch(text, _OCCUPATIONS)
 
 
 def is_surgical_procedure(text: str) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from scholarstream.understanding._mesh_kinds import are_tree_kin, is_body_part
+from scholarstream.understanding._mesh_kinds import are_tree_kin, is_body_part, mesh_spelled
 from scholarstream.understanding._slot_kind import SlotKind
 from scholarstream.understanding._topic import (
     SUBJECT_KINDS,
@@ -79,6 +79,28 @@ def _tree_kin(values: list[SlotValue], value: SlotValue) -> list[SlotValue] | No
         if old.heading is not None and are_tree_kin(old.heading, value.heading):
             placed = value.model_copy(update={"kind": old.kind})
             return [*values[:at], placed, *values[at + 1 :]]
+    for at, old in enumerate(values):
+        if old.kind == value.kind:
+            continue  # a value of the same kind is replaced whole
+        spliced = _kin_inside(old.text, value)
+        if spliced is not None:
+            swapped = old.model_copy(update={"text": spliced, "heading": None})
+            return [*values[:at], swapped, *values[at + 1 :]]
+    return None
+
+
+def _kin_inside(old: str, value: SlotValue) -> str | None:
+    """``old`` with a phrase inside it that is ``value``'s kin in MeSH's tree put in its
+    place: "ventral hernias" in "laparoscopic inguinal hernia repair" gives "laparoscopic
+    ventral hernias repair" (Hernia, Inguinal and Hernia, Ventral)."""
+    words = old.split()
+    if len(words) < 2 or value.heading is None:
+        return None
+    for size in range(len(words) - 1, 0, -1):
+        for start in range(len(words) - size + 1):
+            match = mesh_spelled(" ".join(words[start : start + size]))
+            if match is not None and are_tree_kin(match.heading, value.heading):
+                return " ".join([*words[:start], value.text, *words[start + size :]])
     return None
 
 

@@ -5,10 +5,12 @@ it was read from, so a caller can take the phrase out of the message's words."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from scholarstream.understanding._dates import MENTION_DATES, date_phrases
 from scholarstream.understanding._lexicon import PLACES as MORE_PLACES
+from scholarstream.understanding._mesh_kinds import kind_of_match, mesh_match
 
 US_STATES = [
     "Alabama",
@@ -216,14 +218,18 @@ def read_slots(text: str) -> tuple[Slots, list[str]]:
     """The slots ``text`` names, and the exact phrases they were read from."""
     phrases: list[str] = []
 
-    def found(pattern: re.Pattern[str]) -> list[str]:
+    def found(
+        pattern: re.Pattern[str], keep: Callable[[str, re.Match[str]], bool] | None = None
+    ) -> list[str]:
         values = []
         for match in pattern.finditer(text):
+            if keep is not None and not keep(text, match):
+                continue
             phrases.append(match.group(0))
             values.append(match.group(0))
         return values
 
-    places = found(_PLACE_RE) + found(_ABBREVIATION_RE)
+    places = found(_PLACE_RE, keep=_is_a_place_here) + found(_ABBREVIATION_RE)
     dates = [phrase.text for phrase in date_phrases(text, MENTION_DATES)]
     phrases.extend(dates)
     phases = []
@@ -243,6 +249,26 @@ def read_slots(text: str) -> tuple[Slots, list[str]]:
         organisations=_unique(organisations),
     )
     return slots, phrases
+
+
+# The words after a place read with it as one name: "Atlantic salmon", "African swine fever".
+_NAME_WORDS = 2
+_FOLLOWING_WORD = re.compile(r"\s+([\w'-]+)")
+
+
+def _is_a_place_here(text: str, match: re.Match[str]) -> bool:
+    """Whether a place's name stands for the place, not for a thing MeSH names after it
+    ("Atlantic salmon", "Mediterranean diet", "African Americans")."""
+    phrase, end = match.group(0), match.end()
+    for _ in range(_NAME_WORDS):
+        following = _FOLLOWING_WORD.match(text, end)
+        if following is None:
+            break
+        phrase, end = f"{phrase} {following.group(1)}", following.end()
+        named = mesh_match(phrase)
+        if named is not None and kind_of_match(named) != "place":
+            return False
+    return True
 
 
 def _unique(values: list[str]) -> tuple[str, ...]:

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from scholarstream.understanding import _lexicon as lex
 from scholarstream.understanding._dates import QUERY_DATES, date_phrases, undated_spans
-from scholarstream.understanding._mesh_kinds import mesh_kind, mesh_match
+from scholarstream.understanding._mesh_kinds import is_occupation, mesh_kind, mesh_match
 from scholarstream.understanding._phrase_kinds import (
     is_condition_word,
     is_intervention_word,
@@ -255,6 +255,8 @@ class MessageReading:
     dropped: tuple[str, ...] = ()
     # "X instead": X takes the place of what it stands for.
     instead: bool = False
+    # "with both": the subject it took the place of comes back beside the one in play.
+    both: bool = False
     year_from: int | None = None
     year_to: int | None = None
     dated: bool = False
@@ -347,12 +349,18 @@ def read_message(text: str, today: dt.date | None = None) -> MessageReading:
             found.append((chunk.start + offset, SlotValue(kind=kind, text=text_value), chunk.lead))
     found.sort(key=lambda item: item[0])
     values = _compared([_with_mesh(v) for _, v, _ in found], [at for at, _, _ in found], plain)
+    if alternative is not None:  # "cleaner fish as an alternative": a treatment, not who
+        values = [
+            v.model_copy(update={"kind": "intervention"}) if v.kind == "population" else v
+            for v in values
+        ]
     return MessageReading(
         text=plain,
         values=tuple(values),
         leads=tuple(lead for _, _, lead in found),
         dropped=tuple(dropped),
         instead=lex.INSTEAD.search(plain) is not None,
+        both=lex.BOTH.search(plain) is not None,
         year_from=year_from,
         year_to=year_to,
         dated=dated,
@@ -452,7 +460,7 @@ def _cut_scope(text: str, found: list[tuple[int, SlotValue, str]]) -> str:
         phrase = value or match.group(group) or match.group(0)
         start = match.start()
         if kind == "population":  # "immunocompromised adults", "APOE4 carriers"
-            start = _qualified_start(text, start)
+            start = _qualified_start(text, start, occupation=is_occupation(phrase))
             phrase = f"{text[start : match.start()]}{phrase}".strip()
         found.append((start, SlotValue(kind=kind, text=phrase), _lead_before(text, start)))
         text = _blank(text, start, match.end())
@@ -512,9 +520,10 @@ def _population_phrase(text: str) -> re.Match[str] | None:
     return None
 
 
-def _qualified_start(text: str, start: int) -> int:
+def _qualified_start(text: str, start: int, *, occupation: bool = False) -> int:
     """Where a population's phrase starts once the content words just before it (at most
-    ``POPULATION_MODIFIERS``) are taken along."""
+    ``POPULATION_MODIFIERS``) are taken along; before an occupation, a condition's word
+    is its field ("emergency physicians")."""
     for _ in range(POPULATION_MODIFIERS):
         before = re.search(r"([A-Za-z0-9][\w\-]*)\s+$", text[:start])
         word = before.group(1).lower() if before else ""
@@ -522,7 +531,9 @@ def _qualified_start(text: str, start: int) -> int:
             break
         if word in lex.INTERVENTION_HEADS or is_intervention_word(word):
             break  # "prolonged exposure therapy | veterans"
-        if is_condition_word(word) or mesh_kind(before.group(1))[0] == "condition":
+        if not occupation and (
+            is_condition_word(word) or mesh_kind(before.group(1))[0] == "condition"
+        ):
             break  # "PTSD | veterans": the condition is a value of its own
         start = before.start(1)
     return start
