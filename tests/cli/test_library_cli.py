@@ -51,6 +51,34 @@ def test_import_search_show_export_round_trip(data_dir: Path, tmp_path: Path) ->
     assert code == 0 and len(json.loads(out)) == 60
 
 
+def test_records_are_named_by_the_identifiers_people_know(data_dir: Path) -> None:
+    assert run(data_dir, "import", EXPORTS / "scopus.ris")[0] == 0
+    code, out, _ = run(data_dir, "library", "search", "taurine")
+    assert code == 0
+    assert "10.3390/ani15010003" in out  # the DOI, not the library's internal id
+    page = json.loads(run(data_dir, "library", "search", "taurine", "--json")[1])
+    assert not any(str(item["id"]) in out for item in page["items"])
+
+    code, out, _ = run(data_dir, "library", "show", "https://doi.org/10.3390/ANI15010003")
+    assert code == 0 and json.loads(out)["record"]["ids"]["doi"] == "10.3390/ani15010003"
+
+    cli = [sys.executable, "-m", "scholarstream", "--data-dir", str(data_dir)]
+    missing = subprocess.run(
+        [*cli, "library", "show", "10.9999/not-in-the-library"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert missing.returncode != 0
+    said = " ".join(missing.stderr.split())
+    assert "No record in your library has the identifier 10.9999/not-in-the-library" in said
+    assert "library search" in said
+
+    code, out, _ = run(data_dir, "library", "delete", "10.3390/ani15010003")
+    assert code == 0 and "Deleted" in out and "taurine" in out.lower()
+    assert run(data_dir, "library", "show", "10.3390/ani15010003")[0] != 0
+
+
 def test_bad_input_says_what_to_do(data_dir: Path, tmp_path: Path) -> None:
     expected = {
         ("import", str(tmp_path / "missing.ris")): "Not a file",

@@ -1,7 +1,6 @@
 """``library search|show|delete``: the local library from the terminal."""
 
 import json
-import uuid
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -62,14 +61,14 @@ def library_search(
         typer.echo(page.model_dump_json(indent=2))
         return
     table = Table(title=f"{page.total} records match" if text else f"{page.total} records")
-    table.add_column("id", no_wrap=True)
+    table.add_column("identifier", no_wrap=True)
     table.add_column("year")
     table.add_column("first author", max_width=20)
     table.add_column("title", overflow="fold", ratio=1)
     table.add_column("score")
     for item in page.items:
         table.add_row(
-            str(item.id),
+            item.reference,
             str(item.record.year or ""),
             _authors(item),
             item.record.title,
@@ -81,30 +80,36 @@ def library_search(
         console.print(f"Showing {page.offset + 1}-{shown_to}; next page: --offset {shown_to}")
 
 
+_REFERENCE_HELP = "The record's identifier as `library search` lists it: a DOI, PMID:…, NCT…"
+Reference = Annotated[str, typer.Argument(help=_REFERENCE_HELP, metavar="IDENTIFIER")]
+
+
 @library_app.command("show")
-def library_show(ctx: typer.Context, record_id: uuid.UUID, user: UserOption = "local") -> None:
+def library_show(ctx: typer.Context, reference: Reference, user: UserOption = "local") -> None:
     """Print one record as JSON."""
 
     async def show(runtime: "Runtime") -> "LibraryItem":
         async with runtime.database.session() as session:
             owner = (await resolve_user(session, user)).id
-        return await runtime.library.get(owner, record_id)
+        return await runtime.library.find(owner, reference)
 
     item = run_with_runtime(ctx, show)
     typer.echo(json.dumps(item.model_dump(mode="json", exclude_none=True), indent=2))
 
 
 @library_app.command("delete")
-def library_delete(ctx: typer.Context, record_id: uuid.UUID, user: UserOption = "local") -> None:
+def library_delete(ctx: typer.Context, reference: Reference, user: UserOption = "local") -> None:
     """Remove one record from the library."""
 
-    async def delete(runtime: "Runtime") -> None:
+    async def delete(runtime: "Runtime") -> str:
         async with runtime.database.session() as session:
             owner = (await resolve_user(session, user)).id
-        await runtime.library.delete(owner, record_id)
+        item = await runtime.library.find(owner, reference)
+        await runtime.library.delete(owner, item.id)
+        return item.record.title
 
-    run_with_runtime(ctx, delete)
-    console.print(f"Deleted {record_id}.")
+    title = run_with_runtime(ctx, delete)
+    console.print(f"Deleted “{title}”.")
 
 
 def register(app: typer.Typer) -> None:

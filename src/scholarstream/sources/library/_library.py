@@ -122,6 +122,11 @@ class Library:
         async with self.database.session() as session:
             return await store.get_item(OwnerScope(session, owner_id), record_id)
 
+    async def find(self, owner_id: uuid.UUID, reference: str) -> LibraryItem:
+        """The record a person names by its id, DOI, PMID or identifier at its source."""
+        async with self.database.session() as session:
+            return await store.find_item(OwnerScope(session, owner_id), reference)
+
     async def get_many(
         self, owner_id: uuid.UUID, record_ids: Sequence[uuid.UUID]
     ) -> list[LibraryItem]:

@@ -42,6 +42,17 @@ class LibraryItem(BaseModel):
     source_file: str | None = None
     score: float | None = Field(default=None, description="BM25 score; None when listing.")
 
+    @property
+    def reference(self) -> str:
+        """How a person names the record: its DOI, else its PMID, else its identifier at
+        its source, else its id in the library."""
+        ids = self.record.ids
+        if ids.doi:
+            return ids.doi
+        if ids.pmid:
+            return f"PMID:{ids.pmid}"
+        return self.record.record_id or str(self.id)
+
 
 class LibraryPage(BaseModel):
     total: int = Field(description="Records matching the query and filters.")

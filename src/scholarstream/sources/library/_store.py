@@ -10,12 +10,13 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from pydantic import TypeAdapter
-from sqlalchemy import ColumnElement, and_, func, select
+from sqlalchemy import ColumnElement, and_, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from scholarstream.db import OwnerScope
 from scholarstream.db.tables import LibraryRecord
-from scholarstream.papers import Paper, Record, normalize_title
+from scholarstream.errors import NotFoundError
+from scholarstream.papers import Paper, Record, normalize_doi, normalize_pmid, normalize_title
 from scholarstream.sources.library._models import LibraryItem, LibraryQuery
 
 _RECORD = TypeAdapter[Record](Record)
@@ -151,6 +152,31 @@ async def browse(
 
 async def get_item(scope: OwnerScope, record_id: uuid.UUID) -> LibraryItem:
     return item_of(await scope.get(LibraryRecord, record_id, what="Library record"))
+
+
+async def find_item(scope: OwnerScope, reference: str) -> LibraryItem:
+    """The record ``reference`` names: its id in the library, its DOI, its PMID or its own
+    identifier at its source ("NCT01234567", "W2741809807")."""
+    text = reference.strip()
+    try:
+        return await get_item(scope, uuid.UUID(text))
+    except ValueError:
+        pass
+    named = [LibraryRecord.record_id == text]
+    if (doi := normalize_doi(text)) is not None:
+        named.append(LibraryRecord.doi == doi)
+    if (pmid := normalize_pmid(text)) is not None:
+        named.append(LibraryRecord.pmid == pmid)
+    row = await scope.session.scalar(
+        scope.select(LibraryRecord).where(or_(*named)).order_by(LibraryRecord.created_at).limit(1)
+    )
+    if row is None:
+        raise NotFoundError(
+            f"No record in your library has the identifier {text}.",
+            hint="Search your library (scholarstream library search) to see each record's "
+            "identifier.",
+        )
+    return item_of(row)
 
 
 async def delete_record(scope: OwnerScope, record_id: uuid.UUID) -> None:
