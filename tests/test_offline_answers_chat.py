@@ -244,9 +244,11 @@ def test_a_refused_address(server: tuple[httpx.Client, Sources]) -> None:
 def test_a_private_address(server: tuple[httpx.Client, Sources]) -> None:
     text, _ = ask(server, "https://10.0.0.1/page", Sources())
     assert text == answer(
-        "https://10.0.0.1/page cannot be read: only public web pages, at addresses starting "
-        "with http:// or https://, can be read. Instead, paste the text you need into the chat."
+        "https://10.0.0.1/page cannot be read: it is on a private network or on this server, "
+        "and only public web pages can be read. Instead, paste the text you need into the chat."
     )
+    text, _ = ask(server, "/read http://localhost:8000/admin", Sources())
+    assert "it is on a private network or on this server" in text
 
 
 def test_a_linked_page_is_read(server: tuple[httpx.Client, Sources]) -> None:

@@ -22,6 +22,7 @@ from scholarstream.chat.tools.builtin._arguments import ToolArguments, input_sch
 from scholarstream.chat.tools.builtin._web_addresses import (
     ASK_TO_PASTE,
     HostRules,
+    PrivateAddressError,
     checked_url,
     wire_host,
     with_scheme,
@@ -216,6 +217,11 @@ def _failed(error: Exception, arguments: Mapping[str, Any], ctx: ToolContext) ->
     address = str(arguments.get("url", "")).strip() or "The address"
     if isinstance(error, NotFoundError):
         return f"There is no page at {address}: check the address."
+    if isinstance(error, PrivateAddressError):
+        return (
+            f"{address} cannot be read: it is on a private network or on this server, and "
+            f"only public web pages can be read. Instead, {PASTE}."
+        )
     if isinstance(error, InvalidInputError):
         return (
             f"{address} cannot be read: only public web pages, at addresses starting with "

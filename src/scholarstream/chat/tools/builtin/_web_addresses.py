@@ -28,6 +28,10 @@ _PRIVATE_HINT = (
 )
 
 
+class PrivateAddressError(InvalidInputError):
+    """The page is on a private network, or on this server itself."""
+
+
 def wire_host(url: httpx.URL) -> str:
     """The host as sent on the wire (IDNA for international names)."""
     return url.raw_host.decode("ascii")
@@ -89,7 +93,7 @@ class HostRules:
         literal = ip_of(host)
         if literal is not None:
             if not self.allow_private and not is_public(literal):
-                raise InvalidInputError(
+                raise PrivateAddressError(
                     f"{subject} is on a non-public address ({literal}).", hint=_PRIVATE_HINT
                 )
             return [None]
@@ -97,11 +101,11 @@ class HostRules:
             return [None]
         name = host.lower().rstrip(".")
         if is_local_name(name):
-            raise InvalidInputError(f"{subject} is on this server itself.", hint=_PRIVATE_HINT)
+            raise PrivateAddressError(f"{subject} is on this server itself.", hint=_PRIVATE_HINT)
         found = await self._resolved(url, name)
         refused = [str(a) for a in found if not is_public(a)]
         if refused:
-            raise InvalidInputError(
+            raise PrivateAddressError(
                 f"{subject} is on a non-public address: {host} resolves to {', '.join(refused)}.",
                 hint=_PRIVATE_HINT,
             )
