@@ -780,3 +780,30 @@ async def test_adolescent_girls_are_adolescents_and_female(packaged: MeshVocabul
     query = await _pubmed_of(builder, "HPV vaccination in adolescent girls")
     assert '"Adolescent"[MeSH]' in query and '"Female"[MeSH]' in query
     assert '"Adolescent"[MeSH] OR "Female"' not in query
+
+
+async def test_girls_and_boys_are_children_of_a_sex_not_women_and_men(
+    packaged: MeshVocabulary,
+) -> None:
+    builder = RuleQueryBuilder(sources=["pubmed"], mesh=packaged, today=TODAY)
+    girls = await _pubmed_of(builder, "self-harm in girls")
+    assert '"Child"[MeSH]' in girls and '"Female"[MeSH]' in girls
+    assert '"Child"[MeSH] OR "Female"' not in girls  # the age AND the sex, never either
+    assert "Women" not in girls and '"women"[tiab]' not in girls
+    teenage = await _pubmed_of(builder, "HPV vaccination in adolescent girls")
+    assert "Women" not in teenage and '"Child"[MeSH]' not in teenage
+    # Both sexes named together limit nothing: boys and girls are children.
+    both = await _pubmed_of(builder, "physical activity in boys and girls")
+    assert '"Child"[MeSH]' in both and "Male" not in both and "Female" not in both
+    adults = await _pubmed_of(builder, "vitamin D and falls in men and women")
+    assert "Men" not in adults and "Women" not in adults and "Female" not in adults
+
+
+async def test_a_heading_a_verb_or_stop_word_would_split_stays_whole(
+    packaged: MeshVocabulary,
+) -> None:
+    builder = RuleQueryBuilder(sources=["pubmed"], mesh=packaged, today=TODAY)
+    screen = await _pubmed_of(builder, "screen time and myopia in schoolchildren")
+    assert '"Screen Time"[MeSH]' in screen and '("time"[tiab])' not in screen
+    use = await _pubmed_of(builder, "land use and malaria transmission")
+    assert '"land use"[tiab]' in use

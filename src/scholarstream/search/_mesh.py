@@ -126,7 +126,9 @@ _RULES = (
     ),
     # The people a question is about: their age group, or pregnancy.
     _rule(
-        r"\b(?:children|child|paediatric|pediatric|schoolchildren)\b",
+        # Boys and girls are children, unless the question says which age they are.
+        r"\b(?:children|child|paediatric|pediatric|schoolchildren)\b"
+        r"|(?<!adolescent )(?<!teenage )(?<!teen )\b(?:boys|girls)\b",
         "children",
         ("child", "paediatric", "pediatric"),
         "Child",
@@ -156,16 +158,19 @@ _RULES = (
         "Aged",
         role="population",
     ),
-    # Women or men: the sex MeSH indexes as a check tag.
+    # Women or men: the sex MeSH indexes as a check tag. Girls and boys are that sex, but
+    # not women or men (MeSH's Women and Men are adults).
+    _rule(r"\bgirls?\b", "girls", ("female",), "Female", role="population", within=True),
+    _rule(r"\bboys?\b", "boys", ("male",), "Male", role="population", within=True),
     _rule(
-        r"\b(?:women|woman|females?|girls)\b",
+        r"\b(?:women|woman|females?)\b",
         "women",
         ("female",),
         "Female",
         role="population",
         within=True,
     ),
-    _rule(r"\b(?:men|males?|boys)\b", "men", ("male",), "Male", role="population", within=True),
+    _rule(r"\b(?:men|males?)\b", "men", ("male",), "Male", role="population", within=True),
     _rule(
         r"(?<!older )(?<!elderly )\badults?\b",
         "adults",
@@ -200,15 +205,29 @@ def _own_words(question: str) -> str:
     return text
 
 
+# MeSH reads "boys" and "girls" as Men and Women, which it defines as adults: beside a
+# young age group, the sex is searched by its check tag instead.
+_ADULT_SEXES = frozenset({"Men", "Women"})
+_YOUNG_AGE_GROUPS = frozenset({"Child", "Infant", "Adolescent", "Child, Preschool"})
+_SEXES = frozenset({"Female", "Male"})
+_YOUNG_SEX_WORDS = re.compile(r"\b(?:boys?|girls?)\b", re.I)
+
+
 def _attached(
     vocabulary: MeshVocabulary, mapping: ConceptMapping, heading: MeshDescriptor, said: str
 ) -> ConceptMapping:
     """The rule's heading on the concept, in place of the concept's headings under it
     ("older adults": Aged, not Frail Elderly, which MeSH lists the words under)."""
+    young = heading.name in _YOUNG_AGE_GROUPS or _YOUNG_SEX_WORDS.search(mapping.concept)
+    adults_only = _ADULT_SEXES if young else frozenset()
     kept = [
         m
         for m in mapping.mappings
-        if (d := vocabulary.descriptor(m.heading)) is None or not vocabulary.is_narrower(d, heading)
+        if m.heading not in adults_only
+        and (
+            (d := vocabulary.descriptor(m.heading)) is None
+            or not vocabulary.is_narrower(d, heading)
+        )
     ]
     found = HeadingMapping(mapping.concept, heading.name, "entry term", said)
     return ConceptMapping(mapping.concept, (*kept, found))
@@ -262,7 +281,10 @@ def _question_rules(
         for n in d.tree_numbers
     }
     extra: list[QuestionConcept] = []
+    said_sexes = {r.heading for r in _RULES if r.heading in _SEXES and r.pattern.search(text)}
     for rule in _RULES:
+        if rule.heading in _SEXES and said_sexes == _SEXES:
+            continue  # "boys and girls", "men and women": both sexes, so neither is a limit
         match = rule.pattern.search(text)
         descriptor = vocabulary.descriptor(rule.heading) or _CHECK_TAGS.get(rule.heading)
         if match is None or descriptor is None or descriptor.name in have:
@@ -275,7 +297,10 @@ def _question_rules(
             (i for i, m in enumerate(mappings) if _names_only(rule, m.concept)),
             None,
         )
-        if owner is not None:
+        # The sex of people of an age is a block of its own: "boys" is Child AND Male.
+        if owner is not None and not (
+            rule.within and _names_an_age_group(vocabulary, mappings[owner])
+        ):
             mappings[owner] = _attached(vocabulary, mappings[owner], descriptor, said)
             continue
         inside = rule.within and any(

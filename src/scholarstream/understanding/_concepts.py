@@ -178,14 +178,49 @@ def _tokens(text: str, phrases: Sequence[str]) -> list[_Token]:
                 i += n
                 break
         else:
-            pair = " ".join(raw[i : i + 2])
-            if i + 1 < len(raw) and lowered[i + 1] in _VERBS and mesh_spelled(pair) is not None:
-                tokens.append(_Token(pair, protected=True))  # "climate change" is a heading
-                i += 2
+            size = _heading_with_a_split_word(lowered, i)
+            if size:  # "climate change", "screen time": headings, not a verb between ideas
+                tokens.append(_Token(" ".join(raw[i : i + size]), protected=True))
+                i += size
+                continue
+            if lowered[i] == "use" and i and _is_content_word(lowered[i - 1]) and tokens:
+                # "cannabis use", "land use": the use is the concept, not a filler
+                tokens[-1] = _Token(f"{tokens[-1].text} {raw[i]}", protected=True)
+                i += 1
                 continue
             tokens.append(_Token(raw[i]))
             i += 1
     return tokens
+
+
+# The longest heading looked for where a verb or a stop word would split it.
+_HEADING_SPAN = 3
+
+
+def _heading_with_a_split_word(lowered: Sequence[str], at: int) -> int:
+    """How many words from ``at`` make a MeSH heading that a verb or a stop word inside
+    it would otherwise split ("screen time", "climate change"); 0 when none do."""
+    for size in range(_HEADING_SPAN, 1, -1):
+        words = lowered[at : at + size]
+        if len(words) < size or not all(_is_content_word(w) or _splits(w) for w in words):
+            continue
+        if _splits(words[0]) and _splits(words[-1]):
+            continue
+        if any(_splits(w) for w in words) and mesh_spelled(" ".join(words)) is not None:
+            return size
+    return 0
+
+
+def _splits(word: str) -> bool:
+    """A verb or a stop word that would split a heading; not a word for the people asked
+    about ("patients"), which the search leaves to the population's own concept."""
+    return word in _VERBS or (word in _STOP and word not in GENERIC_CONCEPT_WORDS)
+
+
+def _is_content_word(word: str) -> bool:
+    return (
+        word[:1].isalnum() and word not in _CONNECTORS and word not in _VERBS and word not in _STOP
+    )
 
 
 def _is_separator(token: _Token) -> bool:
@@ -523,6 +558,16 @@ def topic_of(question: str) -> str:
     return topic[0].upper() + topic[1:]
 
 
+# Both sexes named together limit nothing: "boys and girls" are children, "men and
+# women" anyone.
+_BOTH_SEXES = re.compile(
+    r"\b(boys|girls|men|women|males|females)\s+(?:and|or|&)\s+"
+    r"(?:boys|girls|men|women|males|females)\b",
+    re.I,
+)
+_BOTH_SEXES_MEAN = {"boys": "children", "girls": "children"}
+
+
 def read_question(question: str, today: dt.date) -> QuestionReading:
     """The rule-based reading of a search question; ``today`` anchors "last 5 years"."""
     question = " ".join(question.split())
@@ -532,6 +577,7 @@ def read_question(question: str, today: dt.date) -> QuestionReading:
     topic = topic_of(text)
     text, study_types = find_study_types(text)
     text, excluded = find_exclusions(text)
+    text = _BOTH_SEXES.sub(lambda m: _BOTH_SEXES_MEAN.get(m.group(1).lower(), " "), text)
     long_forms = list(abbreviations.long_to_short)
     concepts = _merge(
         _topical(
