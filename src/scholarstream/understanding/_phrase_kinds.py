@@ -5,7 +5,7 @@ words splits into values of their own ("SGLT2 inhibitors | euglycemic ketoacidos
 from __future__ import annotations
 
 from scholarstream.understanding import _lexicon as lex
-from scholarstream.understanding._mesh_kinds import is_surgical_procedure, mesh_kind, mesh_match
+from scholarstream.understanding._mesh_kinds import is_surgical_procedure, mesh_match
 from scholarstream.understanding._slot_kind import SlotKind
 
 
@@ -38,13 +38,6 @@ def phrase_parts(chunk: str) -> list[tuple[int, str, SlotKind]]:
             shift = len(words[0]) + 1
             parts = [(shift + offset, part, kind) for offset, part, kind in phrase_parts(rest)]
             return [(0, words[0], "intervention"), *parts]
-    if len(words) > 1 and words[-1].lower() in lex.GENERIC_INTERVENTIONS:
-        # "sea lice treatments", "obesity drugs": what is treated, and which kind of
-        # treatment; a drug named later takes the place of neither.
-        target = " ".join(words[:-1])
-        target_kind = _treated_kind(target)
-        if target_kind is not None:
-            return [(0, target, target_kind), (len(target) + 1, words[-1], "intervention")]
     for at in range(1, len(words) - 1):
         # A phrase headed by "therapy", "inhibitors", ... ends there: "SGLT2 inhibitors |
         # euglycemic ketoacidosis", "prolonged exposure therapy | PTSD".
@@ -111,18 +104,6 @@ def named_parts(chunk: str) -> list[tuple[int, str, SlotKind]]:
             rest = [(shift + o, part, kind) for o, part, kind in phrase_parts(chunk[shift:])]
             return [(0, name, "topic"), *rest]
     return phrase_parts(chunk)
-
-
-def _treated_kind(target: str) -> SlotKind | None:
-    """The kind of what a treatment is for, when it is a condition or an organism."""
-    kind = kind_of_phrase(target)
-    if kind == "condition":
-        return kind
-    if kind == "topic":
-        found, _ = mesh_kind(target)
-        if found in ("condition", "population"):
-            return found
-    return None
 
 
 def kind_of_phrase(chunk: str) -> SlotKind | None:
