@@ -146,7 +146,7 @@ class ScriptedRewrites:
             return
         query = self.rewrite if self.rewrite is not None else _prompt(last)
         if not query.strip():
-            yield "Glad it helped."
+            yield "You're welcome."
             return
         call = DeltaToolCall(
             name="search_literature", json_args=json.dumps({"query": query}), tool_call_id="q1"

@@ -168,7 +168,7 @@ def test_a_closing_after_a_narrower_turn_found_nothing_still_achieves_the_object
     _turn(state, "melatonin for delirium in ICU patients", 12)
     _turn(state, "only since 2025", 0)  # the narrower search found nothing
     closing = begin_turn(state, "thx thats all")
-    assert closing.closing_reply.startswith("Glad it helped.")
+    assert closing.closing_reply.startswith("You're welcome.")
     finish_turn(state, closing, [], closing.closing_reply)
     assert [o.status for o in state.objectives] == ["achieved"]
 
@@ -291,8 +291,8 @@ def test_a_closing_achieves_the_objective_and_searches_nothing() -> None:
     _turn(state, "melatonin for delirium in ICU patients", 3)
     closing = begin_turn(state, "great, done.")
     assert (closing.classification.intent, closing.steps) == ("closing", [])
-    assert closing.closing_reply.startswith("Glad it helped.")
-    finish_turn(state, closing, [], "Glad it helped.")
+    assert closing.closing_reply.startswith("You're welcome.")
+    finish_turn(state, closing, [], "You're welcome.")
     assert [o.status for o in state.objectives] == ["achieved"]
     assert state.refined_query == "melatonin delirium ICU patients"  # the topic stays
 

@@ -63,7 +63,8 @@ def closing_reply(state: ThreadState) -> str:
             "it. If you come back with a link, a document or another name for it, I will "
             "try again."
         )
-    return "Glad it helped. Ask again any time; this conversation keeps its topic."
+    # Whether what was found helped is the user's to say, not ours.
+    return "You're welcome. Ask again any time; this conversation keeps its topic."
 
 
 def note_results(
