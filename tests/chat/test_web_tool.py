@@ -638,6 +638,7 @@ def test_the_read_command_reads_a_page_in_offline_mode(tmp_path: Path) -> None:
         done = next(e for e in refused if e.type == "tool_complete")
         assert done.data["ok"] is False
         assert done.data["error"].startswith(
-            "http://127.0.0.1:8000/admin cannot be read: only public web pages"
+            "http://127.0.0.1:8000/admin cannot be read: it is on a private network or on "
+            "this server"
         )
         assert site.requests == [f"http://{PUBLIC}/about"]

@@ -650,3 +650,26 @@ def test_a_place_in_a_name_mesh_knows_is_no_place() -> None:
     assert ("place", "atlantic") not in _kinds("sea lice in atlantic salmon farms")
     assert ("place", "mediterranean") not in _kinds("mediterranean diet and dementia")
     assert ("place", "Norway") in _kinds("sea lice on salmon farms in Norway")
+
+
+def test_how_does_an_unknown_word_compare_is_the_other_side_not_an_aspect() -> None:
+    steps = _chain(
+        "stroke outcomes of dabigatran in atrial fibrillation", "how does edoxaban compare?"
+    )
+    query = steps[1][1].query()
+    assert "stroke" in query and "edoxaban" in query and "atrial fibrillation" in query
+
+
+def test_what_about_a_thing_of_its_own_takes_the_subject_s_place() -> None:
+    steps = _chain("biochar amendments for soil carbon storage", "what about cover crops")
+    query = steps[1][1].query()
+    assert "cover crops" in query and "soil carbon storage" in query and "biochar" not in query
+    # An aspect asked about is added to the subject, not put in its place.
+    aspect = _chain("biochar amendments for soil carbon storage", "what about the cost")
+    assert "biochar" in aspect[1][1].query()
+
+
+def test_a_verb_s_form_before_a_noun_is_its_modifier_not_a_verb() -> None:
+    assert ("topic", "cover crops") in _kinds("what about cover crops")
+    assert "cover" not in read_message("does it cover children?", TODAY).text.split()[3:]
+    assert all("cover" not in text for _, text in _kinds("does it cover children?"))

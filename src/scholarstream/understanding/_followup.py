@@ -237,8 +237,12 @@ _GENERIC_STEMS = frozenset(singular_word(w) or w for w in lex.GENERIC_SUBJECT_WO
 
 
 def _update(thread: TopicReading, message: MessageReading) -> FollowUp:
-    incoming = [_as_follow_up_kind(thread, message, v) for v in message.values]
+    offered = _offered_subject(thread, message)
+    incoming = [_as_follow_up_kind(thread, message, v) for v in message.values if v is not offered]
     taking = _taking_the_place(thread, message, incoming)
+    if offered is not None:
+        subject = next(v for v in thread.values if v.kind == "topic")
+        taking[id(subject)] = offered
     values = [
         taking.get(id(v)) or _reread_for_message(v, message)
         for v in thread.values
@@ -439,7 +443,29 @@ def _unknown_in_follow_up(
                 return value.model_copy(update={"kind": kind})
         if is_name(value.text):
             return value
+    if offered and message.compares and len(message.values) == 1:
+        # "how does finerenone compare?": what the one in play is compared with, whatever
+        # its kind; never an aspect that would replace the outcome asked about.
+        return (
+            value.model_copy(update={"kind": "intervention"})
+            if thread.of("intervention")
+            else value
+        )
     return value.model_copy(update={"kind": "aspect"})
+
+
+def _offered_subject(thread: TopicReading, message: MessageReading) -> SlotValue | None:
+    """ "what about permeable pavements?" after green roofs for stormwater retention: a
+    thing of its own offered in place of a subject no word list places (the topic has no
+    intervention), not an aspect of it."""
+    if lex.WHAT_ABOUT.match(message.text) is None or len(message.values) != 1:
+        return None
+    value = message.values[0]
+    if value.kind != "topic" or message.lead_of(value) or len(value.text.split()) < 2:
+        return None
+    if thread.of("intervention") or not thread.of("topic") or message.adds:
+        return None
+    return value
 
 
 def _reason(message: MessageReading, incoming: list[SlotValue]) -> str:

@@ -899,6 +899,9 @@ RESULT_REFERENCE = re.compile(
     re.I,
 )
 # Openings of an elliptical follow-up: "what about X?", "and X?", "how about in Y?".
+# Question verbs that are also nouns or noun modifiers ("cover crops", "use cases").
+NOUN_FORMS_OF_VERBS = frozenset({"cover", "use", "change", "matter", "lead", "means"})
+WHAT_ABOUT = re.compile(r"^\W*(?:and\s+)?(?:what|how)\s+about\b", re.I)
 ELLIPTICAL = re.compile(
     r"^\W*(what about|how about|and|also|any|what of|is there|are there|anything|"
     r"just|only|now|ok(?:ay)?,?\s+(?:what|how|and)|same|same for|does it|do they|"

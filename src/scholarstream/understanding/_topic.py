@@ -564,6 +564,32 @@ class _Chunk:
     possessive: bool = False
 
 
+# Words after which a verb's form is the verb: "does it cover", "will they change".
+_SUBJECTS_OF_VERBS = BACK_REFERENCES | frozenset(
+    [
+        "do",
+        "does",
+        "did",
+        "will",
+        "would",
+        "can",
+        "could",
+        "should",
+        "may",
+        "might",
+        "must",
+        "to",
+        "not",
+    ]
+)
+_NEXT_WORD = re.compile(r"\s+([A-Za-z][\w\-]*)")
+
+
+def _content_word_follows(text: str, at: int) -> bool:
+    following = _NEXT_WORD.match(text, at)
+    return following is not None and following.group(1).lower() not in _SPLIT_WORDS
+
+
 def _chunks(text: str) -> list[_Chunk]:
     """The runs of content words of ``text`` (where, the words, the preposition before);
     a name in the possessive ("GSK's", "Lilly's") is a chunk of its own."""
@@ -572,6 +598,7 @@ def _chunks(text: str) -> list[_Chunk]:
     start = 0
     lead = ""
     last_lead = ""
+    last_token = ""
 
     def close(possessive: bool = False) -> None:
         nonlocal current
@@ -588,12 +615,22 @@ def _chunks(text: str) -> list[_Chunk]:
         in_name = bare == "use" and _USE_DISORDER.match(text, match.end()) is not None
         # After a word of its phrase, "change" is a noun: "climate change", "behaviour change".
         in_name = in_name or (bare in ("change", "changes") and bool(current))
+        # Before a word and not after its subject, a verb's form is a noun's modifier:
+        # "what about cover crops", not "does it cover children".
+        in_name = in_name or (
+            bare in lex.NOUN_FORMS_OF_VERBS
+            and last_token not in _SUBJECTS_OF_VERBS
+            and (last_token in _SPLIT_WORDS or not last_token)
+            and _content_word_follows(text, match.end())
+        )
         splits = bare in _SPLIT_WORDS and not in_name  # "opioid use disorder" is one name
         if not _WORD.search(token) or splits or bare in lex.MATERIAL_WORDS:
             if current:
                 close()
             last_lead = bare if bare in _LEADS else ("" if not _WORD.search(token) else last_lead)
+            last_token = bare if _WORD.search(token) else ""
             continue
+        last_token = bare
         word = _POSSESSIVE.sub("", token).strip("'\u2019")
         # An owner typed in lower case ("biontech's vaccine") opens its phrase; a common
         # noun's possessive ("children's hospital") stays in it.
