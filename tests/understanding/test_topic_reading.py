@@ -673,3 +673,13 @@ def test_a_verb_s_form_before_a_noun_is_its_modifier_not_a_verb() -> None:
     assert ("topic", "cover crops") in _kinds("what about cover crops")
     assert "cover" not in read_message("does it cover children?", TODAY).text.split()[3:]
     assert all("cover" not in text for _, text in _kinds("does it cover children?"))
+
+
+def test_words_dropped_from_inside_a_value_are_swapped_in_place() -> None:
+    steps = _chain(
+        "unconditional cash transfers and school attendance",
+        "conditional ones rather than unconditional",
+    )
+    query = steps[1][1].query()
+    assert "conditional cash transfers" in query and "unconditional" not in query
+    assert query.count("conditional") == 1 and "school attendance" in query

@@ -209,7 +209,26 @@ def _taking_the_place(
     )
     if not stands_in:
         return {}
-    return {id(old): new.model_copy(update={"kind": old.kind})}
+    return {id(old): _swapped_words(old, new, message) or new.model_copy(update={"kind": old.kind})}
+
+
+def _took(value: SlotValue, placed: SlotValue) -> bool:
+    return value.same_as(placed) or f" {value.text.lower()} " in f" {placed.text.lower()} "
+
+
+def _swapped_words(old: SlotValue, new: SlotValue, message: MessageReading) -> SlotValue | None:
+    """``old`` with the words the message drops replaced by the new value, when they are
+    only part of it: "conditional ones rather than unconditional" after unconditional cash
+    transfers gives conditional cash transfers."""
+    words = old.text.split()
+    lowered = [w.lower() for w in words]
+    for dropped in message.dropped:
+        said = dropped.lower().split()
+        for at in range(len(lowered) - len(said) + 1):
+            if lowered[at : at + len(said)] == said and len(said) < len(words):
+                text = " ".join([*words[:at], new.text, *words[at + len(said) :]])
+                return old.model_copy(update={"text": text, "heading": None})
+    return None
 
 
 def _is_dropped_by(value: SlotValue, message: MessageReading) -> bool:
@@ -249,7 +268,8 @@ def _update(thread: TopicReading, message: MessageReading) -> FollowUp:
         if id(v) in taking or not _is_dropped_by(v, message)
     ]
     added: list[SlotValue] = list(taking.values())
-    incoming = [v for v in incoming if not any(v.same_as(t) for t in taking.values())]
+    # A value that took another's place, whole or in its words, is no longer incoming.
+    incoming = [v for v in incoming if not any(_took(v, t) for t in taking.values())]
     values, placed = place_siblings(values, incoming, message)
     added.extend(placed)
     named = [*incoming, *placed]  # what the message named, for how it reads
