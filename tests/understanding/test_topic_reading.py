@@ -683,3 +683,10 @@ def test_words_dropped_from_inside_a_value_are_swapped_in_place() -> None:
     query = steps[1][1].query()
     assert "conditional cash transfers" in query and "unconditional" not in query
     assert query.count("conditional") == 1 and "school attendance" in query
+
+
+def test_an_outcome_said_of_people_is_an_aspect_not_a_population() -> None:
+    assert _kinds("infant outcomes") == [("aspect", "infant outcomes")]
+    steps = _chain("antidepressants for depression while breastfeeding", "infant outcomes")
+    query = steps[1][1].query()
+    assert "breastfeeding" in query and "infant outcomes" in query

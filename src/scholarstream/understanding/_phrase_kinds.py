@@ -5,7 +5,7 @@ words splits into values of their own ("SGLT2 inhibitors | euglycemic ketoacidos
 from __future__ import annotations
 
 from scholarstream.understanding import _lexicon as lex
-from scholarstream.understanding._mesh_kinds import is_surgical_procedure, mesh_match
+from scholarstream.understanding._mesh_kinds import is_surgical_procedure, mesh_kind, mesh_match
 from scholarstream.understanding._slot_kind import SlotKind
 
 
@@ -81,6 +81,8 @@ def phrase_parts(chunk: str) -> list[tuple[int, str, SlotKind]]:
     if tail:
         core = " ".join(words[: len(words) - tail])
         core_kind = kind_of_phrase(core)
+        if core_kind == "topic" and _names_people(core):
+            return [(0, chunk, "aspect")]  # "infant outcomes": what is measured, in whom
         if core_kind is not None:
             aspect = " ".join(words[len(words) - tail :])
             return [(0, core, core_kind), (len(core) + 1, aspect, "aspect")]
@@ -104,6 +106,12 @@ def named_parts(chunk: str) -> list[tuple[int, str, SlotKind]]:
             rest = [(shift + o, part, kind) for o, part, kind in phrase_parts(chunk[shift:])]
             return [(0, name, "topic"), *rest]
     return phrase_parts(chunk)
+
+
+def _names_people(phrase: str) -> bool:
+    """MeSH names ``phrase`` whole as a population ("infant", "patients")."""
+    kind, heading = mesh_kind(phrase)
+    return kind == "population" and heading is not None
 
 
 def kind_of_phrase(chunk: str) -> SlotKind | None:
