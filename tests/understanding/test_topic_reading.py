@@ -207,7 +207,7 @@ def test_noun_stacks_split_where_a_head_ends_a_phrase() -> None:
         "intervention",
         "prolonged exposure therapy",
     )
-    assert ("topic", "Eli Lilly") in _kinds("Eli Lilly obesity pipeline beyond tirzepatide")
+    assert ("organisation", "Eli Lilly") in _kinds("Eli Lilly obesity pipeline beyond tirzepatide")
 
 
 def test_possessives_name_an_owner_or_an_eponym() -> None:
@@ -489,7 +489,7 @@ def test_ordinals_that_belong_to_a_topic_stay() -> None:
         # An owner typed in lower case; a common noun's possessive is no owner.
         (
             "biontech's neoantigen vaccine",
-            [("organisation", "biontech"), ("intervention", "neoantigen vaccine")],
+            [("organisation", "BioNTech"), ("intervention", "neoantigen vaccine")],
         ),
         (
             "children's hospital admissions",
@@ -690,3 +690,10 @@ def test_an_outcome_said_of_people_is_an_aspect_not_a_population() -> None:
     steps = _chain("antidepressants for depression while breastfeeding", "infant outcomes")
     query = steps[1][1].query()
     assert "breastfeeding" in query and "infant outcomes" in query
+
+
+def test_a_company_typed_in_lower_case_is_an_organisation() -> None:
+    assert ("organisation", "Novo Nordisk") in _kinds("novo nordisk obesity pipeline")
+    steps = _chain("astrazeneca oncology pipeline", "and merck's?")
+    query = steps[1][1].query()
+    assert "Merck" in query and "AstraZeneca" not in query and "oncology" in query

@@ -1188,6 +1188,14 @@ QUESTION_VERBS = frozenset(
         "cover",
         "covers",
         "covered",
+        "develop",
+        "develops",
+        "developing",
+        "pursue",
+        "pursues",
+        "pursuing",
+        "commercialising",
+        "commercializing",
         "led",
         "change",
         "changes",
@@ -1274,6 +1282,24 @@ SOURCES = {
     "europe pmc": "europepmc",
     "crossref": "crossref",
 }
+# Companies people name in questions about pipelines, markets and regulation, however
+# they are typed ("novo nordisk", "GSK"). Names that are also common words (Apple,
+# Amazon, Meta, Shell) are left out: capitalised, they are read as names anyway.
+ORGANISATIONS = tuple(
+    """Pfizer|Moderna|BioNTech|Novartis|Roche|Genentech|AstraZeneca|Merck|MSD|GSK|
+    GlaxoSmithKline|Sanofi|Johnson & Johnson|Janssen|AbbVie|Bristol Myers Squibb|BMS|
+    Eli Lilly|Lilly|Novo Nordisk|Amgen|Gilead|Regeneron|Vertex|Biogen|Takeda|Bayer|
+    Boehringer Ingelheim|Daiichi Sankyo|Astellas|Eisai|Otsuka|Chugai|CSL|Teva|Viatris|
+    Sandoz|Alnylam|Ionis|CureVac|Novavax|Valneva|Bavarian Nordic|Sarepta|BeiGene|Hengrui|
+    Celltrion|Samsung Bioepis|Zealand Pharma|Viking Therapeutics|Biohaven|Incyte|Seagen|
+    Illumina|Thermo Fisher|Medtronic|Abbott|Boston Scientific|Siemens Healthineers|
+    Philips|GE HealthCare|Stryker|Edwards Lifesciences|Intuitive Surgical|Dexcom|
+    Insulet|Zimmer Biomet|Smith & Nephew|Baxter|Becton Dickinson|Fresenius|Galderma|
+    Google|DeepMind|Microsoft|OpenAI|Anthropic|NVIDIA|IBM|Tesla|CATL|BYD|Panasonic|
+    LG Energy Solution|Northvolt|Syngenta|Corteva|BASF|DSM|Cargill|Nestle|Unilever|
+    Danone""".split("|")  # noqa: SIM905
+)
+ORGANISATIONS = tuple(" ".join(name.split()) for name in ORGANISATIONS)
 COMPANY_SUFFIXES = re.compile(
     r"\b[A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*)*\s+(?:Inc|Ltd|plc|AG|SA|GmbH|Corp|Pharma|"
     r"Pharmaceuticals|Therapeutics|Biotech|Biosciences|Sciences|Health|Healthcare|Bio|"

@@ -449,6 +449,18 @@ def _blank(text: str, start: int, end: int) -> str:
     return text[:start] + " ," + " " * max(end - start - 2, 0) + text[end:]
 
 
+_ORGANISATION_NAMES = {" ".join(name.lower().split()): name for name in lex.ORGANISATIONS}
+_ORGANISATION_RE = re.compile(
+    r"\b(?:"
+    + "|".join(
+        re.escape(name).replace(r"\ ", r"\s+")
+        for name in sorted(lex.ORGANISATIONS, key=len, reverse=True)
+    )
+    + r")(?=(?:'s|\u2019s)?\b)",
+    re.I,
+)
+
+
 def _cut_scope(text: str, found: list[tuple[int, SlotValue, str]]) -> str:
     """Cuts the scope phrases (study types, languages, sources, places, populations,
     organisations, trial phases) out of ``text``, adding them to ``found``."""
@@ -478,6 +490,9 @@ def _cut_scope(text: str, found: list[tuple[int, SlotValue, str]]) -> str:
         take("source", match, value=lex.SOURCES[match.group(1).lower()])
     while (match := lex.COMPANY_SUFFIXES.search(text)) is not None:
         take("organisation", match)
+    while (match := _ORGANISATION_RE.search(text)) is not None:
+        said = " ".join(match.group(0).lower().split())
+        take("organisation", match, value=_ORGANISATION_NAMES[said])
     while (match := _REGION_RE.search(text)) is not None:
         take("place", match)
     while (match := _SETTING_RE.search(text)) is not None:
