@@ -697,3 +697,20 @@ def test_a_company_typed_in_lower_case_is_an_organisation() -> None:
     steps = _chain("astrazeneca oncology pipeline", "and merck's?")
     query = steps[1][1].query()
     assert "Merck" in query and "AstraZeneca" not in query and "oncology" in query
+
+
+def test_survivors_are_named_by_what_they_survived() -> None:
+    assert _kinds("stroke survivors") == [("population", "stroke survivors")]
+    steps = _chain("exercise for cancer-related fatigue", "in colorectal cancer survivors")
+    query = steps[1][1].query()
+    assert "fatigue" in query and "colorectal cancer survivors" in query
+
+
+def test_forgetting_a_subject_makes_the_new_words_the_subject() -> None:
+    steps = _chain(
+        "viral vectors for gene delivery to the retina",
+        "forget vectors - electroporation in mice?",
+        "efficiency",
+    )
+    query = steps[2][1].query()
+    assert "electroporation" in query and "efficiency" in query and "vector" not in query

@@ -453,6 +453,8 @@ def _unknown_in_follow_up(
     replaces the previous aspect."""
     if message.adds or message.instead:  # "tobacco taxes instead": a subject, no aspect
         return value
+    if any(_is_dropped_by(v, message) for v in thread.subject()):
+        return value  # "forget nanoparticles - focused ultrasound ...": the new subject
     offered = not lead and (message.elliptical or message.compares)
     if offered and (is_name(value.text) or value.text.isupper()):
         # A capitalised name is a place or an organisation where the topic has one; an

@@ -472,7 +472,8 @@ def _cut_scope(text: str, found: list[tuple[int, SlotValue, str]]) -> str:
         phrase = value or match.group(group) or match.group(0)
         start = match.start()
         if kind == "population":  # "immunocompromised adults", "APOE4 carriers"
-            start = _qualified_start(text, start, occupation=is_occupation(phrase))
+            named_by_it = is_occupation(phrase) or phrase.lower() in _PAST_CONDITION_PEOPLE
+            start = _qualified_start(text, start, keeps_condition=named_by_it)
             phrase = f"{text[start : match.start()]}{phrase}".strip()
         found.append((start, SlotValue(kind=kind, text=phrase), _lead_before(text, start)))
         text = _blank(text, start, match.end())
@@ -535,10 +536,14 @@ def _population_phrase(text: str) -> re.Match[str] | None:
     return None
 
 
-def _qualified_start(text: str, start: int, *, occupation: bool = False) -> int:
+# People named by a condition they had: "breast cancer survivors" are one population.
+_PAST_CONDITION_PEOPLE = frozenset({"survivors", "survivor"})
+
+
+def _qualified_start(text: str, start: int, *, keeps_condition: bool = False) -> int:
     """Where a population's phrase starts once the content words just before it (at most
     ``POPULATION_MODIFIERS``) are taken along; before an occupation, a condition's word
-    is its field ("emergency physicians")."""
+    is its field ("emergency physicians"), and before "survivors" what they survived."""
     for _ in range(POPULATION_MODIFIERS):
         before = re.search(r"([A-Za-z0-9][\w\-]*)\s+$", text[:start])
         word = before.group(1).lower() if before else ""
@@ -546,7 +551,7 @@ def _qualified_start(text: str, start: int, *, occupation: bool = False) -> int:
             break
         if word in lex.INTERVENTION_HEADS or is_intervention_word(word):
             break  # "prolonged exposure therapy | veterans"
-        if not occupation and (
+        if not keeps_condition and (
             is_condition_word(word) or mesh_kind(before.group(1))[0] == "condition"
         ):
             break  # "PTSD | veterans": the condition is a value of its own
