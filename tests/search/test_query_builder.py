@@ -807,3 +807,17 @@ async def test_a_heading_a_verb_or_stop_word_would_split_stays_whole(
     assert '"Screen Time"[MeSH]' in screen and '("time"[tiab])' not in screen
     use = await _pubmed_of(builder, "land use and malaria transmission")
     assert '"land use"[tiab]' in use
+
+
+async def test_headings_of_parts_of_a_phrase_are_searched_together(
+    packaged: MeshVocabulary,
+) -> None:
+    builder = RuleQueryBuilder(sources=["pubmed"], mesh=packaged, today=TODAY)
+    query = await _pubmed_of(builder, "tranexamic acid in hip fracture surgery")
+    # Hip Fractures AND surgery stand for the phrase; either alone would widen it.
+    assert (
+        '(("Hip Fractures"[MeSH] AND "Surgical Procedures, Operative"[MeSH]) '
+        'OR "hip fracture surgery"[tiab])'
+    ) in query
+    # A drug's chemical family is no broader net for the drug.
+    assert "Cyclohexanecarboxylic Acids" not in query

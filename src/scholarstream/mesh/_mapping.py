@@ -199,6 +199,16 @@ class ConceptMapping:
         return list(dict.fromkeys(m.heading for m in self.mappings))
 
     @property
+    def parts_together(self) -> bool:
+        """The headings name different parts of the concept and stand for it only
+        together ("hip fracture surgery": Hip Fractures AND Surgical Procedures), never
+        one alone, which would widen the concept to all surgery."""
+        if len(self.mappings) < 2 or any(m.how != "phrase part" for m in self.mappings):
+            return False
+        words = [set(m.matched.split()) for m in self.mappings]
+        return all(not (a & b) for i, a in enumerate(words) for b in words[i + 1 :])
+
+    @property
     def synonyms(self) -> list[str]:
         """Wordings worth searching as text too: the term in US spelling, and the
         heading's own name when the term met it as an entry term."""
@@ -527,6 +537,15 @@ _PHENOMENA = "G"
 _RESISTANT = re.compile(r"resistan", re.I)
 
 
+_CHEMICALS = "D"
+
+
+def _head_word(term: str) -> set[str]:
+    """The concept's head noun (its last word), as ``_content_words`` spells it."""
+    words = words_of(term)
+    return _content_words(words[-1]) if words else set()
+
+
 def _broader_headings(
     vocabulary: MeshVocabulary, term: str, found: Sequence[HeadingMapping]
 ) -> list[HeadingMapping]:
@@ -546,7 +565,13 @@ def _broader_headings(
         for parent in vocabulary.broader(descriptor):
             if parent.name in have or not _usable(parent) or not parent.tree_numbers:
                 continue
-            if not (_content_words(parent.name) & wanted):
+            shared = _content_words(parent.name) & wanted
+            if not shared:
+                continue
+            # A chemical class sharing only the head noun is another substance's family:
+            # Cyclohexanecarboxylic Acids above Tranexamic Acid.
+            chemical = all(n.startswith(_CHEMICALS) for n in parent.tree_numbers)
+            if chemical and not shared - _head_word(term):
                 continue
             # Above a phenomenon or process is another one, not a wider net for the same:
             # Drug Resistance above Insulin Resistance.

@@ -100,6 +100,11 @@ class ConceptBlock(_Model):
     concept: str = Field(min_length=1)
     terms: list[str] = Field(default_factory=list)
     mesh_headings: list[str] = Field(default_factory=list)
+    mesh_together: bool = Field(
+        default=False,
+        description="The headings name parts of the concept and are searched together "
+        "(AND), as one alternative beside the terms.",
+    )
 
 
 class SourceQuery(_Model):

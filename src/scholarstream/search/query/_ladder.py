@@ -41,6 +41,8 @@ class DraftConcept:
     mesh: tuple[str, ...] = ()
     role: Role = "other"
     required: bool = False
+    # The headings name parts of the concept: searched together (AND), not each alone.
+    mesh_together: bool = False
 
     def terms(self, shape: Shape) -> list[str]:
         if shape.main_only:

@@ -225,6 +225,7 @@ class RuleQueryBuilder:
             related=_related(concept),
             mesh=tuple(mapping.headings),
             role=_role(concept, intent) if intent is not None else "other",
+            mesh_together=mapping.parts_together,
         )
 
     def mappings(self, intent: ParsedIntent) -> list[ConceptMapping]:
@@ -251,14 +252,7 @@ class RuleQueryBuilder:
             index = _best_concept(term, drafts)
             target = drafts[index]
             if term.lower() not in (t.lower() for t in (target.term, *target.synonyms)):
-                drafts[index] = DraftConcept(
-                    term=target.term,
-                    synonyms=(*target.synonyms, term),
-                    related=target.related,
-                    mesh=target.mesh,
-                    role=target.role,
-                    required=target.required,
-                )
+                drafts[index] = replace(target, synonyms=(*target.synonyms, term))
         for term in reading.required:
             drafts = self._require(drafts, term)
         in_use = {t.lower() for d in drafts for t in (d.term, *d.synonyms)}
@@ -283,14 +277,7 @@ class RuleQueryBuilder:
     def _require(self, drafts: list[DraftConcept], term: str) -> list[DraftConcept]:
         for index, draft in enumerate(drafts):
             if term.lower() in (t.lower() for t in (draft.term, *draft.synonyms)):
-                drafts[index] = DraftConcept(
-                    term=draft.term,
-                    synonyms=draft.synonyms,
-                    related=draft.related,
-                    mesh=draft.mesh,
-                    role=draft.role,
-                    required=True,
-                )
+                drafts[index] = replace(draft, required=True)
                 return drafts
         group = group_of(term)
         concept = Concept(
@@ -308,7 +295,12 @@ class RuleQueryBuilder:
 
     def plan(self, shape: Shape, exclude: Sequence[str]) -> QueryPlan:
         blocks = tuple(
-            ConceptBlock(concept=c.term, terms=c.terms(shape), mesh_headings=list(c.mesh))
+            ConceptBlock(
+                concept=c.term,
+                terms=c.terms(shape),
+                mesh_headings=list(c.mesh),
+                mesh_together=c.mesh_together,
+            )
             for c in shape.concepts
         )
         roles = [c.role for c in shape.concepts]
@@ -396,13 +388,8 @@ class RuleQueryBuilder:
         for index in range(len(shape.concepts) - 1, -1, -1):
             concept = shape.concepts[index]
             for synonym in reversed(concept.synonyms):
-                reduced = DraftConcept(
-                    term=concept.term,
-                    synonyms=tuple(s for s in concept.synonyms if s != synonym),
-                    related=concept.related,
-                    mesh=concept.mesh,
-                    role=concept.role,
-                    required=concept.required,
+                reduced = replace(
+                    concept, synonyms=tuple(s for s in concept.synonyms if s != synonym)
                 )
                 concepts = (*shape.concepts[:index], reduced, *shape.concepts[index + 1 :])
                 varied = replace(shape, concepts=concepts)

@@ -208,6 +208,8 @@ def _pubmed(plan: QueryPlan) -> Rendered:
         title = plan.in_title(i)
         # ("Heading"[MeSH] OR "term"[tiab] OR "synonym"[tiab]): the headings first.
         parts = [f"{quoted(h)}[{'majr' if title else 'MeSH'}]" for h in block.mesh_headings]
+        if block.mesh_together and len(parts) > 1:  # (A[MeSH] AND B[MeSH]) OR "a b"[tiab]
+            parts = [f"({' AND '.join(dict.fromkeys(parts))})"]
         parts += [f"{quoted(t)}[{'ti' if title else free_text}]" for t in terms_of(block)]
         clauses.append(group(list(dict.fromkeys(parts))))
     if plan.study_types:
