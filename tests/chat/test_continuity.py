@@ -312,3 +312,16 @@ def test_a_value_the_message_replaced_is_not_put_back() -> None:
     turn = begin_turn(state, "and Eli Lilly's?")
     fixed = turn.rewrite("Eli Lilly obesity pipeline phase 2 Novo Nordisk")
     assert "Novo" not in fixed.query and "Lilly" in fixed.query
+
+
+def test_cue_words_a_model_copies_into_its_query_are_taken_out() -> None:
+    state = ThreadState()
+    _turn(state, "polygenic risk scores for schizophrenia in African ancestry", 4)
+    turn = begin_turn(state, "what about depression")
+    cued = turn.rewrite("what about depression polygenic risk scores African ancestry")
+    assert cued.query == "depression polygenic risk scores African ancestry"
+    assert any("cue words" in c for c in cued.corrections)
+    _turn(state, "what about depression", 3)
+    dated = begin_turn(state, "published after 2019")
+    rewritten = dated.rewrite("depression polygenic risk scores African ancestry published 2020")
+    assert "published" not in rewritten.query and rewritten.year_from == 2020

@@ -133,10 +133,15 @@ class TurnContinuity(BaseModel):
         text = without_dates(query) if said.dated else query
         text = _without_filter_years(text, self.topic)
         if text != query:
+            text = _PUBLISHED.sub(" ", text)  # "published" was said of the dates
             limit = published(self.topic) or "none asked for"
             corrections.append(
                 f"took the dates out of “{query}”: publication years are a filter ({limit})"
             )
+        cued = _CUE_WORDS.sub(" ", text)
+        if cued.split() != text.split() and cued.strip():
+            corrections.append(f"took the conversation's cue words out of “{text}”")
+            text = cued
         values = [v for v in said.values if v.kind not in ("language", "source")]
         stale = [v for v in values if _replaced_by_turn(v, self.replaced, self.topic)]
         # A value the conversation let go of earlier, named again as it was.
@@ -174,6 +179,11 @@ class TurnContinuity(BaseModel):
 
 
 _YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
+_PUBLISHED = re.compile(r"\b(?:published|publications?)\b", re.I)
+# How a message follows on, copied into a query by a model: "what about X instead".
+_CUE_WORDS = re.compile(
+    r"^\W*(?:(?:and|ok(?:ay)?|so)\s+)?(?:what|how)\s+about\b|\b(?:instead|as well)\W*$", re.I
+)
 
 
 def _without_filter_years(text: str, topic: TopicReading) -> str:
