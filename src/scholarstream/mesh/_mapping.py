@@ -535,8 +535,6 @@ def _organisms(
 
 _PHENOMENA = "G"
 _RESISTANT = re.compile(r"resistan", re.I)
-
-
 _CHEMICALS = "D"
 
 

@@ -218,7 +218,7 @@ def _attached(
 ) -> ConceptMapping:
     """The rule's heading on the concept, in place of the concept's headings under it
     ("older adults": Aged, not Frail Elderly, which MeSH lists the words under)."""
-    young = heading.name in _YOUNG_AGE_GROUPS or _YOUNG_SEX_WORDS.search(mapping.concept)
+    young = heading.name in _YOUNG_AGE_GROUPS or bool(_YOUNG_SEX_WORDS.search(mapping.concept))
     adults_only = _ADULT_SEXES if young else frozenset()
     kept = [
         m

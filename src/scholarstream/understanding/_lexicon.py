@@ -898,10 +898,10 @@ RESULT_REFERENCE = re.compile(
     r"|#\d{1,2}\b",
     re.I,
 )
-# Openings of an elliptical follow-up: "what about X?", "and X?", "how about in Y?".
 # Question verbs that are also nouns or noun modifiers ("cover crops", "use cases").
 NOUN_FORMS_OF_VERBS = frozenset({"cover", "use", "change", "matter", "lead", "means"})
 WHAT_ABOUT = re.compile(r"^\W*(?:and\s+)?(?:what|how)\s+about\b", re.I)
+# Openings of an elliptical follow-up: "what about X?", "and X?", "how about in Y?".
 ELLIPTICAL = re.compile(
     r"^\W*(what about|how about|and|also|any|what of|is there|are there|anything|"
     r"just|only|now|ok(?:ay)?,?\s+(?:what|how|and)|same|same for|does it|do they|"
@@ -1286,7 +1286,8 @@ SOURCES = {
 # they are typed ("novo nordisk", "GSK"). Names that are also common words (Apple,
 # Amazon, Meta, Shell) are left out: capitalised, they are read as names anyway.
 ORGANISATIONS = tuple(
-    """Pfizer|Moderna|BioNTech|Novartis|Roche|Genentech|AstraZeneca|Merck|MSD|GSK|
+    " ".join(name.split())
+    for name in """Pfizer|Moderna|BioNTech|Novartis|Roche|Genentech|AstraZeneca|Merck|MSD|GSK|
     GlaxoSmithKline|Sanofi|Johnson & Johnson|Janssen|AbbVie|Bristol Myers Squibb|BMS|
     Eli Lilly|Lilly|Novo Nordisk|Amgen|Gilead|Regeneron|Vertex|Biogen|Takeda|Bayer|
     Boehringer Ingelheim|Daiichi Sankyo|Astellas|Eisai|Otsuka|Chugai|CSL|Teva|Viatris|
@@ -1299,7 +1300,6 @@ ORGANISATIONS = tuple(
     LG Energy Solution|Northvolt|Syngenta|Corteva|BASF|DSM|Cargill|Nestle|Unilever|
     Danone""".split("|")  # noqa: SIM905
 )
-ORGANISATIONS = tuple(" ".join(name.split()) for name in ORGANISATIONS)
 COMPANY_SUFFIXES = re.compile(
     r"\b[A-Z][\w&.\-]*(?:\s+[A-Z][\w&.\-]*)*\s+(?:Inc|Ltd|plc|AG|SA|GmbH|Corp|Pharma|"
     r"Pharmaceuticals|Therapeutics|Biotech|Biosciences|Sciences|Health|Healthcare|Bio|"
