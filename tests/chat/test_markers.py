@@ -59,6 +59,8 @@ def test_fenced_json_and_text_after_the_block_are_handled() -> None:
         '**PROPOSAL:**\n{"query": "x"}',
         '**PROPOSAL**: {"query": "x"}',
         '## PROPOSAL: {"query": "x"}',
+        '- PROPOSAL: {"query": "x"}',
+        '* **PROPOSAL:** {"query": "x"}',
     ],
 )
 def test_a_marker_dressed_as_a_heading_or_in_bold_is_the_marker(dressed: str) -> None:
@@ -73,7 +75,7 @@ def test_a_marker_dressed_as_a_heading_or_in_bold_is_the_marker(dressed: str) ->
 
 def test_prose_that_starts_like_a_marker_streams() -> None:
     stream = MarkerFilter(["PROPOSAL:"])
-    text = "PROPOSALS are good.\n**Bold** and ### not a heading"
+    text = "PROPOSALS are good.\n**Bold** and ### not a heading\n- a list item\n- PROPOSALS too"
     assert "".join(stream.feed(ch) for ch in text) + stream.flush() == text
 
 

@@ -35,8 +35,11 @@ class ParsedAnswer:
 
 # A small model dresses a marker as a heading or in bold ("### QUERY_SUGGESTION",
 # "**QUERY_SUGGESTION:**", "**QUERY_SUGGESTION**: {...}"): it is the marker all the same.
-_DRESSING = r"(?:#{1,6}[ \t]*|\*\*|__)?"
+# A marker dressed as a heading, in bold or as a list item: "### X", "**X**:", "- X:".
+_DRESSING = r"(?:[-*+•][ \t]+)?(?:#{1,6}[ \t]*|\*\*|__)?"
 _CLOSING_DRESS = r"(?:\*\*|__)?"
+# How much of a dressing may have arrived so far: "-", "- *", "- **", "##".
+_DRESSING_SO_FAR = re.compile(r"^[ \t]*(?:[-*+•](?:[ \t]+|$))?(?:#{1,6}[ \t]*|\*{1,2}|_{1,2})?")
 _CLOSING_SO_FAR = re.compile(r"(?:\*{1,2}|_{1,2})?[ \t]*")
 
 
@@ -192,7 +195,7 @@ class MarkerFilter:
 
     def _could_become_marker(self, tail: str) -> bool:
         # "*" may still become "**QUERY_SUGGESTION:", and "**QUERY_SUGGESTION*" too.
-        undressed = re.sub(r"^[ \t]*(?:#{1,6}[ \t]*|\*{1,2}|_{1,2})?", "", tail)
+        undressed = _DRESSING_SO_FAR.sub("", tail)
         return any(
             m.startswith(undressed)
             or (
