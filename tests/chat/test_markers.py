@@ -142,3 +142,15 @@ def test_the_stream_shows_the_prose_and_holds_back_the_blocks(step: int) -> None
 def test_text_without_markers_streams_whole(step: int) -> None:
     text = "PRO and con: a PROPOSAL: mid-line is prose.\nEnd PROP"
     assert _streamed(text, step) == text
+
+
+def test_the_example_chip_a_model_copies_is_dropped() -> None:
+    answer = parse_answer(
+        'Here.\nSUGGESTED_VALUES: [{"label": "chip text", "value": "the message it sends"}, '
+        '{"label": "Only RCTs", "value": "only randomised trials"}]',
+        [],
+        client_actions=(),
+        server_actions=(),
+    )
+    assert [c.label for c in answer.suggested_values] == ["Only RCTs"]
+    assert any("copies the example" in w for w in answer.warnings)

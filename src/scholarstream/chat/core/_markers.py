@@ -136,6 +136,14 @@ def _why(exc: Exception) -> str:
     return str(exc)
 
 
+# The example chip of the instructions, which small models copy as it stands.
+_EXAMPLE_CHIP = re.compile(r"^\s*(?:short\s+)?chip text\s*$|^\s*the message it sends\s*$", re.I)
+
+
+def _is_the_example(text: str) -> bool:
+    return _EXAMPLE_CHIP.match(text) is not None
+
+
 def _add_suggestions(
     answer: ParsedAnswer,
     marker: str,
@@ -144,7 +152,13 @@ def _add_suggestions(
     server_actions: Collection[str],
 ) -> None:
     if marker == SUGGESTED_VALUES:
-        answer.suggested_values.extend(_values_adapter.validate_python(value))
+        for chip in _values_adapter.validate_python(value):
+            if _is_the_example(chip.label) or _is_the_example(chip.value):
+                answer.warnings.append(
+                    f"Dropped the suggestion {chip.label!r}: it copies the example it was shown."
+                )
+            else:
+                answer.suggested_values.append(chip)
         return
     for action in _actions_adapter.validate_python(value):
         known = client_actions if action.handler == "client" else server_actions
