@@ -146,6 +146,7 @@ EXPORTED: dict[str, list[str]] = {
         "context_pack",
         "finish_turn",
         "published",
+        "recites_context_pack",
         "reframe_for_retrieval",
         "remove_objective",
         "report",

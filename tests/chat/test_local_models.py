@@ -238,6 +238,28 @@ def test_an_answer_that_recites_the_tools_it_was_given_is_never_shown(tmp_path: 
     assert "repeated the message you were sent" in str(script.seen[1][-1])
 
 
+@pytest.mark.parametrize(
+    "recital",
+    [
+        # The conversation's context pack, read back.
+        "This message reads as a slot fill (only changes the scope). It follows on from the "
+        "conversation: rewrite it into one standalone search query that keeps the topic.",
+        "- User: what about the EMA instead?\n  Searched: library: EMA confirmatory trials",
+        # Its instructions, printed because a message asked for them.
+        "### System Prompt\nYou are ScholarStream's research assistant: an expert colleague "
+        "who can see what the user sees in the application.",
+    ],
+)
+def test_an_answer_that_recites_its_instructions_is_never_shown(
+    tmp_path: Path, recital: str
+) -> None:
+    script = Script(pieces(recital), ["Three words."])
+    with chat_server(tmp_path, script) as (_, client):
+        events = send(client, "Split alpha beta gamma")
+    assert events[-1].data["payload"]["message"] == "Three words."
+    assert "repeated the message you were sent" in str(script.seen[1][-1])
+
+
 def test_a_model_that_only_repeats_the_refusal_ends_in_a_plain_error(tmp_path: Path) -> None:
     script = Script([REFUSED], [ECHO], [f"As I was told: {ECHO}"])
     with chat_server(tmp_path, script) as (_, client):

@@ -54,7 +54,7 @@ from scholarstream.chat._text_tool_calls import (
     without_tool_parts,
 )
 from scholarstream.chat._tool_outcome import ToolOutcome
-from scholarstream.chat.continuity import QuerySent, RewrittenQuery
+from scholarstream.chat.continuity import QuerySent, RewrittenQuery, recites_context_pack
 from scholarstream.chat.core import (
     ChatEvent,
     CustomPayload,
@@ -284,10 +284,12 @@ async def run_agent_turn(
     max_tool_calls: int,
     llm: LLMSettings,
     rewrite: QueryRewrite | None = None,
+    instructions: Sequence[str] = (),
 ) -> None:
     """Fills ``transcript`` as it goes, so a stopped turn still has what it said.
     ``message`` is the user's message as the model reads it (in the compact layout, with
-    the turn's page context before it)."""
+    the turn's page context before it); an answer that repeats ``instructions`` (the
+    prompt's fixed text) is taken back like one that repeats a tool's error."""
     runner = ToolRunner(tool_context, emit, transcript, max_tool_calls, rewrite)
     known = {tool.name: tool for tool in tools.tools}
     text = _TextCollector(MarkerFilter(markers), emit, known, transcript.feedback)
@@ -349,11 +351,16 @@ async def run_agent_turn(
                     return
                 request = ModelRequest(parts=parts, instructions=system_prompt)
             elif _has_text(response):
-                told = [*transcript.feedback, *described]
-                if text.withheld or repeats_message(text.response_text, told):
+                told = [*transcript.feedback, *described, *instructions]
+                if (
+                    text.withheld
+                    or repeats_message(text.response_text, told)
+                    or recites_context_pack(text.response_text)
+                ):
                     # Not an answer: the model repeated what it was told (a refused call's
-                    # error, often as JSON, or its tools' definitions as its chat template
-                    # lists them). It is taken back, never stored as the answer.
+                    # error, often as JSON, its tools' definitions as its chat template
+                    # lists them, its instructions or the conversation's context pack). It
+                    # is taken back, never stored as the answer.
                     text.retract()
                     new_messages.pop()
                     if any(entry.ok for entry in transcript.tool_history):

@@ -28,7 +28,7 @@ from scholarstream.chat._planned_search import (
     offline_retrieval,
     search_if_skipped,
 )
-from scholarstream.chat._prompt import TurnPrompt, build_turn_prompt
+from scholarstream.chat._prompt import RECITABLE_INSTRUCTIONS, TurnPrompt, build_turn_prompt
 from scholarstream.chat._stream_instructions import stream_instructions
 from scholarstream.chat._turns import Turn, TurnHub
 from scholarstream.chat.continuity import (
@@ -295,6 +295,7 @@ class Assistant:
                 no_tools_prompt=prompt(tools=False).system if with_tools else None,
             ),
             tool_context=context,
+            instructions=RECITABLE_INSTRUCTIONS,
             markers=[*markers, *SUGGESTION_MARKERS],
             emit=turn.publish,
             transcript=transcript,

@@ -47,6 +47,17 @@ Structured lines go at the very end of the answer, one per line, with plain JSON
 fences)."""
 
 
+# The prompt's fixed text: an answer that repeats a passage of it recites its instructions
+# (a small model's, or one a message talked into printing them).
+RECITABLE_INSTRUCTIONS = (
+    ASSISTANT_INSTRUCTIONS,
+    SUGGESTION_INSTRUCTIONS,
+    COMPACT_INSTRUCTIONS,
+    COMPACT_SUGGESTIONS,
+    NO_TOOLS,
+)
+
+
 def _default_context(context: ChatContext) -> str:
     dump = context.model_dump(mode="json", exclude_none=True, exclude_defaults=True)
     return "The page state, as the client sent it:\n" + json.dumps(dump, indent=1)[:20_000]

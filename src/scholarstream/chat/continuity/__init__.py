@@ -9,6 +9,7 @@ from scholarstream.chat.continuity._engine import (
     begin_turn,
     context_pack,
     finish_turn,
+    recites_context_pack,
     report,
 )
 from scholarstream.chat.continuity._objectives import (
@@ -57,6 +58,7 @@ __all__ = [
     "context_pack",
     "finish_turn",
     "published",
+    "recites_context_pack",
     "reframe_for_retrieval",
     "remove_objective",
     "report",

@@ -384,6 +384,22 @@ def report(
     )
 
 
+# What only the context pack says: an answer that says it recites its instructions.
+_PACK_RECITAL = re.compile(
+    r"This message reads as an? [a-z ]+ \(|rewrite it into one standalone search query"
+    r"|The user's open objectives|Active topic \(last refined query\)|What it is about: "
+    r"|^[ \t]*[-*]?[ \t]*User: .*\n[ \t]*(?:Searched|Assistant): "
+    r"|When you are stuck \(nothing found",
+    re.I | re.M,
+)
+
+
+def recites_context_pack(answer: str) -> bool:
+    """Whether a model's answer repeats the context pack it was given (the reading of the
+    message, the objectives, the transcript lines) instead of answering."""
+    return _PACK_RECITAL.search(answer) is not None
+
+
 def context_pack(state: ThreadState, turn: TurnContinuity) -> str:
     """The thread for the model's instructions: the active topic and scope, the last turns
     with what they searched, the open objectives, and how to read this message."""
