@@ -88,7 +88,18 @@ def test_routing() -> None:
     assert [s.tool for s in build_plan("look it up in my library").subquestions] == [
         "search_library"
     ]
-    assert [s.tool for s in build_plan("find trials for that").subquestions] == ["search_trials"]
+    # Trials: the registry, and the library, which answers when the registry cannot.
+    assert [s.tool for s in build_plan("find trials for that").subquestions] == [
+        "search_trials",
+        "search_library",
+    ]
+    # A regulator's question about trials is one for the literature too.
+    regulatory = build_plan("What has the FDA required for confirmatory trials?")
+    assert [s.tool for s in regulatory.subquestions] == [
+        "search_trials",
+        "search_library",
+        "search_literature",
+    ]
     assert [s.tool for s in build_plan("semaglutide and kidney disease").subquestions] == [
         "search_library",
         "search_literature",

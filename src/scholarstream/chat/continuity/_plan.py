@@ -10,11 +10,17 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from scholarstream.understanding import TopicReading, read_message
+from scholarstream.understanding import REGULATORS, TopicReading, read_message
 
 Route = Literal["library", "tool", "reasoning"]
 _LIBRARY = re.compile(r"\b(my library|my papers|library)\b", re.I)
 _TRIALS = re.compile(r"\btrials?\b", re.I)
+_REGULATOR = re.compile(
+    # The regulators as written ("WHO", not "who"); the other words in any case.
+    r"\b(?:(?-i:" + "|".join(re.escape(n) for n in REGULATORS) + r")"
+    r"|regulators?|regulatory|approvals?|guidance|required|requirements?)\b",
+    re.I,
+)
 _CLOSING = re.compile(r"^\W*(thanks?|thank you|ok(ay)?|great|perfect|that'?s (it|all))\W*$", re.I)
 _URL = re.compile(r"https?://[^\s<>\"')\]]+", re.I)
 # A page or the web asked for: there is no web search, so the user is asked for a link.
@@ -135,10 +141,16 @@ def build_plan(message: str) -> Plan:
             needs_link=needs_link,
         )
     if _TRIALS.search(request):
-        return Plan(
-            subquestions=[SubQuestion(text=message, route="tool", tool="search_trials")],
-            needs_link=needs_link,
-        )
+        # The registry, and the library, which holds what was published on the trials and
+        # answers when the registry cannot be reached; a regulator's question ("What has the
+        # FDA required for confirmatory trials?") is one for the literature as well.
+        steps = [
+            SubQuestion(text=message, route="tool", tool="search_trials"),
+            SubQuestion(text=message, route="library", tool="search_library"),
+        ]
+        if _REGULATOR.search(request):
+            steps.append(SubQuestion(text=message, route="tool", tool="search_literature"))
+        return Plan(subquestions=steps, needs_link=needs_link)
     return Plan(
         subquestions=[
             SubQuestion(text=message, route="library", tool="search_library"),
