@@ -362,7 +362,33 @@ def _apply(
             return [*values[:at], *new, compared, *values[at + 1 :]]
     if message.adds:
         return [*values, *fresh]
+    if kind == "population":
+        values = _conditions_kept(values, new)
     return _in_place(values, kind, new)
+
+
+_PEOPLE_WITH = re.compile(
+    r"^(?P<people>.+?)\s+(?:with|living with|who have)\s+(?P<condition>.+)$", re.I
+)
+
+
+def _conditions_kept(values: list[SlotValue], new: list[SlotValue]) -> list[SlotValue]:
+    """``values`` with the condition of a population named by it kept as a condition when
+    other people take the population's place and it is the topic's only condition: "and in
+    children?" after metformin in adults with type 2 diabetes searches type 2 diabetes in
+    children."""
+    if any(_PEOPLE_WITH.match(n.text) for n in new) or any(v.kind == "condition" for v in values):
+        # The message names it ("and in adults with type 1 diabetes?"), or the topic has a
+        # condition of its own and the one of the people went with them (tuberculosis
+        # "in people with HIV", then "what about in children").
+        return values
+    kept: list[SlotValue] = []
+    for value in values:
+        kept.append(value)
+        said = _PEOPLE_WITH.match(value.text) if value.kind == "population" else None
+        if said is not None:
+            kept.append(SlotValue(kind="condition", text=said.group("condition")))
+    return kept
 
 
 def _compared_against(value: SlotValue, message: MessageReading) -> bool:
