@@ -718,7 +718,7 @@ def test_forgetting_a_subject_makes_the_new_words_the_subject() -> None:
 
 def test_other_people_keep_the_condition_the_topic_is_about() -> None:
     steps = _chain(
-        "sitagliptin and heart failure in adults with type 2 diabetes", "and in children?"
+        "metformin and all-cause mortality in adults with type 2 diabetes", "in children?"
     )
     query = steps[1][1].query()
     assert "children" in query and "type 2 diabetes" in query and "adults" not in query
