@@ -496,6 +496,26 @@ async def test_the_model_strategy_is_checked_and_used(
     assert "[tiab] (title and abstract)" in prompt  # PubMed's own syntax notes
 
 
+async def test_a_model_pubmed_query_without_field_tags_gives_way_to_the_rules(
+    mesh: MeshVocabulary, infos: dict[str, SourceInfo]
+) -> None:
+    bare = {
+        **MODEL_STRATEGY,
+        "queries": [
+            {"source": "pubmed", "query": "(Metformin AND Mortality) AND (Type 2 Diabetes)"},
+            {"source": "openalex", "query": "metformin mortality type 2 diabetes"},
+        ],
+        "concepts": [{"concept": "metformin", "terms": ["metformin,", " Glucophage;"]}],
+    }
+    builder = llm_builder(scripted(bare), mesh, infos)
+    strategy = await builder.build(QueryBuilderInput(intent=intent_of(CLINICAL)))
+    pubmed = strategy.query_for("pubmed")
+    assert pubmed is not None and "[tiab]" in pubmed.query
+    assert strategy.query_for("openalex") is not None
+    assert "no [MeSH] or [tiab] tags" in strategy.rationale
+    assert strategy.concepts[0].terms == ["metformin", "Glucophage"]
+
+
 async def test_filters_the_question_does_not_ask_for_are_dropped(
     mesh: MeshVocabulary, infos: dict[str, SourceInfo]
 ) -> None:

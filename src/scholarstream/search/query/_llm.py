@@ -129,6 +129,12 @@ def _output_type(sources: Sequence[str]) -> type[_StrategyOut]:
     )
 
 
+# A PubMed field tag: [MeSH], [tiab], [mh], [pt], ...
+_FIELD_TAG = re.compile(r"\[[A-Za-z: ]+\]")
+# Punctuation a model leaves at a term's edges ("Mobility,").
+_TERM_EDGES = re.compile(r"^[\s,;:.]+|[\s,;:.]+$")
+
+
 def balanced(query: str) -> bool:
     """Parentheses close in order and double quotes pair up."""
     depth = 0
@@ -313,7 +319,13 @@ class LLMQueryBuilder:
         )
 
     def _blocks(self, answered: Sequence[_BlockOut]) -> list[ConceptBlock]:
-        blocks = [ConceptBlock(**b.model_dump()) for b in answered if b.concept.strip()]
+        blocks = [
+            ConceptBlock(**b.model_dump()).model_copy(
+                update={"terms": [t for t in (_TERM_EDGES.sub("", t) for t in b.terms) if t]}
+            )
+            for b in answered
+            if b.concept.strip()
+        ]
         if not self.mesh:
             return blocks
         checked = []
@@ -342,6 +354,17 @@ class LLMQueryBuilder:
             query = self._query(raw, notes, None if data.user_feedback else data.intent)
             if query is not None:
                 queries[raw.source] = query
+        pubmed = queries.get("pubmed")
+        if pubmed is not None and self.mesh and not _FIELD_TAG.search(pubmed.query):
+            # A PubMed query without [MeSH] or [tiab] searches every field loosely and
+            # none of the headings: the rules' query for PubMed is used instead.
+            ruled = self.fallback.build_now(data)
+            replacement = next((q for q in ruled.queries if q.source == "pubmed"), None)
+            if replacement is not None:
+                queries["pubmed"] = replacement
+                notes.append(
+                    "used the rule-based PubMed query: the model's had no [MeSH] or [tiab] tags"
+                )
         if not queries:
             detail = f" ({'; '.join(notes)})" if notes else ""
             return None, f"had no usable query{detail}"
