@@ -34,8 +34,8 @@ def library_search(
     publication_type: Annotated[
         str | None, typer.Option("--type", help="Publication type, e.g. 'Review'.")
     ] = None,
-    limit: Annotated[int, typer.Option(min=1, max=500)] = 20,
-    offset: Annotated[int, typer.Option(min=0)] = 0,
+    limit: Annotated[int, typer.Option(min=1, max=500, help="Records per page, 1 to 500.")] = 20,
+    offset: Annotated[int, typer.Option(min=0, help="Records to skip (the next page).")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the page as JSON.")] = False,
     user: UserOption = "local",
 ) -> None:
