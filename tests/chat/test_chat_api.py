@@ -189,12 +189,12 @@ def test_an_empty_answer_or_arguments_that_are_not_an_object_get_one_more_try(
         assert "Your answer was empty" in str(script.seen[2][-1])
 
 
-def test_a_model_that_keeps_answering_nothing_is_done_without(tmp_path: Path) -> None:
+def test_a_model_that_keeps_answering_nothing_ends_the_turn_with_an_error(tmp_path: Path) -> None:
     script = Script([" "], ["\n"])
     with chat_server(tmp_path, script) as (_, client):
         events = send(client, "Go")
-        assert events[-1].type == "complete"
-        assert "answered with nothing" in events[-1].data["payload"]["fallback"]["message"]
+        assert events[-1].type == "error"
+        assert "answered with nothing" in events[-1].data["message"]
         conversation_id = events[0].data["conversation_id"]
         kept = client.get(f"/api/v1/chat/conversations/{conversation_id}").json()
         assert kept["messages"][0]["content"] == "Go"

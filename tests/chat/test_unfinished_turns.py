@@ -222,15 +222,9 @@ def test_a_model_failure_mid_answer_without_tools_is_a_failed_answer(tmp_path: P
         assert not any(e.type == "complete" for e in events)
 
 
-def test_a_model_failure_before_anything_came_is_answered_without_the_model(
-    tmp_path: Path,
-) -> None:
+def test_a_model_failure_before_anything_came_is_an_error(tmp_path: Path) -> None:
     script = Counting(Fails())
     with chat_server(tmp_path, script) as client:
         events = send(client, "What is alpha?")
-        # The turn is answered as it is without a model, and says why.
-        assert events[-1].type == "complete"
-        fallback = events[-1].data["payload"]["fallback"]
-        assert "slot busy" in fallback["message"]
-        assert fallback["message"].endswith("The turn was answered without the model.")
-        assert events[-1].data["payload"]["message"]
+        assert events[-1].type == "error"
+        assert "slot busy" in events[-1].data["message"]

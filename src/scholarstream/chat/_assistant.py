@@ -55,20 +55,9 @@ from scholarstream.chat.core import (
 from scholarstream.chat.pages import Resolution, resolve
 from scholarstream.chat.tools import ToolArgumentsError, ToolContext, ToolServices
 from scholarstream.db import Database, OwnerScope
-from scholarstream.errors import (
-    ApiKeyInvalidError,
-    InvalidInputError,
-    LLMError,
-    MissingCredentialsError,
-    ScholarStreamError,
-    UnknownProviderError,
-)
+from scholarstream.errors import InvalidInputError, ScholarStreamError
 from scholarstream.llm import DEFAULT_ROLE, ModelRegistry, record_usage
-from scholarstream.search.core import ModelFallback
 from scholarstream.settings import Settings
-
-# Model failures the user must fix first: answering without the model would hide them.
-_SETUP_ERRORS = (ApiKeyInvalidError, MissingCredentialsError, UnknownProviderError)
 
 log = logging.getLogger(__name__)
 MAX_CHIPS = 6
@@ -171,20 +160,9 @@ class Assistant:
             elif await self.models.offline_for_owner(self.database, turn.owner_id):
                 await self._run_offline(turn, resolution, context, transcript, continuity)
             else:
-                try:
-                    await self._run_model(
-                        turn, request, resolution, context, started, transcript, continuity
-                    )
-                except LLMError as exc:
-                    if not _answerable_without_model(exc, transcript):
-                        raise
-                    await self._run_offline(turn, resolution, context, transcript, continuity)
-                    transcript.fallback = ModelFallback(
-                        skill="chat",
-                        reason="failed",
-                        message=f"{exc.message} The turn was answered without the model.",
-                        hint=exc.hint,
-                    )
+                await self._run_model(
+                    turn, request, resolution, context, started, transcript, continuity
+                )
             response = await self._response(turn, resolution, transcript, started)
             await recorded
             await self.store.finish_turn(
@@ -432,15 +410,6 @@ class Assistant:
         turn.publish(
             ErrorEvent(code=code, message=message, hint=hint, conversation_id=turn.conversation_id)
         )
-
-
-def _answerable_without_model(error: LLMError, transcript: TurnTranscript) -> bool:
-    """Whether a turn whose model failed can still be answered as it is without one: the
-    model was slow or unreachable (not a setup the user must fix first) and nothing of the
-    turn happened yet (no text shown, no tool run)."""
-    if isinstance(error, _SETUP_ERRORS):
-        return False
-    return not transcript.text.strip() and not transcript.tool_history
 
 
 def _read_against_thread(
