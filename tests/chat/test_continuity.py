@@ -20,6 +20,7 @@ from scholarstream.chat.continuity import (
     remove_objective,
 )
 from scholarstream.errors import NotFoundError
+from scholarstream.understanding import MAX_QUERY_WORDS
 
 TOPIC = "income criteria Florida Medicaid"
 
@@ -336,3 +337,17 @@ def test_cue_words_a_model_copies_into_its_query_are_taken_out() -> None:
     dated = begin_turn(state, "published after 2019")
     rewritten = dated.rewrite("depression polygenic risk scores African ancestry published 2020")
     assert "published" not in rewritten.query and rewritten.year_from == 2020
+
+
+def test_a_model_query_longer_than_the_bound_is_shortened_from_its_least_specific_parts() -> None:
+    state = ThreadState()
+    turn = begin_turn(state, "SGLT2 inhibitors in heart failure with preserved ejection fraction")
+    long = (
+        "SGLT2 inhibitors dapagliflozin empagliflozin heart failure with preserved ejection "
+        "fraction older adults hospitalization mortality quality of life adverse events "
+        "randomized controlled trials meta-analyses"
+    )
+    rewritten = turn.rewrite(long)
+    assert len(rewritten.query.split()) <= MAX_QUERY_WORDS
+    assert "SGLT2" in rewritten.query and "heart failure" in rewritten.query
+    assert any("shortened" in c for c in rewritten.corrections)

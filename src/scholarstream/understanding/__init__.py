@@ -42,6 +42,7 @@ from scholarstream.understanding._followup import LIFTS_DATES, FollowUp, TurnRea
 from scholarstream.understanding._phrase_kinds import is_name, is_procedure
 from scholarstream.understanding._phrases import key_phrases, proper_names, topic_phrases
 from scholarstream.understanding._restrictions import (
+    HUMANS_ONLY,
     LANGUAGE_NAMES,
     LANGUAGES,
     STUDY_TYPES,
@@ -96,6 +97,7 @@ __all__ = [
     "BACK_REFERENCES",
     "COUNTRIES",
     "GROUPS",
+    "HUMANS_ONLY",
     "LANGUAGES",
     "LANGUAGE_NAMES",
     "LIFTS_DATES",

@@ -150,6 +150,13 @@ def _form(pattern: str, read: Reader) -> DateForm:
     return DateForm(re.compile(pattern, re.I), read)
 
 
+# A phrase that shuts out the years on one side: "nothing", "exclude anything published".
+_NOTHING = (
+    r"\b(?:nothing|none|no\s+(?:studies|papers|trials|articles|data)|not\s+anything|"
+    r"(?:exclud(?:e|ing)|drop(?:ping)?|skip(?:ping)?|leave\s+out|remove|without)"
+    r"(?:\s+(?:anything|everything|all|studies|papers|trials|articles|work|data))?)"
+    r"(?:\s+(?:published|from|dated|done|run))?\s+"
+)
 # First match wins; ranges come before their single-year parts.
 QUERY_DATES = DateGrammar(
     "query",
@@ -188,6 +195,9 @@ QUERY_DATES = DateGrammar(
         ),
         _form(r"\b(?:(?:in|from|during)\s+)?(?:the\s+)?((?:19|20)\d0)'?s\b", _decade),
         _form(rf"\b(?:nothing|none|no|not)\s+(?:older|earlier)\s+than\s+{YEAR}\b", _since),
+        # "nothing before 2019", "exclude anything pre-2015": what is left starts then.
+        _form(rf"{_NOTHING}(?:before|prior\s+to|pre)[\s-]+{YEAR}\b", _since),
+        _form(rf"{_NOTHING}(?:after|later\s+than|newer\s+than|post)[\s-]+{YEAR}\b", _until),
         _form(rf"\b(?:newer|more\s+recent|later)\s+than\s+{YEAR}\b", _after),
         _form(rf"\b(?:after)\s+{YEAR}\b", _after),
         _form(rf"\b{YEAR}\s*(?:onwards?|or\s+later|and\s+later|or\s+after|\+)", _since),

@@ -17,8 +17,9 @@ from typing import Literal
 
 from scholarstream.mesh import singular_word
 from scholarstream.understanding import _lexicon as lex
-from scholarstream.understanding._phrase_kinds import is_name
-from scholarstream.understanding._siblings import place_siblings
+from scholarstream.understanding._mesh_kinds import are_tree_kin, mesh_kind
+from scholarstream.understanding._phrase_kinds import is_condition_word, is_name
+from scholarstream.understanding._siblings import head_inside, place_siblings
 from scholarstream.understanding._slot_kind import SlotKind
 from scholarstream.understanding._topic import (
     SUBJECT_KINDS,
@@ -82,7 +83,21 @@ def follow(thread: TopicReading | None, message: MessageReading) -> FollowUp:
         return _new(message, "changes the subject", thread)
     if _starts_new_topic(thread, message):
         return _new(message, "names a subject of its own", thread)
+    if _leaves_the_subject(thread, message):
+        return _new(message, "leaves the subject for one of its own", thread)
     return _update(thread, message)
+
+
+def _leaves_the_subject(thread: TopicReading, message: MessageReading) -> bool:
+    """ "forget phones, what about four-day school weeks": the main subject is left
+    behind for one the message names, with all that was said about it."""
+    subject = thread.subject()
+    return (
+        message.forgets
+        and bool(subject)
+        and _is_dropped_by(subject[0], message)
+        and any(v.kind in SUBJECT_KINDS for v in message.values)
+    )
 
 
 def _names_as_organisations(thread: TopicReading, message: MessageReading) -> MessageReading:
@@ -235,8 +250,20 @@ def _is_dropped_by(value: SlotValue, message: MessageReading) -> bool:
     """Whether the message takes ``value`` out ("forget Roche", "instead of vit D")."""
     said = SlotValue(kind=value.kind, text=value.text)
     return any(
-        _shares_a_word(said, SlotValue(kind=value.kind, text=text)) for text in message.dropped
+        _shares_a_word(said, SlotValue(kind=value.kind, text=text))
+        or _ends_a_compound(value.text, text)
+        for text in message.dropped
     )
+
+
+# Letters a word needs to be read as the end of a compound ("phone" in "smartphone").
+_COMPOUND_END = 4
+
+
+def _ends_a_compound(value: str, dropped: str) -> bool:
+    """ "phones" ends "smartphone bans": a word said of the value's compound."""
+    ends = {w for w in _stems(dropped) if len(w) >= _COMPOUND_END} - _GENERIC_STEMS
+    return any(w != end and w.endswith(end) for w in _stems(value) for end in ends)
 
 
 def _shares_a_word(a: SlotValue, b: SlotValue) -> bool:
@@ -360,11 +387,29 @@ def _apply(
         if at is not None and not any(v.same_as(values[at]) for v in new):
             compared = values[at].model_copy(update={"kind": "comparator"})
             return [*values[:at], *new, compared, *values[at + 1 :]]
-    if message.adds:
+    if message.adds or (kind == "aspect" and _asks_about_an_effect(values, new)):
         return [*values, *fresh]
     if kind == "population":
         values = _conditions_kept(values, new)
     return _in_place(values, kind, new)
+
+
+def _asks_about_an_effect(values: list[SlotValue], new: list[SlotValue]) -> bool:
+    """ "risk factors?" after CAR-T neurotoxicity: a facet of the effect asked about (its
+    risk factors, incidence, management), which stays, not another outcome in its place."""
+    if not all(n.text.lower() in lex.FACETS for n in new):
+        return False
+    return any(v.kind == "aspect" and _names_an_effect(v.text) for v in values)
+
+
+def _names_an_effect(text: str) -> bool:
+    """An adverse effect or a disease: "neurotoxicity", "genital infections"."""
+    words = text.lower().split()
+    if not words or text.lower() in lex.FACETS:
+        return False
+    last = words[-1]
+    organ_toxicity = last.endswith("toxicity") and last != "toxicity"
+    return organ_toxicity or is_condition_word(last) or mesh_kind(text)[0] == "condition"
 
 
 _PEOPLE_WITH = re.compile(
@@ -434,7 +479,8 @@ def _as_follow_up_kind(
     lead = message.lead_of(value)
     if value.kind == "condition" and thread.of("condition") and thread.of("intervention"):
         bare = len(message.values) == 1 and message.elliptical
-        if lead not in _INDICATION_LEADS and not bare and not message.adds:
+        kin = any(_kin(old, value) for old in thread.values)
+        if lead not in _INDICATION_LEADS and not bare and not message.adds and not kin:
             return value.model_copy(update={"kind": "aspect"})
     if (
         value.kind == "intervention"
@@ -449,6 +495,19 @@ def _as_follow_up_kind(
     if value.kind == "topic" and thread.subject():
         return _unknown_in_follow_up(thread, message, value, lead)
     return value
+
+
+def _kin(old: SlotValue, new: SlotValue) -> bool:
+    """``new`` is a sibling of ``old`` or of a phrase inside it: the two headings are kin
+    in MeSH's tree, or the two phrases share a head ("classical swine fever" and "African
+    swine fever vaccine")."""
+    if old.heading and new.heading and are_tree_kin(old.heading, new.heading):
+        return True
+    return head_inside(old.text, new.text) is not None
+
+
+# Leads before words of no known kind that say where: "in the NHS", "across Europe".
+_SETTING_LEADS = frozenset({"in", "across", "throughout", "within"})
 
 
 # Letters two forms of one word share: "vaccination" and "vaccine".
@@ -491,6 +550,9 @@ def _unknown_in_follow_up(
                 return value.model_copy(update={"kind": kind})
         if is_name(value.text):
             return value
+    if lead in _SETTING_LEADS and value.text.lower() not in lex.LATIN_SETTINGS:
+        # "in the NHS", "in low-income settings": where, not what is asked about.
+        return value.model_copy(update={"kind": "place"})
     if offered and message.compares and len(message.values) == 1:
         # "how does finerenone compare?": what the one in play is compared with, whatever
         # its kind; never an aspect that would replace the outcome asked about.

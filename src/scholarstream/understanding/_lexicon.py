@@ -450,6 +450,48 @@ CONDITION_SUFFIXES = (
     "rrhoea",
 )
 # Aspects of a topic: a follow-up made of these asks about the topic in play.
+# What one asks about an effect or a disease, not another outcome: "risk factors?" after
+# neurotoxicity asks about the neurotoxicity's risk factors.
+FACETS = frozenset(
+    {
+        "risk factors",
+        "risk factor",
+        "predictors",
+        "predictor",
+        "incidence",
+        "prevalence",
+        "rates",
+        "rate",
+        "frequency",
+        "mechanisms",
+        "mechanism",
+        "pathophysiology",
+        "management",
+        "treatment",
+        "treatments",
+        "prevention",
+        "diagnosis",
+        "biomarkers",
+        "timing",
+        "onset",
+        "time to onset",
+        "duration",
+        "severity",
+        "grading",
+        "monitoring",
+        "etiology",
+        "aetiology",
+        "causes",
+        "genetics",
+        "trends",
+        "burden",
+        "outcomes",
+    }
+)
+# "in vitro", "in practice": after "in", yet no place.
+LATIN_SETTINGS = frozenset(
+    {"vitro", "vivo", "utero", "situ", "silico", "practice", "general", "particular", "theory"}
+)
 ASPECT_WORDS = frozenset(
     [
         "profile",
@@ -864,6 +906,9 @@ DROPPING = re.compile(
     r"(?=\s*(?:[,.;:?!\u2013\u2014]|\s-\s|$|\b(?:what|how|and|but|just|only|let)\b))",
     re.I,
 )
+FORGETTING = re.compile(
+    r"(?:^|[,;:\u2013\u2014]|\s-)\s*(?:forget(?:\s+about)?|never\s+mind|drop)\s", re.I
+)
 # "swap ustekinumab for tofacitinib", "switch from warfarin to apixaban", "replace X
 # with Y": X is dropped, Y stays to be read. Only at the start of a sentence: "change in
 # HbA1c with metformin" names no swap.
@@ -1111,6 +1156,30 @@ QUESTION_VERBS = frozenset(
         "reverse",
         "reverses",
         "reversed",
+        "slow",
+        "slows",
+        "halt",
+        "halts",
+        "worsen",
+        "worsens",
+        "boost",
+        "boosts",
+        "enhance",
+        "enhances",
+        "promote",
+        "promotes",
+        "trigger",
+        "triggers",
+        "induce",
+        "induces",
+        "relieve",
+        "relieves",
+        "alleviate",
+        "alleviates",
+        "shorten",
+        "shortens",
+        "raise",
+        "raises",
         "happen",
         "happens",
         "exist",

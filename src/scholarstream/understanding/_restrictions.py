@@ -8,24 +8,53 @@ from __future__ import annotations
 import re
 
 # Canonical study-type names (what ParsedIntent.study_types holds) and how people write them.
+# "non-randomised" names no randomised trial.
+_NOT_NEGATED = r"(?<!non-)(?<!non)(?<!non\s)(?<!quasi-)"
 STUDY_TYPES: dict[str, re.Pattern[str]] = {
     "randomized controlled trial": re.compile(
-        r"\b(?:randomi[sz]ed(?:\s+controlled)?\s+(?:clinical\s+)?trials?|RCTs?)\b", re.I
+        rf"\b{_NOT_NEGATED}(?:cluster[-\s]+)?randomi[sz]ed"
+        r"(?:\s+(?:controlled|clinical|placebo[-\s]controlled|double[-\s]blind(?:ed)?))*"
+        r"(?:\s+(?:trials?|stud(?:y|ies)|data|evidence))?\b"
+        r"|\bRCTs?\b"
+        r"|\b(?:double[-\s]blind(?:ed)?|placebo[-\s]controlled)\s+(?:trials?|stud(?:y|ies))\b",
+        re.I,
     ),
     "systematic review": re.compile(r"\bsystematic\s+(?:literature\s+)?reviews?\b", re.I),
     "meta-analysis": re.compile(r"\bmeta-?\s?analy[sz]?[ie]s\b|\bmeta-analytic\b", re.I),
     "cohort study": re.compile(
-        r"\b(?:prospective\s+|retrospective\s+)?cohort\s+stud(?:y|ies)\b", re.I
+        r"\b(?:prospective\s+|retrospective\s+|population-based\s+)?cohort"
+        r"(?:s|\s+stud(?:y|ies)|\s+data)\b",
+        re.I,
     ),
     "case-control study": re.compile(r"\bcase[-\s]control(?:\s+stud(?:y|ies))?\b", re.I),
     "cross-sectional study": re.compile(r"\bcross[-\s]sectional(?:\s+stud(?:y|ies))?\b", re.I),
-    "observational study": re.compile(r"\bobservational\s+stud(?:y|ies)\b", re.I),
-    "clinical trial": re.compile(r"\bclinical\s+trials?\b", re.I),
+    "observational study": re.compile(r"\bobservational\s+(?:stud(?:y|ies)|data|evidence)\b", re.I),
+    "longitudinal study": re.compile(r"\blongitudinal\s+stud(?:y|ies)\b", re.I),
+    "prospective study": re.compile(r"\bprospective\s+stud(?:y|ies)\b", re.I),
+    "qualitative study": re.compile(
+        r"\bqualitative\s+(?:stud(?:y|ies)|research|evidence|data|work|interviews?)\b", re.I
+    ),
+    "case series": re.compile(r"\bcase\s+series\b", re.I),
+    "clinical trial": re.compile(r"\b(?:clinical|controlled)\s+trials?\b", re.I),
     "case report": re.compile(r"\bcase\s+reports?\b", re.I),
     "practice guideline": re.compile(r"\b(?:clinical\s+)?(?:practice\s+)?guidelines\b", re.I),
-    "review": re.compile(r"\b(?:narrative\s+|literature\s+)?review\s+articles?\b", re.I),
+    "review": re.compile(
+        r"\b(?:narrative\s+|literature\s+)?review\s+(?:articles?|papers?)\b"
+        r"|\b(?:only|just)\s+(?:narrative\s+|literature\s+)?reviews\b"
+        r"|\b(?:narrative\s+|literature\s+)?reviews(?=\s+only\b)",
+        re.I,
+    ),
 }
 
+# "only human studies", "in humans", "no animal studies": a limit to studies in people.
+HUMANS_ONLY = re.compile(
+    r"\b(?:(?:only|just|limit(?:ed)?\s+to|restrict(?:ed)?\s+to)\s+)?(?:(?:in|on)\s+)?"
+    r"(?:humans\b|human\s+(?:studies|study|subjects|participants|data|research|trials|"
+    r"populations?)\b|(?:not?|exclude|excluding|without)\s+(?:(?:any|the)\s+)?"
+    r"(?:animals?|animal\s+(?:studies|models|experiments|research))\b|"
+    r"non-?animal\s+studies\b)(?:\s+only\b)?",
+    re.I,
+)
 # ISO 639-1 code by the language's English name.
 LANGUAGES: dict[str, str] = {
     "english": "en",

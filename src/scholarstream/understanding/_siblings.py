@@ -67,6 +67,35 @@ def _swapped(values: list[SlotValue], value: SlotValue) -> list[SlotValue] | Non
             and head == [w.lower() for w in old_words[-2:]]
         ):
             return [*values[:at], value.model_copy(update={"kind": old.kind}), *values[at + 1 :]]
+        inside = head_inside(old.text, value.text)
+        if inside is not None:  # "classical swine fever" in "African swine fever vaccine"
+            swapped = old.model_copy(update={"text": inside, "heading": None})
+            return [*values[:at], swapped, *values[at + 1 :]]
+    return None
+
+
+def head_inside(old: str, new: str) -> str | None:
+    """``old`` with the phrase inside it that has ``new``'s head (its words after the
+    first) under another first word put in ``new``'s place: "classical swine fever" in
+    "African swine fever vaccine" gives "classical swine fever vaccine". A head of one
+    word only counts at the start of ``old`` and when MeSH names both phrases ("lung
+    cancer" in "breast cancer screening"; never "alcohol use" in "social media use")."""
+    old_words, new_words = old.split(), new.split()
+    head = [w.lower() for w in new_words[1:]]
+    if not head or len(old_words) < len(new_words):
+        return None
+    lowered = [w.lower() for w in old_words]
+    for start in range(1, len(old_words) - len(head) + 1):
+        if lowered[start : start + len(head)] != head:
+            continue
+        if lowered[start - 1] == new_words[0].lower():
+            return None
+        said = " ".join(old_words[start - 1 : start + len(head)])
+        if len(head) == 1 and (
+            start != 1 or mesh_spelled(said) is None or mesh_spelled(new) is None
+        ):
+            return None
+        return " ".join([*old_words[: start - 1], *new_words, *old_words[start + len(head) :]])
     return None
 
 

@@ -18,7 +18,12 @@ from pydantic import BaseModel, Field
 
 from scholarstream.understanding import _lexicon as lex
 from scholarstream.understanding._dates import QUERY_DATES, date_phrases, undated_spans
-from scholarstream.understanding._mesh_kinds import is_occupation, mesh_kind, mesh_match
+from scholarstream.understanding._mesh_kinds import (
+    is_occupation,
+    kind_of_match,
+    mesh_kind,
+    mesh_match,
+)
 from scholarstream.understanding._phrase_kinds import (
     is_condition_word,
     is_intervention_word,
@@ -27,6 +32,7 @@ from scholarstream.understanding._phrase_kinds import (
     named_parts,
 )
 from scholarstream.understanding._restrictions import (
+    HUMANS_ONLY,
     LANGUAGE_PHRASES,
     STUDY_TYPES,
     codes_in,
@@ -253,6 +259,8 @@ class MessageReading:
     leads: tuple[str, ...] = ()
     # What the message takes out of the topic: "vit D" in "omega-3 instead of vit D".
     dropped: tuple[str, ...] = ()
+    # "forget phones, what about ...": what is dropped is left behind, not replaced.
+    forgets: bool = False
     # "X instead": X takes the place of what it stands for.
     instead: bool = False
     # "with both": the subject it took the place of comes back beside the one in play.
@@ -359,6 +367,7 @@ def read_message(text: str, today: dt.date | None = None) -> MessageReading:
         values=tuple(values),
         leads=tuple(lead for _, _, lead in found),
         dropped=tuple(dropped),
+        forgets=lex.FORGETTING.search(plain) is not None,
         instead=lex.INSTEAD.search(plain) is not None,
         both=lex.BOTH.search(plain) is not None,
         year_from=year_from,
@@ -498,9 +507,12 @@ def _cut_scope(text: str, found: list[tuple[int, SlotValue, str]]) -> str:
         take("place", match)
     while (match := _SETTING_RE.search(text)) is not None:
         take("place", match)
-    while (match := _PEOPLE_WITH_RE.search(text)) is not None:
+    while (match := HUMANS_ONLY.search(text)) is not None:  # "no animal studies"
+        found.append((match.start(), SlotValue(kind="population", text="humans"), ""))
+        text = _blank(text, match.start(), match.end())
+    while (match := _people(_PEOPLE_WITH_RE, text)) is not None:
         take("population", match)
-    while (match := _ANIMAL_RE.search(text)) is not None:
+    while (match := _people(_ANIMAL_RE, text)) is not None:
         take("population", match, value=match.group(1).lower())
     slots, phrases = read_slots(text)
     kinds: list[tuple[SlotKind, Iterable[str]]] = [
@@ -530,10 +542,47 @@ def _population_phrase(text: str) -> re.Match[str] | None:
     """A head noun of a population with the content words before it ("shift workers");
     "patients" alone names nobody in particular."""
     for head in _POPULATION_HEAD_RE.finditer(text):
+        if _inside_a_name(text, head.start(), head.end()):
+            continue
         start = _qualified_start(text, head.start())
         if start < head.start() or head.group(1).lower() != "patients":
             return head
     return None
+
+
+def _people(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """The first match of ``pattern`` that names people or animals, not a word inside
+    the name of something else ("swine" in "African swine fever")."""
+    return next(
+        (m for m in pattern.finditer(text) if not _inside_a_name(text, m.start(), m.end())),
+        None,
+    )
+
+
+# Words around a population's word that may make a name with it: "African swine fever",
+# "tuberculosis, bovine" (two before, two after).
+_NAME_REACH = 2
+_NAME_WORD = re.compile(r"[A-Za-z0-9][\w\-']*")
+
+
+def _inside_a_name(text: str, start: int, end: int) -> bool:
+    """Whether [start, end) lies inside a longer phrase MeSH names as a disease, a drug
+    or a procedure: the animal there says what the disease is, not who has it."""
+    before = _NAME_WORD.findall(text[:start].rsplit(",", 1)[-1])[-_NAME_REACH:]
+    after = _NAME_WORD.findall(text[end:].split(",", 1)[0])[:_NAME_REACH]
+    said = text[start:end]
+    for lead in range(len(before) + 1):
+        for tail in range(len(after) + 1):
+            if not lead and not tail:
+                continue
+            words = [*before[len(before) - lead :], said, *after[:tail]]
+            match = mesh_match(" ".join(words))
+            if match is not None and kind_of_match(match) in _OTHER_THAN_PEOPLE:
+                return True
+    return False
+
+
+_OTHER_THAN_PEOPLE: frozenset[SlotKind] = frozenset({"condition", "intervention"})
 
 
 # People named by a condition they had: "breast cancer survivors" are one population.

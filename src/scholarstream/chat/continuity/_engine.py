@@ -32,6 +32,7 @@ from scholarstream.chat.continuity._state import (
     published,
 )
 from scholarstream.understanding import (
+    MAX_QUERY_WORDS,
     SlotKind,
     SlotValue,
     TopicReading,
@@ -173,8 +174,19 @@ class TurnContinuity(BaseModel):
             text = " ".join([*content_words(text), *(v.text for v in missing)])
             names = ", ".join(f"“{v.text}”" for v in missing)
             corrections.append(f"added the conversation's {names}")
+        text = _tidy(text)
+        if len(text.split()) > MAX_QUERY_WORDS:
+            # A model's query is bounded as the rules' is: its least specific parts (study
+            # types, then aspects, ...) go first.
+            bounded = TopicReading(values=list(read_message(text).values)).query()
+            if bounded:
+                corrections.append(
+                    f"shortened “{text}” to {MAX_QUERY_WORDS} words or fewer: a search "
+                    "finds less when it asks for everything at once"
+                )
+                text = bounded
         return RewrittenQuery(
-            query=_tidy(text) or self.refined_query or query, corrections=corrections, **years
+            query=text or self.refined_query or query, corrections=corrections, **years
         )
 
 
@@ -227,9 +239,13 @@ def _stands_for(new: SlotValue, old: SlotValue) -> bool:
     return new.kind != "intervention" or same_family(new, old)
 
 
+def _phrase(text: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w\-]){re.escape(text)}(?![\w\-])", re.I)
+
+
 def _without(text: str, values: list[SlotValue]) -> str:
     for value in values:
-        text = re.sub(rf"\b{re.escape(value.text)}\b", " ", text, flags=re.I)
+        text = _phrase(value.text).sub(" ", text)
     return text
 
 
@@ -250,7 +266,11 @@ def _resolves(values: list[SlotValue], message: str, topic: TopicReading) -> boo
 
 
 def _replaced_by_turn(value: SlotValue, replaced: list[SlotValue], topic: TopicReading) -> bool:
-    if topic.has(value) or any(_overlaps(value, t) for t in topic.values if t.kind == value.kind):
+    if topic.has(value):
+        return False
+    if any(value.same_as(r) for r in replaced):
+        return True  # "Mediterranean diet" named as it was, beside the "MIND diet"
+    if any(_overlaps(value, t) for t in topic.values if t.kind == value.kind):
         return False
     return any(value.same_as(r) or _overlaps(value, r) for r in replaced)
 

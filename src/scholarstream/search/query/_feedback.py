@@ -20,6 +20,7 @@ from typing import Literal
 
 from scholarstream.search.core import ChangeKind, UserFeedback
 from scholarstream.understanding import (
+    HUMANS_ONLY,
     clean_phrase,
     concept_phrases,
     find_dates,
@@ -72,15 +73,6 @@ _REQUIRE = re.compile(
     r"\b(?:only|just|focus(?:ed)?\s+on|specifically(?:\s+on)?|limited\s+to|restricted\s+to|"
     r"must\s+(?:include|mention))\s+(?:on\s+|about\s+|in\s+|those\s+(?:in|on|about)\s+)?"
     r"(?P<what>[^,.;!?]+)",
-    re.I,
-)
-# "only human studies", "in humans", "no animal studies": a limit to studies in people.
-_HUMANS = re.compile(
-    r"\b(?:(?:only|just|limit(?:ed)?\s+to|restrict(?:ed)?\s+to)\s+)?(?:(?:in|on)\s+)?"
-    r"(?:humans\b|human\s+(?:studies|study|subjects|participants|data|research|trials|"
-    r"populations?)\b|(?:not?|exclude|excluding|without)\s+(?:(?:any|the)\s+)?"
-    r"(?:animals?|animal\s+(?:studies|models|experiments|research))\b|"
-    r"non-?animal\s+studies\b)(?:\s+only\b)?",
     re.I,
 )
 # "in the title", "title only": a request to match in titles.
@@ -176,10 +168,10 @@ def read_feedback(
     said: dict[ChangeKind, str] = {}
     text = " ".join(feedback.free_text_feedback.split())
 
-    humans = _HUMANS.search(text)
+    humans = HUMANS_ONLY.search(text)
     if humans:
         said["humans"] = humans.group(0).strip()
-        text = " ".join(_HUMANS.sub(" ", text).split())
+        text = " ".join(HUMANS_ONLY.sub(" ", text).split())
     title = _TITLE.search(text)
     if title:
         said["title"] = title.group(0)

@@ -161,6 +161,10 @@ PUBMED_STUDY_TYPES = {
     "cohort study": '"Cohort Studies"[MeSH]',
     "case-control study": '"Case-Control Studies"[MeSH]',
     "cross-sectional study": '"Cross-Sectional Studies"[MeSH]',
+    "longitudinal study": '"Longitudinal Studies"[MeSH]',
+    "prospective study": '"Prospective Studies"[MeSH]',
+    "qualitative study": '"Qualitative Research"[MeSH]',
+    "case series": '"case series"[tiab]',
 }
 REVIEW_TYPES = frozenset({"systematic review", "meta-analysis", "review"})
 S2_PUBLICATION_TYPES = {
@@ -178,6 +182,8 @@ TRIAL_STUDY_TYPES = {
     "case-control study": "observational",
     "cross-sectional study": "observational",
     "observational study": "observational",
+    "longitudinal study": "observational",
+    "prospective study": "observational",
 }
 # How the study type is written in text, for sources that can only search words.
 STUDY_TYPE_WORDS = {
