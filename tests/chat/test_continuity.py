@@ -351,3 +351,12 @@ def test_a_model_query_longer_than_the_bound_is_shortened_from_its_least_specifi
     assert len(rewritten.query.split()) <= MAX_QUERY_WORDS
     assert "SGLT2" in rewritten.query and "heart failure" in rewritten.query
     assert any("shortened" in c for c in rewritten.corrections)
+
+
+def test_what_the_user_asked_to_leave_out_is_taken_out_of_a_model_s_query() -> None:
+    state = ThreadState()
+    _turn(state, "social media use and depression in adolescent boys", 4)
+    turn = begin_turn(state, "what about anxiety instead of depression")
+    rewritten = turn.rewrite("social media use anxiety depression adolescent boys")
+    assert "depression" not in rewritten.query and "anxiety" in rewritten.query
+    assert any("leave out" in c for c in rewritten.corrections)

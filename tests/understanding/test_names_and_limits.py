@@ -119,3 +119,90 @@ def test_a_verb_of_effect_parts_the_treatment_from_the_outcome() -> None:
         ("intervention", "mediterranean diet"),
         ("condition", "cognitive decline"),
     ]
+
+
+def test_an_age_group_narrows_people_named_by_their_treatment() -> None:
+    steps = _chain(
+        "apixaban vs warfarin in patients on hemodialysis with afib", "in elderly ppl >80"
+    )
+    query = steps[1][1].query()
+    assert "hemodialysis" in query and "elderly" in query and "ppl" not in query
+
+
+def test_a_drug_named_before_it_is_what_it_refers_to() -> None:
+    steps = _chain(
+        "Which companies have oral GLP-1 receptor agonists in phase 3?",
+        "what about pfizer's danuglipron, why was it discontinued",
+    )
+    kinds = {v.text: v.kind for v in steps[1][1].values}
+    assert kinds["danuglipron"] == "intervention"
+
+
+def test_a_drug_the_pronoun_is_acted_on_by_is_another_treatment_of_the_effect() -> None:
+    steps = _chain(
+        "denosumab discontinuation and rebound vertebral fractures",
+        "does giving zoledronate afterwards prevent it",
+    )
+    assert "denosumab" in steps[1][1].query()
+
+
+def test_when_an_outcome_is_measured_is_an_aspect_of_the_topic() -> None:
+    steps = _chain("orforglipron vs oral semaglutide for obesity", "weight loss at 72 weeks")
+    reading, topic = steps[1]
+    assert reading == "followup_continuation"
+    assert "orforglipron" in topic.query() and "72 weeks" in topic.query()
+
+
+def test_standard_clinical_abbreviations_have_their_heading() -> None:
+    (value,) = read_message("and afib?", TODAY).values
+    assert value.heading == "Atrial Fibrillation"
+
+
+def test_words_of_their_own_instead_take_the_place_of_the_first_subject_only() -> None:
+    steps = _chain(
+        "computer vision for early lameness detection in dairy cows", "accelerometers instead"
+    )
+    query = steps[1][1].query()
+    assert "accelerometers" in query and "lameness" in query and "computer vision" not in query
+
+
+@pytest.mark.parametrize(
+    ("said", "years"),
+    [("2024 and 2025 only", (2024, 2025)), ("from the last couple of years", (2024, None))],
+)
+def test_more_date_phrases(said: str, years: tuple[int | None, ...]) -> None:
+    reading = read_message(said, TODAY)
+    assert (reading.year_from, reading.year_to) == years
+
+
+@pytest.mark.parametrize("said", ["sorry, I meant high school", "sorry, high school I meant"])
+def test_a_correction_puts_the_meant_value_in_place(said: str) -> None:
+    steps = _chain("retrieval practice and long term retention in university students", said)
+    query = steps[1][1].query()
+    assert "retrieval practice" in query and "high school" in query
+    assert "university" not in query and "meant" not in query and "sorry" not in query
+
+
+def test_what_is_compared_with_a_treatment_is_a_treatment() -> None:
+    steps = _chain(
+        "prolonged exposure vs cognitive processing therapy for PTSD in veterans",
+        "what about MDMA-assisted therapy",
+    )
+    query = steps[1][1].query()
+    assert "MDMA-assisted therapy" in query and "prolonged exposure" not in query
+    assert "PTSD" in query
+
+
+def test_forgetting_one_subject_for_a_part_of_another_keeps_its_words() -> None:
+    steps = _chain(
+        "naloxone distribution and fentanyl test strips for overdose prevention",
+        "forget naloxone, just the test strips, do they change behavior",
+    )
+    query = steps[1][1].query()
+    assert "fentanyl test strips" in query and "naloxone" not in query
+
+
+def test_speakers_of_a_language_are_people_not_a_language_limit() -> None:
+    assert _kinds("in spanish speaking populations") == [
+        ("population", "spanish speaking populations")
+    ]

@@ -37,8 +37,11 @@ _NUMBER_WORDS = {
     "ten": 10,
     "fifteen": 15,
     "twenty": 20,
+    "couple of": 2,
+    "couple": 2,
+    "few": 3,
 }
-_COUNT = r"(\d{1,3}|" + "|".join(_NUMBER_WORDS) + r")"
+_COUNT = r"(\d{1,3}|" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + r")"
 
 
 @dataclass(frozen=True)
@@ -166,6 +169,8 @@ QUERY_DATES = DateGrammar(
             rf"\b(?:published\s+)?(?:in\s+)?{YEAR}\s*(?:-|\u2013|\u2014|to|until)\s*{YEAR}\b",
             _between,
         ),
+        # "2024 and 2025 only": both years.
+        _form(rf"\b(?:published\s+)?(?:in\s+)?{YEAR}\s+(?:and|&)\s+{YEAR}\b", _between),
         _form(
             rf"\b(?:in|over|during|within|from)?\s*(?:the\s+)?(?:last|past|previous)\s+{_COUNT}"
             r"\s+(?:years?|yrs?)\b",

@@ -92,11 +92,14 @@ def _leaves_the_subject(thread: TopicReading, message: MessageReading) -> bool:
     """ "forget phones, what about four-day school weeks": the main subject is left
     behind for one the message names, with all that was said about it."""
     subject = thread.subject()
+    named = [v for v in message.values if v.kind in SUBJECT_KINDS]
     return (
         message.forgets
         and bool(subject)
         and _is_dropped_by(subject[0], message)
-        and any(v.kind in SUBJECT_KINDS for v in message.values)
+        and bool(named)
+        # "forget naloxone, just the test strips": a part of the topic, kept in its terms
+        and not message.narrows
     )
 
 
@@ -285,6 +288,7 @@ _GENERIC_STEMS = frozenset(singular_word(w) or w for w in lex.GENERIC_SUBJECT_WO
 def _update(thread: TopicReading, message: MessageReading) -> FollowUp:
     offered = _offered_subject(thread, message)
     incoming = [_as_follow_up_kind(thread, message, v) for v in message.values if v is not offered]
+    incoming = [_named_in_full(thread, v) for v in incoming]
     taking = _taking_the_place(thread, message, incoming)
     if offered is not None:
         subject = next(v for v in thread.values if v.kind == "topic")
@@ -326,6 +330,16 @@ def _update(thread: TopicReading, message: MessageReading) -> FollowUp:
         replaced=tuple(v for v in thread.values if not topic.has(v)),
         added=tuple(added),
     )
+
+
+def _named_in_full(thread: TopicReading, value: SlotValue) -> SlotValue:
+    """ "the test strips" after fentanyl test strips: a value named in part is the one the
+    topic holds, in full."""
+    if value.kind not in SUBJECT_KINDS:
+        return value
+    said = _stems(value.text)
+    fuller = [t for t in thread.subject() if said < _stems(t.text)]
+    return fuller[0] if len(fuller) == 1 else value
 
 
 def _with_the_other_one(values: list[SlotValue], dropped: list[SlotValue]) -> list[SlotValue]:
@@ -391,7 +405,13 @@ def _apply(
         return [*values, *fresh]
     if kind == "population":
         values = _conditions_kept(values, new)
-    return _in_place(values, kind, new)
+    if kind == "topic" and message.instead and not message.of("intervention"):
+        # "accelerometers instead" after computer vision for lameness detection: the
+        # first words of no known kind are the subject it takes the place of.
+        at = next((i for i, v in enumerate(values) if v.kind == "topic"), None)
+        if at is not None:
+            return [*values[:at], *new, *values[at + 1 :]]
+    return _in_place(values, kind, new, whole=message.instead)
 
 
 def _asks_about_an_effect(values: list[SlotValue], new: list[SlotValue]) -> bool:
@@ -442,7 +462,9 @@ def _compared_against(value: SlotValue, message: MessageReading) -> bool:
     return re.search(pattern, message.text, re.I) is not None
 
 
-def _in_place(values: list[SlotValue], kind: SlotKind, new: list[SlotValue]) -> list[SlotValue]:
+def _in_place(
+    values: list[SlotValue], kind: SlotKind, new: list[SlotValue], *, whole: bool = False
+) -> list[SlotValue]:
     """``values`` with those of ``kind`` replaced by ``new``, where the first of them
     stood (at the end when there was none): "dogs" gives way to "cats" in place. A
     procedure replaces a procedure and a drug a drug: "what about knee arthroplasty"
@@ -450,7 +472,8 @@ def _in_place(values: list[SlotValue], kind: SlotKind, new: list[SlotValue]) -> 
     ("Madrigal") replaces a name, not the words of a topic."""
 
     def replaced(value: SlotValue) -> bool:
-        return value.kind == kind and (not new or any(same_family(value, n) for n in new))
+        family = whole or not new or any(same_family(value, n) for n in new)
+        return value.kind == kind and family
 
     matching = [i for i, v in enumerate(values) if replaced(v)]
     if kind == "condition" and len(matching) >= 2 and len(new) == 1:
@@ -486,6 +509,7 @@ def _as_follow_up_kind(
         value.kind == "intervention"
         and thread.of("intervention")
         and message.refers_back
+        and not _named_before_the_reference(value, message)
         and not (message.compares or message.adds)
         and lead not in _INDICATION_LEADS | _SUBJECT_LEADS
     ):
@@ -510,6 +534,24 @@ def _kin(old: SlotValue, new: SlotValue) -> bool:
 _SETTING_LEADS = frozenset({"in", "across", "throughout", "within"})
 
 
+def _named_before_the_reference(value: SlotValue, message: MessageReading) -> bool:
+    """ "pfizer's danuglipron, why was it discontinued": the value is what "it" refers
+    to, not an effect of the drug in play. A reference that is what a verb of effect acts
+    on ("does giving zoledronate afterwards prevent it") is the effect asked about."""
+    said = message.text.lower()
+    at = said.find(value.text.lower())
+    if at < 0:
+        return False
+    references = [m for m in _REFERENCE.finditer(said) if m.start() > at]
+    return bool(references) and not any(m.group(1) for m in references)
+
+
+_REFERENCE = re.compile(
+    r"(?:\b(" + "|".join(sorted(lex.EFFECT_VERBS)) + r")\s+)?"
+    r"\b(?:it|they|them|its|their|this|that|these|those)\b"
+)
+
+
 # Letters two forms of one word share: "vaccination" and "vaccine".
 _STEM_LETTERS = 6
 
@@ -523,6 +565,8 @@ def _qualifies_the_one_in_play(
     words = value.text.lower().split()
     if value.heading or message.instead or words[-1] not in lex.INTERVENTION_HEADS:
         return False
+    if lex.WHAT_ABOUT.match(message.text) and len(message.values) == 1:
+        return False  # "what about MDMA-assisted therapy": another one, offered on its own
     stem = words[-1][:_STEM_LETTERS]
     return any(
         w.startswith(stem) for v in thread.of("intervention") for w in v.text.lower().split()

@@ -9,6 +9,12 @@ import re
 
 # Drug stems (WHO INN suffixes): "dapagliflozin", "pembrolizumab", "atorvastatin".
 DRUG_SUFFIXES = (
+    "glipron",
+    "patide",
+    "trutide",
+    "dutide",
+    "lintide",
+    "tecan",
     "mab",
     "nib",
     "gliflozin",
@@ -450,6 +456,99 @@ CONDITION_SUFFIXES = (
     "rrhoea",
 )
 # Aspects of a topic: a follow-up made of these asks about the topic in play.
+# Verbs whose object is an effect: "prevent it", "treat them".
+EFFECT_VERBS = frozenset(
+    {
+        "prevent",
+        "prevents",
+        "treat",
+        "treats",
+        "reduce",
+        "reduces",
+        "cause",
+        "causes",
+        "reverse",
+        "reverses",
+        "improve",
+        "improves",
+        "affect",
+        "affects",
+        "worsen",
+        "worsens",
+        "slow",
+        "slows",
+        "delay",
+        "delays",
+        "lower",
+        "lowers",
+        "increase",
+        "increases",
+        "decrease",
+        "decreases",
+        "cure",
+        "cures",
+        "manage",
+        "control",
+        "trigger",
+        "triggers",
+        "predict",
+        "predicts",
+        "avoid",
+        "mitigate",
+        "fix",
+    }
+)
+# Words that say people's age or sex only ("older adults", "children under 5").
+AGE_GROUP_WORDS = frozenset(
+    {
+        "children",
+        "child",
+        "kids",
+        "kid",
+        "adolescents",
+        "adolescent",
+        "teens",
+        "teenagers",
+        "youth",
+        "young",
+        "infants",
+        "infant",
+        "neonates",
+        "newborns",
+        "toddlers",
+        "adults",
+        "adult",
+        "elderly",
+        "older",
+        "old",
+        "oldest",
+        "seniors",
+        "aged",
+        "people",
+        "persons",
+        "women",
+        "men",
+        "girls",
+        "boys",
+        "middle",
+        "over",
+        "under",
+        "above",
+        "below",
+        "than",
+        "years",
+        "yrs",
+        "year",
+        "age",
+        "ages",
+        "and",
+        "ppl",
+        "the",
+        "very",
+    }
+)
+# People as such, before what they live with or undergo.
+PEOPLE_WORDS = frozenset({"patients", "people", "persons", "individuals", "those", "ppl"})
 # What one asks about an effect or a disease, not another outcome: "risk factors?" after
 # neurotoxicity asks about the neurotoxicity's risk factors.
 FACETS = frozenset(
@@ -904,6 +1003,15 @@ DROPPING = re.compile(
     r"(?!(?:that|it|this|those|these|them|about)\b)"
     r"(?P<dropped>[^,.;:?!\u2013\u2014]+?)"
     r"(?=\s*(?:[,.;:?!\u2013\u2014]|\s-\s|$|\b(?:what|how|and|but|just|only|let)\b))",
+    re.I,
+)
+# "sorry, I meant adolescents", "oops - meant high school": what follows takes the place
+# of what the last message said.
+CORRECTION = re.compile(
+    r"^\W*(?:(?:sorry|oops|whoops|my\s+bad|apologies|correction)\W*\s*)?"
+    r"(?:(?:no|actually)\W*\s*)?(?:i\s+)?meant(?:\s+to\s+(?:say|write|type))?\b\W*"
+    r"|^\W*(?:sorry|oops|whoops|my\s+bad)\W+(?:i\s+)?(?:mean|should\s+have\s+said)\b\W*"
+    r"|^\W*(?:sorry|oops|whoops|my\s+bad)\W+(?=.*\bi\s+meant\W*$)|\W*\bi\s+meant\W*$",
     re.I,
 )
 FORGETTING = re.compile(
@@ -1621,6 +1729,11 @@ CUE_TYPOS = {
     "sicne": "since",
     "snice": "since",
     "pls": "please",
+    "ppl": "people",
+    "pts": "patients",
+    "yrs": "years",
+    "wks": "weeks",
+    "mos": "months",
     "plz": "please",
     "thnks": "thanks",
     "thnx": "thanks",

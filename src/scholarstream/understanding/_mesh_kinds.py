@@ -9,6 +9,7 @@ import functools
 
 from scholarstream.mesh import MeshMatch, MeshVocabulary
 from scholarstream.understanding._slot_kind import SlotKind
+from scholarstream.understanding._synonyms import group_of
 
 # Tree branches and the kind they give, most specific first.
 TREE_KINDS: tuple[tuple[str, SlotKind], ...] = (
@@ -51,7 +52,7 @@ def kind_of_match(match: MeshMatch) -> SlotKind | None:
 def mesh_kind(text: str) -> tuple[SlotKind | None, str | None]:
     """The kind MeSH gives ``text`` and its heading; a phrase MeSH does not know is read
     by its last word ("PBO nets" by "nets") for the kind only."""
-    match = mesh_match(text) or mesh_spelled(text)
+    match = mesh_match(text) or mesh_spelled(text) or _by_synonym(text)
     if match is not None:
         return kind_of_match(match), match.heading
     words = text.split()
@@ -60,6 +61,16 @@ def mesh_kind(text: str) -> tuple[SlotKind | None, str | None]:
         if head is not None:
             return kind_of_match(head), None
     return None, None
+
+
+def _by_synonym(text: str) -> MeshMatch | None:
+    """The disease a standard abbreviation or wording stands for ("afib", "TBI"); a
+    measure's ("HbA1c") heading files it as a chemical, which it is not here."""
+    group = group_of(text)
+    if group is None:
+        return None
+    found = next((m for m in map(mesh_spelled, group.members) if m is not None), None)
+    return found if found is not None and kind_of_match(found) == "condition" else None
 
 
 # Body regions and the musculoskeletal system: "knee" and "hip", "wrist" and "ankle".

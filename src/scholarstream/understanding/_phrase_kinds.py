@@ -4,6 +4,8 @@ words splits into values of their own ("SGLT2 inhibitors | euglycemic ketoacidos
 
 from __future__ import annotations
 
+import re
+
 from scholarstream.understanding import _lexicon as lex
 from scholarstream.understanding._mesh_kinds import is_surgical_procedure, mesh_kind, mesh_match
 from scholarstream.understanding._slot_kind import SlotKind
@@ -114,10 +116,20 @@ def _names_people(phrase: str) -> bool:
     return kind == "population" and heading is not None
 
 
+# "72 weeks", "5-10 years", "12-month follow-up": when an outcome is measured.
+_DURATION = re.compile(
+    r"^\d+(?:\s*[-\u2013]\s*\d+)?[-\s]?(?:days?|weeks?|months?|years?|yrs?|wks?)"
+    r"(?:\s+(?:follow-?up|outcomes?|results?|data))?$",
+    re.I,
+)
+
+
 def kind_of_phrase(chunk: str) -> SlotKind | None:
     words = chunk.lower().split()
     if all(w.rstrip("+%").isdigit() for w in words):
         return None
+    if _DURATION.match(chunk.strip()):
+        return "aspect"
     if chunk.lower() in lex.ASPECT_FORMS:
         return "aspect"
     if (

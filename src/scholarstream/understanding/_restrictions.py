@@ -89,7 +89,10 @@ _FIND_LANGUAGE = re.compile(rf"\b({_LANGUAGE})\b", re.I)
 _LANGUAGE_LIST = (
     rf"{_LANGUAGE}(?:[-\s]language)?(?:\s*(?:,|or|and)\s*{_LANGUAGE}(?:[-\s]language)?)*"
 )
-_NOT_A_PEOPLE = r"(?!\s+(?:patients|adults|children|women|men|people|population|cohort))"
+_NOT_A_PEOPLE = (
+    r"(?!\s+(?:patients|adults|children|women|men|people|populations?|cohorts?|"
+    r"communit(?:y|ies)|families|students|speakers)|[-\s]+speak(?:ing|ers?))"
+)
 LANGUAGE_PHRASES = (
     re.compile(
         rf"\b(?:(?:written|published|articles?|papers?|only)\s+)?in\s+{_LANGUAGE_LIST}"

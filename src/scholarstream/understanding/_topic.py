@@ -141,6 +141,13 @@ _ANIMAL_RE = re.compile(
     + r"))\b",
     re.I,
 )
+# A level of schooling names its pupils: "high school", "primary schools".
+_SCHOOL_LEVEL_RE = re.compile(
+    r"\b(?:(?:high|middle|primary|elementary|secondary|junior\s+high|senior\s+high|"
+    r"grammar|nursery)\s+schools?|preschools?|kindergartens?)\b"
+    r"(?!\s+(?:students|pupils|children|kids|teachers|staff|nurses))",
+    re.I,
+)
 _POPULATION_HEAD_RE = re.compile(r"\b(" + "|".join(lex.POPULATION_HEADS) + r")\b", re.I)
 # Care settings: where the people of a question are ("in nursing homes", "in the ICU").
 _SETTING_RE = re.compile(
@@ -165,7 +172,29 @@ def same_family(a: SlotValue, b: SlotValue) -> bool:
         return is_name(a.text) == is_name(b.text)
     if a.kind == "place":
         return is_setting(a.text) == is_setting(b.text)
+    if a.kind == "population":
+        # "elderly" beside "patients on hemodialysis": an age group narrows people named
+        # by what they live with, it does not take their place.
+        return not (
+            (_is_age_group(a.text) and _named_by_treatment(b.text))
+            or (_is_age_group(b.text) and _named_by_treatment(a.text))
+        )
     return True
+
+
+def _is_age_group(text: str) -> bool:
+    """ "elderly", "older adults", "children under 5", "adults over 75"."""
+    words = re.findall(r"[a-z]+", text.lower())
+    return bool(words) and all(w in lex.AGE_GROUP_WORDS for w in words)
+
+
+def _named_by_treatment(text: str) -> bool:
+    """ "patients on hemodialysis", "people living with HIV": people named by what they
+    live with or undergo, whatever their age."""
+    words = text.lower().split()
+    return (
+        len(words) > 1 and words[0] in lex.PEOPLE_WORDS and _PEOPLE_WITH_RE.match(text) is not None
+    )
 
 
 # People named by what they live with or undergo: "people living with HIV", "patients on
@@ -338,6 +367,9 @@ def read_message(text: str, today: dt.date | None = None) -> MessageReading:
         rest = _blank(rest, pointer.start(), pointer.end())
     if (alternative := lex.AS_ALTERNATIVE.search(rest)) is not None:  # a cue, not a topic
         rest = _blank(rest, alternative.start(), alternative.end())
+    # "sorry, I meant high school", "adolescents I meant": a cue, not a topic.
+    while (corrected := lex.CORRECTION.search(rest)) is not None and corrected.group(0).strip():
+        rest = _blank(rest, corrected.start(), corrected.end())
     cue = lex.SWITCH.search(rest)
     if cue is not None:  # "switching topics:" names no topic
         rest = _blank(rest, cue.start(), cue.end())
@@ -511,6 +543,8 @@ def _cut_scope(text: str, found: list[tuple[int, SlotValue, str]]) -> str:
         found.append((match.start(), SlotValue(kind="population", text="humans"), ""))
         text = _blank(text, match.start(), match.end())
     while (match := _people(_PEOPLE_WITH_RE, text)) is not None:
+        take("population", match)
+    while (match := _SCHOOL_LEVEL_RE.search(text)) is not None:  # "in high school"
         take("population", match)
     while (match := _people(_ANIMAL_RE, text)) is not None:
         take("population", match, value=match.group(1).lower())
@@ -783,6 +817,24 @@ def _compared(values: list[SlotValue], starts: list[int], text: str) -> list[Slo
     """In "X versus Y" (or "compared with", "vs"), an intervention after the comparison
     word is X's comparator."""
     cue = lex.COMPARISON.search(text)
+    if cue is not None:
+        # "prolonged exposure vs cognitive processing therapy": what is compared with a
+        # treatment is a treatment.
+        before = [i for i, at in enumerate(starts) if at < cue.start()]
+        after = [i for i, at in enumerate(starts) if at > cue.start()]
+        if (
+            before
+            and after
+            and values[before[-1]].kind == "topic"
+            and len(values[before[-1]].text.split()) > 1  # not "robotic vs laparoscopic ..."
+            and values[after[0]].kind == "intervention"
+        ):
+            at = before[-1]
+            values = [
+                *values[:at],
+                values[at].model_copy(update={"kind": "intervention"}),
+                *values[at + 1 :],
+            ]
     if cue is None or not any(
         v.kind == "intervention" and at < cue.start() for v, at in zip(values, starts, strict=True)
     ):

@@ -153,6 +153,14 @@ class TurnContinuity(BaseModel):
             and not self.topic.has(v)
             and any(v.same_as(d) for d in self.topic.dropped)
         ]
+        left_out = [d for d in _left_out(self.message) if _phrase(d).search(text)]
+        left_out = [
+            d for d in left_out if not any(_phrase(d).search(v.text) for v in self.topic.values)
+        ]
+        if left_out:
+            text = " ".join(_without_phrases(text, left_out).split())
+            names = ", ".join(f"“{d}”" for d in left_out)
+            corrections.append(f"took out {names}, which you asked to leave out")
         if stale:
             text = _without(text, stale)
             values = [v for v in read_message(text).values if v.kind not in ("language", "source")]
@@ -241,6 +249,25 @@ def _stands_for(new: SlotValue, old: SlotValue) -> bool:
 
 def _phrase(text: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w\-]){re.escape(text)}(?![\w\-])", re.I)
+
+
+# Words around what a message leaves out that are not part of it: "the pregnancy part".
+_LEFT_OUT_EDGES = re.compile(
+    r"^(?:the|a|an|that|this|those|these|all)\s+|\s+(?:part|bit|stuff|angle|side|one|ones)$",
+    re.I,
+)
+
+
+def _left_out(message: str) -> list[str]:
+    """What the message says to leave out ("instead of depression", "not fly ash")."""
+    phrases = [_LEFT_OUT_EDGES.sub("", d).strip() for d in read_message(message).dropped]
+    return [p for p in phrases if p]
+
+
+def _without_phrases(text: str, phrases: list[str]) -> str:
+    for phrase in phrases:
+        text = _phrase(phrase).sub(" ", text)
+    return text
 
 
 def _without(text: str, values: list[SlotValue]) -> str:
