@@ -1187,6 +1187,7 @@ EXPORTED: dict[str, list[str]] = {
         "DateRange",
         "FollowUp",
         "GROUPS",
+        "HUMANS_ONLY",
         "LANGUAGES",
         "LANGUAGE_NAMES",
         "LIFTS_DATES",

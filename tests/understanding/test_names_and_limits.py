@@ -206,3 +206,53 @@ def test_speakers_of_a_language_are_people_not_a_language_limit() -> None:
     assert _kinds("in spanish speaking populations") == [
         ("population", "spanish speaking populations")
     ]
+
+
+def test_a_code_of_the_same_shape_takes_its_sibling_s_place() -> None:
+    steps = _chain("companies with KRAS G12C inhibitors in clinical development", "what about G12D")
+    query = steps[1][1].query()
+    assert "KRAS G12D inhibitors" in query and "G12C" not in query
+
+
+def test_animals_named_by_a_compound_give_way_to_their_kin() -> None:
+    steps = _chain(
+        "neonicotinoid exposure effects on wild bumblebee colonies", "what about solitary bees"
+    )
+    query = steps[1][1].query()
+    assert "solitary bees" in query and "bumblebee" not in query and "neonicotinoid" in query
+
+
+@pytest.mark.parametrize(
+    ("said", "design"),
+    [
+        ("zebrafish lab studies", "laboratory study"),
+        ("field studies only", "field study"),
+        ("no pilot studies", "pilot study"),
+        ("quasi-experimental studies", "quasi-experimental study"),
+    ],
+)
+def test_designs_named_by_where_or_how_a_study_is_run(said: str, design: str) -> None:
+    assert design in find_study_types(said)[1]
+
+
+def test_a_condition_said_of_the_people_joins_the_topic_s_own() -> None:
+    steps = _chain("digital CBT-I for insomnia", "in older adults with dementia?")
+    query = steps[1][1].query()
+    assert "insomnia" in query and "older adults" in query and "dementia" in query
+
+
+def test_a_short_cue_for_another_topic_starts_afresh() -> None:
+    steps = _chain(
+        "balanced crystalloids vs saline in sepsis",
+        "diff topic - fluid intake and kidney stone recurrence",
+    )
+    reading, topic = steps[1]
+    assert reading == "new_question" and "saline" not in topic.query()
+
+
+def test_a_setting_is_never_spliced_into_the_words_of_the_subject() -> None:
+    steps = _chain(
+        "heat stress effects on milk yield in holstein cows", "in tropical climates like brazil"
+    )
+    query = steps[1][1].query()
+    assert "heat stress" in query and "brazil" in query

@@ -403,6 +403,10 @@ def _apply(
             return [*values[:at], *new, compared, *values[at + 1 :]]
     if message.adds or (kind == "aspect" and _asks_about_an_effect(values, new)):
         return [*values, *fresh]
+    if kind == "condition" and _said_of_the_people(new, message):
+        # "in older adults with dementia?" after CBT-I for insomnia: who has the dementia,
+        # beside the condition the topic is about.
+        return [*values, *fresh]
     if kind == "population":
         values = _conditions_kept(values, new)
     if kind == "topic" and message.instead and not message.of("intervention"):
@@ -412,6 +416,12 @@ def _apply(
         if at is not None:
             return [*values[:at], *new, *values[at + 1 :]]
     return _in_place(values, kind, new, whole=message.instead)
+
+
+def _said_of_the_people(new: list[SlotValue], message: MessageReading) -> bool:
+    """Every condition the message names says what the people it names have ("older
+    adults with dementia")."""
+    return bool(message.of("population")) and all(message.lead_of(v) == "with" for v in new)
 
 
 def _asks_about_an_effect(values: list[SlotValue], new: list[SlotValue]) -> bool:

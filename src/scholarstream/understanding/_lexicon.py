@@ -1031,7 +1031,8 @@ SWAPPING = re.compile(
 
 # Words that only say the user is changing the subject.
 SWITCH = re.compile(
-    r"\b(forget (?:that|it|about (?:that|it))|different (?:question|topic)|switching gears|"
+    r"\b(forget (?:that|it|about (?:that|it))|(?:different|diff|another) (?:question|topic)|"
+    r"switching gears|"
     r"change of (?:topic|subject)|new (?:question|topic)|unrelated|something else|"
     r"moving on|on another note|on a different note|separate question|other question|"
     r"(?:totally |completely |something )?different thing|another thing|"

@@ -35,6 +35,18 @@ STUDY_TYPES: dict[str, re.Pattern[str]] = {
         r"\bqualitative\s+(?:stud(?:y|ies)|research|evidence|data|work|interviews?)\b", re.I
     ),
     "case series": re.compile(r"\bcase\s+series\b", re.I),
+    "pilot study": re.compile(r"\bpilot\s+(?:stud(?:y|ies)|trials?)\b", re.I),
+    "quasi-experimental study": re.compile(
+        r"\bquasi[-\s]?experimental(?:\s+(?:stud(?:y|ies)|designs?|evidence))?\b", re.I
+    ),
+    "field study": re.compile(r"\bfield\s+(?:stud(?:y|ies)|trials?|experiments?)\b", re.I),
+    "laboratory study": re.compile(
+        r"\b(?:lab|laboratory)\s+(?:stud(?:y|ies)|experiments?|work)\b", re.I
+    ),
+    "real-world study": re.compile(r"\breal[-\s]world\s+(?:stud(?:y|ies)|evidence|data)\b", re.I),
+    "modelling study": re.compile(
+        r"\b(?:modell?ing|simulation)\s+(?:stud(?:y|ies)|work|papers?)\b", re.I
+    ),
     "clinical trial": re.compile(r"\b(?:clinical|controlled)\s+trials?\b", re.I),
     "case report": re.compile(r"\bcase\s+reports?\b", re.I),
     "practice guideline": re.compile(r"\b(?:clinical\s+)?(?:practice\s+)?guidelines\b", re.I),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from scholarstream.mesh import singular_word
 from scholarstream.understanding._mesh_kinds import are_tree_kin, is_body_part, mesh_spelled
 from scholarstream.understanding._slot_kind import SlotKind
 from scholarstream.understanding._topic import (
@@ -52,7 +53,7 @@ def _swapped(values: list[SlotValue], value: SlotValue) -> list[SlotValue] | Non
         old_words = old.text.split()
         if len(new_words) == 1:
             for index, word in enumerate(old_words):
-                if _same_family(word, new_words[0]):
+                if _same_family(word, new_words[0]) or _same_code(word, new_words[0]):
                     text = " ".join([*old_words[:index], new_words[0], *old_words[index + 1 :]])
                     swapped = old.model_copy(update={"text": text, "heading": None})
                     return [*values[:at], swapped, *values[at + 1 :]]
@@ -66,6 +67,9 @@ def _swapped(values: list[SlotValue], value: SlotValue) -> list[SlotValue] | Non
             and len(old_words) >= 2
             and head == [w.lower() for w in old_words[-2:]]
         ):
+            return [*values[:at], value.model_copy(update={"kind": old.kind}), *values[at + 1 :]]
+        if value.kind == "population" and _compound_kin(old.text, value.text):
+            # "solitary bees" after "wild bumblebee colonies"
             return [*values[:at], value.model_copy(update={"kind": old.kind}), *values[at + 1 :]]
         inside = head_inside(old.text, value.text)
         if inside is not None:  # "classical swine fever" in "African swine fever vaccine"
@@ -108,6 +112,8 @@ def _tree_kin(values: list[SlotValue], value: SlotValue) -> list[SlotValue] | No
         if old.heading is not None and are_tree_kin(old.heading, value.heading):
             placed = value.model_copy(update={"kind": old.kind})
             return [*values[:at], placed, *values[at + 1 :]]
+    if value.kind not in SUBJECT_KINDS:
+        return None  # "in tropical climates" is where, never a word inside "heat stress"
     for at, old in enumerate(values):
         if old.kind == value.kind:
             continue  # a value of the same kind is replaced whole
@@ -161,6 +167,34 @@ def _instead(values: list[SlotValue], value: SlotValue) -> list[SlotValue] | Non
     if at is None:
         return None
     return [*values[:at], value.model_copy(update={"kind": values[at].kind}), *values[at + 1 :]]
+
+
+# Letters a head needs to be read inside a compound ("bee" in "bumblebee").
+_COMPOUND_HEAD = 3
+
+
+def _compound_kin(old: str, new: str) -> bool:
+    """``new``'s head ends a compound word of ``old``: "bees" and "bumblebee colonies",
+    "children" and "schoolchildren"."""
+    head = singular_word(new.split()[-1].lower()) or new.split()[-1].lower()
+    if len(head) < _COMPOUND_HEAD:
+        return False
+    words = [singular_word(w.lower()) or w.lower() for w in old.split()]
+    return any(w != head and w.endswith(head) and len(w) > len(head) + 2 for w in words)
+
+
+def _same_code(old: str, new: str) -> bool:
+    """Two codes of one shape and the same first letter: mutations ("G12C", "G12D"),
+    grades ("X52", "X70"), subtypes ("H5N1", "H7N9")."""
+    if old.lower() == new.lower() or old[:1].lower() != new[:1].lower():
+        return False
+    return _shape(old) == _shape(new) and any(c.isdigit() for c in old) and len(old) <= 8
+
+
+def _shape(code: str) -> str:
+    """ "G12C" -> "a9a": letters and digits, each run as one mark."""
+    marks = ["9" if c.isdigit() else "a" if c.isalpha() else c for c in code]
+    return "".join(m for i, m in enumerate(marks) if i == 0 or m != marks[i - 1])
 
 
 def _same_family(old: str, new: str) -> bool:

@@ -204,7 +204,7 @@ _PEOPLE_WITH_RE = re.compile(
     r"(?:who\s+have\s+sex\s+with\s+(?:men|women)|"
     r"(?:living\s+with|on|receiving|undergoing|who\s+(?:inject|use|have|are|take|had))\s+"
     r"[A-Za-z0-9][\w\-]*(?:\s+(?!(?:in|and|or|for|at|from|with|since|before|after|during|to|"
-    r"who|while)\b)[A-Za-z0-9][\w\-]*)?)",
+    r"who|while|vs|versus|than|compared)\b)[A-Za-z0-9][\w\-]*){0,3})",
     re.I,
 )
 _REGION_RE = re.compile(

@@ -182,6 +182,7 @@ TRIAL_STUDY_TYPES = {
     "case-control study": "observational",
     "cross-sectional study": "observational",
     "observational study": "observational",
+    "real-world study": "observational",
     "longitudinal study": "observational",
     "prospective study": "observational",
 }
