@@ -256,3 +256,18 @@ def test_a_setting_is_never_spliced_into_the_words_of_the_subject() -> None:
     )
     query = steps[1][1].query()
     assert "heat stress" in query and "brazil" in query
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["appreciate it", "that'll do", "ok I'm good", "merci", "that's a wrap", "let's stop there"],
+)
+def test_more_ways_to_close_a_conversation(said: str) -> None:
+    assert read_message(said, TODAY).closing
+
+
+@pytest.mark.parametrize(
+    "said", ["can we stop here and look at sepsis instead", "im fine with RCTs"]
+)
+def test_a_message_that_goes_on_is_no_closing(said: str) -> None:
+    assert not read_message(said, TODAY).closing

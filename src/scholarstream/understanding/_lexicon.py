@@ -1053,7 +1053,9 @@ RESULT_REFERENCE = re.compile(
     re.I,
 )
 # Question verbs that are also nouns or noun modifiers ("cover crops", "use cases").
-NOUN_FORMS_OF_VERBS = frozenset({"cover", "use", "change", "matter", "lead", "means"})
+NOUN_FORMS_OF_VERBS = frozenset(
+    {"cover", "use", "change", "matter", "lead", "means", "reverse", "slow", "lower"}
+)
 WHAT_ABOUT = re.compile(r"^\W*(?:and\s+)?(?:what|how)\s+about\b", re.I)
 # Openings of an elliptical follow-up: "what about X?", "and X?", "how about in Y?".
 ELLIPTICAL = re.compile(
@@ -1089,6 +1091,17 @@ CLOSING_WORDS = frozenset(
         "goodbye",
         "appreciate",
         "appreciated",
+        "merci",
+        "danke",
+        "gracias",
+        "obrigado",
+        "obrigada",
+        "that'll",
+        "do",
+        "i'm",
+        "im",
+        "sorted",
+        "fine",
         "that",
         "that's",
         "thats",
@@ -1142,6 +1155,15 @@ CLOSING_WORDS = frozenset(
         "lot",
         "lots",
         "stop",
+        "let's",
+        "lets",
+        "wrap",
+        "see",
+        "ya",
+        "nah",
+        "work",
+        "you've",
+        "been",
         "here",
         "there",
         "the",
@@ -1159,6 +1181,11 @@ CLOSING_WORDS = frozenset(
 )
 CLOSING_MARKERS = re.compile(
     r"\b(thanks|thank you|thank u|thanku|thnx|thx|ty|ta|cheers|perfect(?=\W*$)|"
+    r"(?:much\s+)?appreciated?(?:\s+it)?(?=\W*$)|merci|danke|gracias|obrigad[oa]|"
+    r"that'?ll (?:do|be all)|(?:i'?m|we'?re) (?:good|fine|sorted|all good)(?=\W*$)|"
+    r"that'?s a wrap|see (?:you|ya)|(?:let'?s )?stop (?:here|there)(?=\W*$)|"
+    r"enough for (?:today|now)|(?:nah|no),? (?:that'?s|it'?s) fine(?=\W*$)|"
+    r"(?:wonderful|great work|cool cool)(?=\W*$)|you'?ve been (?:very |really |so )?helpful|"
     r"that'?s (?:really |about )?(?:all|it|everything|enough|plenty)|"
     r"all set|all done|(?:i'?m|we'?re) done|done|nothing (?:else|more|further)|no more|bye|"
     r"goodbye|that covers it|that answers (?:my|the|our) questions?|"

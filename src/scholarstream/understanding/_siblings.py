@@ -112,7 +112,7 @@ def _tree_kin(values: list[SlotValue], value: SlotValue) -> list[SlotValue] | No
         if old.heading is not None and are_tree_kin(old.heading, value.heading):
             placed = value.model_copy(update={"kind": old.kind})
             return [*values[:at], placed, *values[at + 1 :]]
-    if value.kind not in SUBJECT_KINDS:
+    if value.kind not in _SPLICED_KINDS:
         return None  # "in tropical climates" is where, never a word inside "heat stress"
     for at, old in enumerate(values):
         if old.kind == value.kind:
@@ -122,6 +122,11 @@ def _tree_kin(values: list[SlotValue], value: SlotValue) -> list[SlotValue] | No
             swapped = old.model_copy(update={"text": spliced, "heading": None})
             return [*values[:at], swapped, *values[at + 1 :]]
     return None
+
+
+# Kinds whose values MeSH's kin may splice into another value: a disease, a drug, an
+# organism ("sorghum" for "maize" in "drought tolerant maize varieties").
+_SPLICED_KINDS = frozenset({*SUBJECT_KINDS, "population"})
 
 
 def _kin_inside(old: str, value: SlotValue) -> str | None:
