@@ -360,3 +360,13 @@ def test_what_the_user_asked_to_leave_out_is_taken_out_of_a_model_s_query() -> N
     rewritten = turn.rewrite("social media use anxiety depression adolescent boys")
     assert "depression" not in rewritten.query and "anxiety" in rewritten.query
     assert any("leave out" in c for c in rewritten.corrections)
+
+
+def test_a_replaced_person_run_together_with_the_new_one_is_taken_out() -> None:
+    state = ThreadState()
+    _turn(state, "PM2.5 exposure and asthma in children in Lagos", 4)
+    turn = begin_turn(state, "adults")
+    rewritten = turn.rewrite("PM2.5 asthma children adults Lagos")
+    assert "children" not in rewritten.query
+    assert "adults" in rewritten.query and "Lagos" in rewritten.query
+    assert any("replaced" in c for c in rewritten.corrections)

@@ -44,6 +44,9 @@ from scholarstream.understanding import (
 )
 
 ANSWER_CHARS = 600
+_REPLACED_BY_NAME: frozenset[SlotKind] = frozenset(
+    {"population", "place", "condition", "intervention"}
+)
 # Kinds a model's query must keep from the conversation, when the conversation has them.
 _KEPT_KINDS: tuple[SlotKind, ...] = (
     "intervention",
@@ -161,6 +164,17 @@ class TurnContinuity(BaseModel):
             text = " ".join(_without_phrases(text, left_out).split())
             names = ", ".join(f"“{d}”" for d in left_out)
             corrections.append(f"took out {names}, which you asked to leave out")
+        # Run together with the value that took its place ("PM2.5 asthma children adults
+        # Lagos"), a replaced person, place, disease or drug is found by its words.
+        stale += [
+            r
+            for r in self.replaced
+            if r not in stale
+            and r.kind in _REPLACED_BY_NAME
+            and _phrase(r.text).search(text)
+            and not any(r.text.lower() in t.text.lower() for t in self.topic.values)
+            and any(a.kind == r.kind and _phrase(a.text).search(text) for a in self.added)
+        ]
         if stale:
             text = _without(text, stale)
             values = [v for v in read_message(text).values if v.kind not in ("language", "source")]
@@ -202,7 +216,9 @@ _YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 _PUBLISHED = re.compile(r"\b(?:published|publications?)\b", re.I)
 # How a message follows on, copied into a query by a model: "what about X instead".
 _CUE_WORDS = re.compile(
-    r"^\W*(?:(?:and|ok(?:ay)?|so)\s+)?(?:what|how)\s+about\b|\b(?:instead|as well)\W*$", re.I
+    r"^\W*(?:(?:and|ok(?:ay)?|so)\s+)?(?:what|how)\s+about\b|\b(?:instead|as well)\W*$"
+    r"|\b(?:only|just|please|pls|plz)\b",
+    re.I,
 )
 
 
@@ -293,8 +309,9 @@ def _resolves(values: list[SlotValue], message: str, topic: TopicReading) -> boo
 
 
 def _replaced_by_turn(value: SlotValue, replaced: list[SlotValue], topic: TopicReading) -> bool:
-    if topic.has(value):
-        return False
+    said = value.text.lower()
+    if topic.has(value) or any(said in t.text.lower() for t in topic.values):
+        return False  # "vitamin D" of "vitamin D deficiency" is still asked about
     if any(value.same_as(r) for r in replaced):
         return True  # "Mediterranean diet" named as it was, beside the "MIND diet"
     if any(_overlaps(value, t) for t in topic.values if t.kind == value.kind):
