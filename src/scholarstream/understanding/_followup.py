@@ -167,8 +167,13 @@ def _starts_new_topic(thread: TopicReading, message: MessageReading) -> bool:
     if message.asks:
         return message.word_count >= MIN_FULL_QUESTION_WORDS
     # A statement naming a drug or a condition and, beside it, words of its own
-    # ("Donanemab amyloid clearance and ARIA risk") is a subject of its own.
-    return bool(kinds & {"intervention", "condition"}) and "topic" in kinds
+    # ("Donanemab amyloid clearance and ARIA risk") is a subject of its own; a few words
+    # ("clarithromycin resistant strains") go on with the topic in play.
+    return (
+        bool(kinds & {"intervention", "condition"})
+        and "topic" in kinds
+        and message.word_count >= MIN_FULL_QUESTION_WORDS
+    )
 
 
 def _completes(thread: TopicReading, message: MessageReading) -> bool:
@@ -403,6 +408,9 @@ def _apply(
             return [*values[:at], *new, compared, *values[at + 1 :]]
     if message.adds or (kind == "aspect" and _asks_about_an_effect(values, new)):
         return [*values, *fresh]
+    if kind == "intervention" and all(message.lead_of(v) in _ALONGSIDE for v in new):
+        # "with protein supplementation" after resistance training: given together.
+        return [*values, *fresh]
     if kind == "condition" and _said_of_the_people(new, message):
         # "in older adults with dementia?" after CBT-I for insomnia: who has the dementia,
         # beside the condition the topic is about.
@@ -540,6 +548,8 @@ def _kin(old: SlotValue, new: SlotValue) -> bool:
     return head_inside(old.text, new.text) is not None
 
 
+# Leads that give a treatment beside the one in play: "with protein supplementation".
+_ALONGSIDE = frozenset({"with", "plus", "alongside"})
 # Leads before words of no known kind that say where: "in the NHS", "across Europe".
 _SETTING_LEADS = frozenset({"in", "across", "throughout", "within"})
 
