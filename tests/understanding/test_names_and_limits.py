@@ -273,17 +273,6 @@ def test_a_message_that_goes_on_is_no_closing(said: str) -> None:
     assert not read_message(said, TODAY).closing
 
 
-def test_a_few_words_naming_a_drug_go_on_with_the_topic() -> None:
-    steps = _chain(
-        "vonoprazan based triple therapy for h pylori eradication",
-        "in the US and europe, not asia",
-        "clarithromycin resistant strains",
-    )
-    reading, topic = steps[2]
-    assert reading == "followup_continuation"
-    assert "vonoprazan" in topic.query() and "clarithromycin" in topic.query()
-
-
 @pytest.mark.parametrize(
     "said", ["with protein supplementation", "combined with protein supplements"]
 )
