@@ -3,39 +3,22 @@ years shut out), and what a follow-up keeps when it asks about a facet or a sett
 
 from __future__ import annotations
 
-import datetime as dt
-
 import pytest
 
-from scholarstream.understanding import TopicReading, find_study_types, follow, read_message
-
-TODAY = dt.date(2026, 11, 27)
-
-
-def _chain(*messages: str) -> list[tuple[str, TopicReading]]:
-    topic: TopicReading | None = None
-    steps: list[tuple[str, TopicReading]] = []
-    for message in messages:
-        step = follow(topic, read_message(message, TODAY))
-        topic = step.topic
-        steps.append((step.reading, topic))
-    return steps
-
-
-def _kinds(text: str) -> list[tuple[str, str]]:
-    return [(v.kind, v.text) for v in read_message(text, TODAY).values]
+from scholarstream.understanding import find_study_types, read_message
+from tests.understanding.conversation import TODAY, chain, kinds_of
 
 
 def test_an_animal_inside_a_disease_s_name_names_no_population() -> None:
-    assert ("population", "african swine") not in _kinds("african swine fever vaccines")
-    assert _kinds("bovine tuberculosis in badgers") == [
+    assert ("population", "african swine") not in kinds_of("african swine fever vaccines")
+    assert kinds_of("bovine tuberculosis in badgers") == [
         ("condition", "bovine tuberculosis"),
         ("population", "badgers"),
     ]
 
 
 def test_a_disease_with_the_same_head_takes_its_sibling_s_place_inside_a_value() -> None:
-    steps = _chain(
+    steps = chain(
         "african swine fever vaccine candidates in development",
         "what about classical swine fever in wild boar",
     )
@@ -68,7 +51,7 @@ def test_non_randomised_studies_are_no_randomised_trials() -> None:
     "said", ["human studies only", "no animal studies", "exclude animal studies", "humans only"]
 )
 def test_humans_only_is_a_limit_to_people_not_words_about_animals(said: str) -> None:
-    steps = _chain("SGLT2 inhibitors in heart failure", said)
+    steps = chain("SGLT2 inhibitors in heart failure", said)
     reading, topic = steps[1]
     assert reading == "slot_fill"
     assert topic.query() == "SGLT2 inhibitors heart failure humans"
@@ -90,19 +73,19 @@ def test_years_shut_out_leave_the_others(said: str, years: tuple[int | None, ...
 
 
 def test_an_unknown_name_after_in_is_where_not_what_is_asked() -> None:
-    steps = _chain("robotic hernia repair", "costs", "in the NHS")
+    steps = chain("robotic hernia repair", "costs", "in the NHS")
     query = steps[2][1].query()
     assert "costs" in query and "NHS" in query
 
 
 def test_a_facet_of_an_adverse_effect_keeps_the_effect() -> None:
-    steps = _chain("CAR-T cell therapy neurotoxicity", "risk factors?", "what about cost?")
+    steps = chain("CAR-T cell therapy neurotoxicity", "risk factors?", "what about cost?")
     assert "neurotoxicity risk factors" in steps[1][1].query()
     assert "risk factors" not in steps[2][1].query()
 
 
 def test_forgetting_the_main_subject_for_another_starts_afresh() -> None:
-    steps = _chain(
+    steps = chain(
         "do smartphone bans in schools improve academic performance?",
         "any data from norway?",
         "in the last 3 years",
@@ -115,14 +98,14 @@ def test_forgetting_the_main_subject_for_another_starts_afresh() -> None:
 
 
 def test_a_verb_of_effect_parts_the_treatment_from_the_outcome() -> None:
-    assert _kinds("does the mediterranean diet slow cognitive decline?") == [
+    assert kinds_of("does the mediterranean diet slow cognitive decline?") == [
         ("intervention", "mediterranean diet"),
         ("condition", "cognitive decline"),
     ]
 
 
 def test_an_age_group_narrows_people_named_by_their_treatment() -> None:
-    steps = _chain(
+    steps = chain(
         "apixaban vs warfarin in patients on hemodialysis with afib", "in elderly ppl >80"
     )
     query = steps[1][1].query()
@@ -130,7 +113,7 @@ def test_an_age_group_narrows_people_named_by_their_treatment() -> None:
 
 
 def test_a_drug_named_before_it_is_what_it_refers_to() -> None:
-    steps = _chain(
+    steps = chain(
         "Which companies have oral GLP-1 receptor agonists in phase 3?",
         "what about pfizer's danuglipron, why was it discontinued",
     )
@@ -139,7 +122,7 @@ def test_a_drug_named_before_it_is_what_it_refers_to() -> None:
 
 
 def test_a_drug_the_pronoun_is_acted_on_by_is_another_treatment_of_the_effect() -> None:
-    steps = _chain(
+    steps = chain(
         "denosumab discontinuation and rebound vertebral fractures",
         "does giving zoledronate afterwards prevent it",
     )
@@ -147,7 +130,7 @@ def test_a_drug_the_pronoun_is_acted_on_by_is_another_treatment_of_the_effect() 
 
 
 def test_when_an_outcome_is_measured_is_an_aspect_of_the_topic() -> None:
-    steps = _chain("orforglipron vs oral semaglutide for obesity", "weight loss at 72 weeks")
+    steps = chain("orforglipron vs oral semaglutide for obesity", "weight loss at 72 weeks")
     reading, topic = steps[1]
     assert reading == "followup_continuation"
     assert "orforglipron" in topic.query() and "72 weeks" in topic.query()
@@ -159,7 +142,7 @@ def test_standard_clinical_abbreviations_have_their_heading() -> None:
 
 
 def test_words_of_their_own_instead_take_the_place_of_the_first_subject_only() -> None:
-    steps = _chain(
+    steps = chain(
         "computer vision for early lameness detection in dairy cows", "accelerometers instead"
     )
     query = steps[1][1].query()
@@ -177,14 +160,14 @@ def test_more_date_phrases(said: str, years: tuple[int | None, ...]) -> None:
 
 @pytest.mark.parametrize("said", ["sorry, I meant high school", "sorry, high school I meant"])
 def test_a_correction_puts_the_meant_value_in_place(said: str) -> None:
-    steps = _chain("retrieval practice and long term retention in university students", said)
+    steps = chain("retrieval practice and long term retention in university students", said)
     query = steps[1][1].query()
     assert "retrieval practice" in query and "high school" in query
     assert "university" not in query and "meant" not in query and "sorry" not in query
 
 
 def test_what_is_compared_with_a_treatment_is_a_treatment() -> None:
-    steps = _chain(
+    steps = chain(
         "prolonged exposure vs cognitive processing therapy for PTSD in veterans",
         "what about MDMA-assisted therapy",
     )
@@ -194,7 +177,7 @@ def test_what_is_compared_with_a_treatment_is_a_treatment() -> None:
 
 
 def test_forgetting_one_subject_for_a_part_of_another_keeps_its_words() -> None:
-    steps = _chain(
+    steps = chain(
         "naloxone distribution and fentanyl test strips for overdose prevention",
         "forget naloxone, just the test strips, do they change behavior",
     )
@@ -203,19 +186,19 @@ def test_forgetting_one_subject_for_a_part_of_another_keeps_its_words() -> None:
 
 
 def test_speakers_of_a_language_are_people_not_a_language_limit() -> None:
-    assert _kinds("in spanish speaking populations") == [
+    assert kinds_of("in spanish speaking populations") == [
         ("population", "spanish speaking populations")
     ]
 
 
 def test_a_code_of_the_same_shape_takes_its_sibling_s_place() -> None:
-    steps = _chain("companies with KRAS G12C inhibitors in clinical development", "what about G12D")
+    steps = chain("companies with KRAS G12C inhibitors in clinical development", "what about G12D")
     query = steps[1][1].query()
     assert "KRAS G12D inhibitors" in query and "G12C" not in query
 
 
 def test_animals_named_by_a_compound_give_way_to_their_kin() -> None:
-    steps = _chain(
+    steps = chain(
         "neonicotinoid exposure effects on wild bumblebee colonies", "what about solitary bees"
     )
     query = steps[1][1].query()
@@ -236,13 +219,13 @@ def test_designs_named_by_where_or_how_a_study_is_run(said: str, design: str) ->
 
 
 def test_a_condition_said_of_the_people_joins_the_topic_s_own() -> None:
-    steps = _chain("digital CBT-I for insomnia", "in older adults with dementia?")
+    steps = chain("digital CBT-I for insomnia", "in older adults with dementia?")
     query = steps[1][1].query()
     assert "insomnia" in query and "older adults" in query and "dementia" in query
 
 
 def test_a_short_cue_for_another_topic_starts_afresh() -> None:
-    steps = _chain(
+    steps = chain(
         "balanced crystalloids vs saline in sepsis",
         "diff topic - fluid intake and kidney stone recurrence",
     )
@@ -251,7 +234,7 @@ def test_a_short_cue_for_another_topic_starts_afresh() -> None:
 
 
 def test_a_setting_is_never_spliced_into_the_words_of_the_subject() -> None:
-    steps = _chain(
+    steps = chain(
         "heat stress effects on milk yield in holstein cows", "in tropical climates like brazil"
     )
     query = steps[1][1].query()
@@ -277,6 +260,6 @@ def test_a_message_that_goes_on_is_no_closing(said: str) -> None:
     "said", ["with protein supplementation", "combined with protein supplements"]
 )
 def test_a_treatment_given_with_the_one_in_play_joins_it(said: str) -> None:
-    steps = _chain("resistance training for sarcopenia in older adults", said)
+    steps = chain("resistance training for sarcopenia in older adults", said)
     query = steps[1][1].query()
     assert "resistance training" in query and "protein" in query

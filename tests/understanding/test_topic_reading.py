@@ -2,34 +2,14 @@
 
 from __future__ import annotations
 
-import datetime as dt
-
 import pytest
 
 from scholarstream.understanding import (
     MAX_QUERY_WORDS,
-    TopicReading,
     content_words,
-    follow,
     read_message,
 )
-
-TODAY = dt.date(2026, 11, 27)
-
-
-def _chain(*messages: str) -> list[tuple[str, TopicReading]]:
-    """Each message's reading and the topic after it."""
-    topic: TopicReading | None = None
-    steps: list[tuple[str, TopicReading]] = []
-    for message in messages:
-        step = follow(topic, read_message(message, TODAY))
-        topic = step.topic
-        steps.append((step.reading, topic))
-    return steps
-
-
-def _kinds(text: str) -> list[tuple[str, str]]:
-    return [(v.kind, v.text) for v in read_message(text, TODAY).values]
+from tests.understanding.conversation import TODAY, chain, kinds_of
 
 
 def test_a_question_is_read_into_typed_slots_with_mesh_headings() -> None:
@@ -75,7 +55,7 @@ def test_date_phrases_become_years(phrase: str, years: tuple[int | None, int | N
 
 
 def test_a_new_value_of_a_kind_replaces_the_old_one_in_place() -> None:
-    steps = _chain(
+    steps = chain(
         "taurine and dilated cardiomyopathy in dogs",
         "what about in cats?",
         "only since 2015",
@@ -95,7 +75,7 @@ def test_a_new_value_of_a_kind_replaces_the_old_one_in_place() -> None:
 
 
 def test_aspects_replace_each_other_and_also_adds() -> None:
-    steps = _chain(
+    steps = chain(
         "SGLT2 inhibitors in chronic kidney disease",
         "what about safety?",
         "any data on cost-effectiveness?",
@@ -108,7 +88,7 @@ def test_aspects_replace_each_other_and_also_adds() -> None:
 
 
 def test_a_comparison_keeps_the_old_intervention_as_its_comparator() -> None:
-    _, (reading, topic) = _chain(
+    _, (reading, topic) = chain(
         "SGLT2 inhibitors in chronic kidney disease", "How does dapagliflozin compare?"
     )
     assert reading == "followup_continuation"
@@ -121,7 +101,7 @@ def test_a_comparison_keeps_the_old_intervention_as_its_comparator() -> None:
 
 
 def test_a_drug_offered_alone_replaces_the_drug_and_an_outcome_keeps_the_topic() -> None:
-    steps = _chain(
+    steps = chain(
         "semaglutide for obesity in adolescents",
         "and tirzepatide?",
         "any data on cytokine release syndrome rates?",
@@ -132,33 +112,33 @@ def test_a_drug_offered_alone_replaces_the_drug_and_an_outcome_keeps_the_topic()
 
 
 def test_an_indication_named_with_in_or_for_replaces_the_condition() -> None:
-    steps = _chain("pembrolizumab in melanoma", "what about for lung cancer?")
+    steps = chain("pembrolizumab in melanoma", "what about for lung cancer?")
     assert steps[1][1].query() == "pembrolizumab lung cancer"
 
 
 def test_closings_change_nothing_and_search_nothing() -> None:
     for closing in ["Thanks, that's it", "great, that's all I needed", "cheers, all done."]:
-        (_, before), (reading, after) = _chain("lithium in pregnancy", closing)
+        (_, before), (reading, after) = chain("lithium in pregnancy", closing)
         assert reading == "closing"
         assert after == before
     # A thank-you that goes on to ask something is no closing.
-    assert _chain("lithium in pregnancy", "thanks! and in breastfeeding?")[1][0] != "closing"
+    assert chain("lithium in pregnancy", "thanks! and in breastfeeding?")[1][0] != "closing"
 
 
 def test_a_subject_of_its_own_starts_a_new_topic_and_drops_the_dates() -> None:
-    steps = _chain(
+    steps = chain(
         "melatonin for delirium in ICU patients since 2019",
         "What is GSK's vaccine pipeline?",
     )
     reading, topic = steps[1]
     assert reading == "new_question"
     assert "melatonin" not in topic.query() and topic.year_from is None
-    switch = _chain("melatonin for delirium", "new question: gambling harms in young adults")
+    switch = chain("melatonin for delirium", "new question: gambling harms in young adults")
     assert switch[1][1].query() == "gambling harms young adults"
 
 
 def test_an_elliptical_question_with_its_own_subject_keeps_the_topic() -> None:
-    steps = _chain(
+    steps = chain(
         "CAR-T therapy in multiple myeloma",
         "how common was neurotoxicity",
         "rare cases specifically",
@@ -171,7 +151,7 @@ def test_an_elliptical_question_with_its_own_subject_keeps_the_topic() -> None:
 
 
 def test_a_long_chain_keeps_the_query_bounded() -> None:
-    steps = _chain(
+    steps = chain(
         "survival after colic surgery in horses",
         "geriatric horses specifically",
         "what about complications?",
@@ -191,41 +171,43 @@ def test_a_long_chain_keeps_the_query_bounded() -> None:
 
 
 def test_names_are_read_by_their_place_in_the_sentence() -> None:
-    assert ("organisation", "GSK") in _kinds("What is GSK's vaccine pipeline?")
-    assert ("place", "Ontario") in _kinds("is it reimbursed in Ontario?")
-    assert ("organisation", "Vertex") in _kinds("trials run by Vertex")
-    (_, _), (_, topic) = _chain("Zolgensma reimbursement in Ontario", "and Quebec?")
+    assert ("organisation", "GSK") in kinds_of("What is GSK's vaccine pipeline?")
+    assert ("place", "Ontario") in kinds_of("is it reimbursed in Ontario?")
+    assert ("organisation", "Vertex") in kinds_of("trials run by Vertex")
+    (_, _), (_, topic) = chain("Zolgensma reimbursement in Ontario", "and Quebec?")
     assert [v.text for v in topic.of("place")] == ["Quebec"]
 
 
 def test_noun_stacks_split_where_a_head_ends_a_phrase() -> None:
-    assert _kinds("SGLT2 inhibitors euglycemic ketoacidosis case reports")[:2] == [
+    assert kinds_of("SGLT2 inhibitors euglycemic ketoacidosis case reports")[:2] == [
         ("intervention", "SGLT2 inhibitors"),
         ("condition", "euglycemic ketoacidosis"),
     ]
-    assert _kinds("prolonged exposure therapy PTSD veterans")[0] == (
+    assert kinds_of("prolonged exposure therapy PTSD veterans")[0] == (
         "intervention",
         "prolonged exposure therapy",
     )
-    assert ("organisation", "Eli Lilly") in _kinds("Eli Lilly obesity pipeline beyond tirzepatide")
+    assert ("organisation", "Eli Lilly") in kinds_of(
+        "Eli Lilly obesity pipeline beyond tirzepatide"
+    )
 
 
 def test_possessives_name_an_owner_or_an_eponym() -> None:
-    assert _kinds("Novo Nordisk's?") == [("organisation", "Novo Nordisk")]
-    assert _kinds("Fournier's gangrene?") == [("condition", "Fournier's gangrene")]
-    assert ("organisation", "GSK") in _kinds("GSK's vaccine pipeline")
+    assert kinds_of("Novo Nordisk's?") == [("organisation", "Novo Nordisk")]
+    assert kinds_of("Fournier's gangrene?") == [("condition", "Fournier's gangrene")]
+    assert ("organisation", "GSK") in kinds_of("GSK's vaccine pipeline")
 
 
 def test_instead_of_and_forget_drop_what_they_name() -> None:
-    steps = _chain("vitamin D supplementation in pregnancy", "omega-3 instead of vit D")
+    steps = chain("vitamin D supplementation in pregnancy", "omega-3 instead of vit D")
     assert "vitamin" not in steps[1][1].query() and "omega-3" in steps[1][1].query()
-    organisations = _chain("Pfizer vaccine pipeline", "Roche too", "forget Roche, what about Amgen")
+    organisations = chain("Pfizer vaccine pipeline", "Roche too", "forget Roche, what about Amgen")
     assert "Roche" not in organisations[2][1].query()
     assert "Amgen" in organisations[2][1].query()
 
 
 def test_a_full_question_sharing_only_generic_words_starts_a_new_topic() -> None:
-    steps = _chain(
+    steps = chain(
         "glyphosate exposure and non-Hodgkin lymphoma in farmers",
         "Is prenatal chlorpyrifos exposure linked to neurodevelopmental problems in children?",
     )
@@ -236,25 +218,25 @@ def test_a_full_question_sharing_only_generic_words_starts_a_new_topic() -> None
 
 
 def test_a_named_population_replaces_the_one_in_a_condition_s_name() -> None:
-    steps = _chain("PM2.5 exposure and childhood asthma in Lagos", "adults")
+    steps = chain("PM2.5 exposure and childhood asthma in Lagos", "adults")
     query = steps[1][1].query()
     assert "childhood" not in query and "adults" in query and "asthma" in query
-    organisations = _chain("Eli Lilly obesity pipeline", "Novo Nordisk's?")
+    organisations = chain("Eli Lilly obesity pipeline", "Novo Nordisk's?")
     assert "Lilly" not in organisations[1][1].query()
 
 
 def test_a_sibling_takes_the_place_of_its_kin() -> None:
-    ions = _chain("hard carbon anodes for sodium-ion batteries", "what about potassium-ion")
+    ions = chain("hard carbon anodes for sodium-ion batteries", "what about potassium-ion")
     assert ions[1][1].query() == "hard carbon anodes potassium-ion batteries"
-    joints = _chain("tranexamic acid blood loss in total knee arthroplasty", "hip?")
+    joints = chain("tranexamic acid blood loss in total knee arthroplasty", "hip?")
     query = joints[1][1].query()
     assert "hip" in query and "knee" not in query and "tranexamic acid" in query
-    fevers = _chain("African swine fever vaccine candidates", "what about classical swine fever")
+    fevers = chain("African swine fever vaccine candidates", "what about classical swine fever")
     assert "African" not in fevers[1][1].query() and "classical swine fever" in fevers[1][1].query()
 
 
 def test_a_procedure_replaces_a_procedure_and_keeps_the_drug() -> None:
-    steps = _chain(
+    steps = chain(
         "tranexamic acid to reduce blood loss in hip fracture surgery",
         "what about knee arthroplasty",
     )
@@ -263,24 +245,24 @@ def test_a_procedure_replaces_a_procedure_and_keeps_the_drug() -> None:
 
 
 def test_x_instead_takes_the_place_of_the_main_subject() -> None:
-    steps = _chain("hearing aids and dementia risk", "cochlear implants instead")
+    steps = chain("hearing aids and dementia risk", "cochlear implants instead")
     query = steps[1][1].query()
     assert "cochlear implants" in query and "hearing aids" not in query and "dementia" in query
 
 
 def test_people_named_by_what_they_live_with_are_a_population() -> None:
-    assert _kinds("in people living with HIV") == [("population", "people living with HIV")]
-    steps = _chain("apixaban bleeding risk in atrial fibrillation", "in patients on dialysis")
+    assert kinds_of("in people living with HIV") == [("population", "people living with HIV")]
+    steps = chain("apixaban bleeding risk in atrial fibrillation", "in patients on dialysis")
     query = steps[1][1].query()
     assert "apixaban" in query and "dialysis" in query
     assert read_message("nothing older than 2018", TODAY).year_from == 2018
 
 
 def test_a_regulator_s_decision_follows_on() -> None:
-    steps = _chain("FDA approval of RSV vaccines in older adults", "what did the EMA decide")
+    steps = chain("FDA approval of RSV vaccines in older adults", "what did the EMA decide")
     assert steps[1][0] != "new_question"
     assert "RSV" in steps[1][1].query() and "EMA" in steps[1][1].query()
-    limits = _chain(
+    limits = chain(
         "PFAS in drinking water and thyroid disease", "EPA's new maximum contaminant levels"
     )
     assert limits[1][0] != "new_question" and "PFAS" in limits[1][1].query()
@@ -301,12 +283,12 @@ def test_cue_words_used_as_ordinary_words_change_nothing() -> None:
 
 
 def test_a_long_question_opening_with_a_preposition_is_a_question_of_its_own() -> None:
-    steps = _chain(
+    steps = chain(
         "statins in heart failure",
         "In children with ADHD, what is the best first-line drug?",
     )
     assert steps[1][0] == "new_question" and "heart failure" not in steps[1][1].query()
-    numbers = _chain("GLP-1 agonists for obesity", "what about PD-1?")
+    numbers = chain("GLP-1 agonists for obesity", "what about PD-1?")
     assert "PD-1 agonists" not in numbers[1][1].query()
 
 
@@ -323,7 +305,7 @@ def test_a_long_question_opening_with_a_preposition_is_a_question_of_its_own() -
     ],
 )
 def test_a_lifted_date_limit_clears_the_years_and_adds_no_words(lift: str) -> None:
-    (_, dated), (reading, lifted) = _chain(
+    (_, dated), (reading, lifted) = chain(
         "tranexamic acid in hip fracture surgery since 2020", lift
     )
     assert (dated.year_from, dated.year_to) == (2020, None)
@@ -333,7 +315,7 @@ def test_a_lifted_date_limit_clears_the_years_and_adds_no_words(lift: str) -> No
 
 
 def test_a_lift_and_a_new_value_in_one_message() -> None:
-    steps = _chain(
+    steps = chain(
         "tranexamic acid in hip fracture surgery since 2020",
         "what about knee arthroplasty, no date restriction",
         "since 2015 then",
@@ -371,7 +353,7 @@ def test_more_ways_of_closing(closing: str) -> None:
 
 
 def test_a_value_compared_against_is_the_comparator_and_the_subject_stays() -> None:
-    steps = _chain(
+    steps = chain(
         "metformin in gestational diabetes, neonatal outcomes",
         "vs letrozole?",
         "compared with insulin",
@@ -383,7 +365,7 @@ def test_a_value_compared_against_is_the_comparator_and_the_subject_stays() -> N
 
 
 def test_a_swap_puts_the_new_value_in_the_role_of_the_old_one() -> None:
-    steps = _chain(
+    steps = chain(
         "vedolizumab vs ustekinumab in ulcerative colitis",
         "swap ustekinumab for tofacitinib",
         "switch to infliximab",
@@ -398,7 +380,7 @@ def test_a_swap_puts_the_new_value_in_the_role_of_the_old_one() -> None:
 
 
 def test_a_procedure_mesh_files_as_surgery_replaces_a_procedure() -> None:
-    steps = _chain(
+    steps = chain(
         "tranexamic acid in total knee arthroplasty, blood loss",
         "and for hip replacement instead?",
     )
@@ -407,7 +389,7 @@ def test_a_procedure_mesh_files_as_surgery_replaces_a_procedure() -> None:
 
 
 def test_a_condition_mesh_names_whole_is_not_split_at_a_drug_word() -> None:
-    steps = _chain("semaglutide alcohol use disorder", "what about tirzepatide")
+    steps = chain("semaglutide alcohol use disorder", "what about tirzepatide")
     assert steps[1][1].query() == "tirzepatide alcohol use disorder"
 
 
@@ -418,7 +400,7 @@ def test_words_of_any_script_are_never_cut() -> None:
 
 
 def test_unknown_words_offered_instead_take_the_subject_s_place() -> None:
-    steps = _chain(
+    steps = chain(
         "effect of sugar-sweetened beverage taxes on obesity in UK children",
         "what about tobacco taxes instead?",
     )
@@ -427,7 +409,7 @@ def test_unknown_words_offered_instead_take_the_subject_s_place() -> None:
 
 
 def test_kin_in_the_mesh_tree_replace_each_other() -> None:
-    steps = _chain(
+    steps = chain(
         "antimicrobial resistance in Escherichia coli from pigs in Thailand",
         "how about Klebsiella?",
     )
@@ -436,7 +418,7 @@ def test_kin_in_the_mesh_tree_replace_each_other() -> None:
 
 
 def test_a_comparison_of_unknown_words_keeps_the_first_as_comparator() -> None:
-    steps = _chain(
+    steps = chain(
         "transformer models for clinical named entity recognition",
         "how does BiLSTM-CRF compare?",
     )
@@ -450,7 +432,7 @@ def test_search_syntax_is_no_part_of_a_topic() -> None:
 
 
 def test_slips_in_cue_words_and_years_are_read_as_meant() -> None:
-    (_, _), (reading, topic) = _chain("yoga for chronic low back pain", "onyl since 2O20")
+    (_, _), (reading, topic) = chain("yoga for chronic low back pain", "onyl since 2O20")
     assert reading == "slot_fill"
     assert (topic.year_from, topic.query()) == (2020, "yoga chronic low back pain")
 
@@ -514,7 +496,7 @@ def test_ordinals_that_belong_to_a_topic_stay() -> None:
 def test_what_outsiders_typed_is_read_into_its_slots(
     message: str, kinds: list[tuple[str, str]]
 ) -> None:
-    assert _kinds(message) == kinds
+    assert kinds_of(message) == kinds
 
 
 def test_cues_outsiders_used() -> None:
@@ -528,7 +510,7 @@ def test_cues_outsiders_used() -> None:
 
 
 def test_a_drug_asked_about_replaces_the_drug_in_play() -> None:
-    steps = _chain(
+    steps = chain(
         "Has NICE appraised tirzepatide for weight management?",
         "what did they decide on semaglutide?",
     )
@@ -537,13 +519,13 @@ def test_a_drug_asked_about_replaces_the_drug_in_play() -> None:
 
 
 def test_a_value_said_not_to_be_wanted_is_dropped() -> None:
-    steps = _chain("GLP-1 agonists and dopamine in mice", "in rats specifically, not mice")
+    steps = chain("GLP-1 agonists and dopamine in mice", "in rats specifically, not mice")
     query = steps[1][1].query()
     assert "rats" in query and "mice" not in query and "GLP-1" in query
 
 
 def test_a_short_question_on_an_unnamed_treatment_follows_on() -> None:
-    steps = _chain(
+    steps = chain(
         "impact of invasive lionfish on native reef fish in the caribbean",
         "how effective are culling programs",
     )
@@ -552,15 +534,15 @@ def test_a_short_question_on_an_unnamed_treatment_follows_on() -> None:
 
 
 def test_a_behaviour_a_drug_targets_replaces_the_condition() -> None:
-    steps = _chain("GLP-1 agonists and alcohol use disorder", "what about smoking cessation")
+    steps = chain("GLP-1 agonists and alcohol use disorder", "what about smoking cessation")
     query = steps[1][1].query()
     assert "GLP-1" in query and "smoking cessation" in query and "alcohol" not in query
-    breastfeeding = _chain("safety of SSRIs during pregnancy", "what about while breastfeeding")
+    breastfeeding = chain("safety of SSRIs during pregnancy", "what about while breastfeeding")
     assert "pregnancy" not in breastfeeding[1][1].query()
 
 
 def test_a_kind_of_the_intervention_in_play_qualifies_it() -> None:
-    steps = _chain(
+    steps = chain(
         "R21 malaria vaccine rollout coverage in burkina faso", "seasonal vaccination schedules"
     )
     query = steps[1][1].query()
@@ -568,13 +550,13 @@ def test_a_kind_of_the_intervention_in_play_qualifies_it() -> None:
 
 
 def test_a_population_with_another_qualifier_replaces_its_words() -> None:
-    steps = _chain(
+    steps = chain(
         "Does tutoring improve math outcomes in primary school?",
         "what about for secondary school students",
     )
     query = steps[1][1].query()
     assert "secondary school" in query and "primary" not in query and "tutoring" in query
-    corals = _chain(
+    corals = chain(
         "coral bleaching recovery after marine heatwaves on the great barrier reef",
         "what about red sea corals",
     )
@@ -591,18 +573,18 @@ def test_a_name_with_a_dot_stays_whole_in_a_corrected_query() -> None:
 
 
 def test_change_after_a_word_of_its_phrase_is_a_noun() -> None:
-    assert _kinds("climate change and malaria transmission")[0] == ("topic", "climate change")
-    assert _kinds("predetermined change control plans") == [
+    assert kinds_of("climate change and malaria transmission")[0] == ("topic", "climate change")
+    assert kinds_of("predetermined change control plans") == [
         ("topic", "predetermined change control plans")
     ]
-    assert _kinds("did it change obesity in kids") == [
+    assert kinds_of("did it change obesity in kids") == [
         ("condition", "obesity"),
         ("population", "kids"),
     ]
 
 
 def test_a_species_with_its_genus_abbreviated_is_one_organism() -> None:
-    assert _kinds("E. coli infections in S. aureus") == [
+    assert kinds_of("E. coli infections in S. aureus") == [
         ("condition", "E.coli infections"),
         ("population", "S.aureus"),
     ]
@@ -611,20 +593,20 @@ def test_a_species_with_its_genus_abbreviated_is_one_organism() -> None:
 
 
 def test_a_word_before_an_occupation_names_its_field_not_a_condition() -> None:
-    assert ("population", "emergency nurses") in _kinds("stress among emergency nurses")
-    query = _chain("compassion fatigue in oncology nurses", "and emergency physicians?")[1][1]
+    assert ("population", "emergency nurses") in kinds_of("stress among emergency nurses")
+    query = chain("compassion fatigue in oncology nurses", "and emergency physicians?")[1][1]
     assert "compassion fatigue" in query.query() and "emergency physicians" in query.query()
     assert "oncology" not in query.query()
 
 
 def test_a_plural_mesh_reads_in_the_singular_gives_the_kind() -> None:
     # "fish" is MeSH's Fishes: an organism, which another organism replaces.
-    query = _chain("mercury levels in reef fish", "and crustaceans?")[1][1].query()
+    query = chain("mercury levels in reef fish", "and crustaceans?")[1][1].query()
     assert "crustaceans" in query and "fish" not in query
 
 
 def test_a_condition_inside_a_procedure_is_replaced_by_its_kin() -> None:
-    query = _chain(
+    query = chain(
         "mesh versus suture inguinal hernia repair recurrence",
         "what about umbilical hernias instead",
     )[1][1].query()
@@ -632,7 +614,7 @@ def test_a_condition_inside_a_procedure_is_replaced_by_its_kin() -> None:
 
 
 def test_both_brings_back_the_subject_just_replaced() -> None:
-    steps = _chain(
+    steps = chain(
         "dupilumab for atopic dermatitis in adolescents",
         "tralokinumab instead",
         "conjunctivitis rates with both",
@@ -640,20 +622,20 @@ def test_both_brings_back_the_subject_just_replaced() -> None:
     query = steps[2][1].query()
     assert "tralokinumab" in query and "dupilumab" in query and "conjunctivitis" in query
     # "both X and Y" names the two itself.
-    named = _chain(
+    named = chain(
         "dupilumab for atopic dermatitis", "tralokinumab instead", "both eczema and asthma"
     )
     assert "dupilumab" not in named[2][1].query()
 
 
 def test_a_place_in_a_name_mesh_knows_is_no_place() -> None:
-    assert ("place", "atlantic") not in _kinds("sea lice in atlantic salmon farms")
-    assert ("place", "mediterranean") not in _kinds("mediterranean diet and dementia")
-    assert ("place", "Norway") in _kinds("sea lice on salmon farms in Norway")
+    assert ("place", "atlantic") not in kinds_of("sea lice in atlantic salmon farms")
+    assert ("place", "mediterranean") not in kinds_of("mediterranean diet and dementia")
+    assert ("place", "Norway") in kinds_of("sea lice on salmon farms in Norway")
 
 
 def test_how_does_an_unknown_word_compare_is_the_other_side_not_an_aspect() -> None:
-    steps = _chain(
+    steps = chain(
         "stroke outcomes of dabigatran in atrial fibrillation", "how does edoxaban compare?"
     )
     query = steps[1][1].query()
@@ -661,22 +643,22 @@ def test_how_does_an_unknown_word_compare_is_the_other_side_not_an_aspect() -> N
 
 
 def test_what_about_a_thing_of_its_own_takes_the_subject_s_place() -> None:
-    steps = _chain("biochar amendments for soil carbon storage", "what about cover crops")
+    steps = chain("biochar amendments for soil carbon storage", "what about cover crops")
     query = steps[1][1].query()
     assert "cover crops" in query and "soil carbon storage" in query and "biochar" not in query
     # An aspect asked about is added to the subject, not put in its place.
-    aspect = _chain("biochar amendments for soil carbon storage", "what about the cost")
+    aspect = chain("biochar amendments for soil carbon storage", "what about the cost")
     assert "biochar" in aspect[1][1].query()
 
 
 def test_a_verb_s_form_before_a_noun_is_its_modifier_not_a_verb() -> None:
-    assert ("topic", "cover crops") in _kinds("what about cover crops")
+    assert ("topic", "cover crops") in kinds_of("what about cover crops")
     assert "cover" not in read_message("does it cover children?", TODAY).text.split()[3:]
-    assert all("cover" not in text for _, text in _kinds("does it cover children?"))
+    assert all("cover" not in text for _, text in kinds_of("does it cover children?"))
 
 
 def test_words_dropped_from_inside_a_value_are_swapped_in_place() -> None:
-    steps = _chain(
+    steps = chain(
         "unconditional cash transfers and school attendance",
         "conditional ones rather than unconditional",
     )
@@ -686,28 +668,28 @@ def test_words_dropped_from_inside_a_value_are_swapped_in_place() -> None:
 
 
 def test_an_outcome_said_of_people_is_an_aspect_not_a_population() -> None:
-    assert _kinds("infant outcomes") == [("aspect", "infant outcomes")]
-    steps = _chain("antidepressants for depression while breastfeeding", "infant outcomes")
+    assert kinds_of("infant outcomes") == [("aspect", "infant outcomes")]
+    steps = chain("antidepressants for depression while breastfeeding", "infant outcomes")
     query = steps[1][1].query()
     assert "breastfeeding" in query and "infant outcomes" in query
 
 
 def test_a_company_typed_in_lower_case_is_an_organisation() -> None:
-    assert ("organisation", "Novo Nordisk") in _kinds("novo nordisk obesity pipeline")
-    steps = _chain("astrazeneca oncology pipeline", "and merck's?")
+    assert ("organisation", "Novo Nordisk") in kinds_of("novo nordisk obesity pipeline")
+    steps = chain("astrazeneca oncology pipeline", "and merck's?")
     query = steps[1][1].query()
     assert "Merck" in query and "AstraZeneca" not in query and "oncology" in query
 
 
 def test_survivors_are_named_by_what_they_survived() -> None:
-    assert _kinds("stroke survivors") == [("population", "stroke survivors")]
-    steps = _chain("exercise for cancer-related fatigue", "in colorectal cancer survivors")
+    assert kinds_of("stroke survivors") == [("population", "stroke survivors")]
+    steps = chain("exercise for cancer-related fatigue", "in colorectal cancer survivors")
     query = steps[1][1].query()
     assert "fatigue" in query and "colorectal cancer survivors" in query
 
 
 def test_forgetting_a_subject_makes_the_new_words_the_subject() -> None:
-    steps = _chain(
+    steps = chain(
         "viral vectors for gene delivery to the retina",
         "forget vectors - electroporation in mice?",
         "efficiency",
@@ -717,7 +699,7 @@ def test_forgetting_a_subject_makes_the_new_words_the_subject() -> None:
 
 
 def test_other_people_keep_the_condition_the_topic_is_about() -> None:
-    steps = _chain(
+    steps = chain(
         "metformin and all-cause mortality in adults with type 2 diabetes", "in children?"
     )
     query = steps[1][1].query()
