@@ -55,3 +55,14 @@ def test_plain_errors(data_dir: Path) -> None:
     )
     assert isinstance(result.exception, InvalidInputError)
     assert "Unknown source" in result.exception.message
+
+
+def test_a_broader_heading_is_searched_as_indexed_never_exploded(data_dir: Path) -> None:
+    question = "Red flags to screen for vertebral fracture in patients with low-back pain"
+    code, out = run(
+        data_dir, "search", "strategy", question, "--offline", "--json", "-s", "pubmed"
+    )  # fmt: skip
+    assert code == 0, out
+    pubmed = json.loads(out)["strategy"]["queries"][0]["query"]
+    assert '"Low Back Pain"[MeSH]' in pubmed and '"Back Pain"[Mesh:NoExp]' in pubmed
+    assert '"Back Pain"[MeSH]' not in pubmed

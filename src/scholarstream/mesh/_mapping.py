@@ -199,6 +199,14 @@ class ConceptMapping:
         return list(dict.fromkeys(m.heading for m in self.mappings))
 
     @property
+    def unexploded(self) -> list[str]:
+        """The broader headings, searched as indexed and never exploded: "Heart Diseases"
+        above Heart Failure catches what was indexed at that level, not every other heart
+        disease below it."""
+        named = {m.heading for m in self.mappings if m.how != "broader"}
+        return [h for h in self.headings if h not in named]
+
+    @property
     def parts_together(self) -> bool:
         """The headings name different parts of the concept and stand for it only
         together ("hip fracture surgery": Hip Fractures AND Surgical Procedures), never

@@ -105,6 +105,11 @@ class ConceptBlock(_Model):
         description="The headings name parts of the concept and are searched together "
         "(AND), as one alternative beside the terms.",
     )
+    mesh_unexploded: list[str] = Field(
+        default_factory=list,
+        description="Headings among mesh_headings searched as indexed, without the "
+        "narrower headings below them (a broader heading: PubMed's [Mesh:NoExp]).",
+    )
 
 
 class SourceQuery(_Model):

@@ -43,6 +43,8 @@ class DraftConcept:
     required: bool = False
     # The headings name parts of the concept: searched together (AND), not each alone.
     mesh_together: bool = False
+    # Broader headings, searched as indexed (not exploded).
+    mesh_unexploded: tuple[str, ...] = ()
 
     def terms(self, shape: Shape) -> list[str]:
         if shape.main_only:

@@ -226,6 +226,7 @@ class RuleQueryBuilder:
             mesh=tuple(mapping.headings),
             role=_role(concept, intent) if intent is not None else "other",
             mesh_together=mapping.parts_together,
+            mesh_unexploded=tuple(mapping.unexploded),
         )
 
     def mappings(self, intent: ParsedIntent) -> list[ConceptMapping]:
@@ -300,6 +301,7 @@ class RuleQueryBuilder:
                 terms=c.terms(shape),
                 mesh_headings=list(c.mesh),
                 mesh_together=c.mesh_together,
+                mesh_unexploded=list(c.mesh_unexploded),
             )
             for c in shape.concepts
         )

@@ -194,6 +194,13 @@ STUDY_TYPE_WORDS = {
 }
 
 
+def _mesh_tag(block: ConceptBlock, heading: str, title: bool) -> str:
+    """[majr] for titles only, [Mesh:NoExp] for a broader heading, else [MeSH]."""
+    if title:
+        return "majr"
+    return "Mesh:NoExp" if heading in block.mesh_unexploded else "MeSH"
+
+
 def study_type_words(plan: QueryPlan) -> list[str]:
     return [w for s in plan.study_types for w in STUDY_TYPE_WORDS.get(s, (s,))]
 
@@ -214,7 +221,7 @@ def _pubmed(plan: QueryPlan) -> Rendered:
     for i, block in enumerate(plan.blocks):
         title = plan.in_title(i)
         # ("Heading"[MeSH] OR "term"[tiab] OR "synonym"[tiab]): the headings first.
-        parts = [f"{quoted(h)}[{'majr' if title else 'MeSH'}]" for h in block.mesh_headings]
+        parts = [f"{quoted(h)}[{_mesh_tag(block, h, title)}]" for h in block.mesh_headings]
         if block.mesh_together and len(parts) > 1:  # (A[MeSH] AND B[MeSH]) OR "a b"[tiab]
             parts = [f"({' AND '.join(dict.fromkeys(parts))})"]
         parts += [f"{quoted(t)}[{'ti' if title else free_text}]" for t in terms_of(block)]
