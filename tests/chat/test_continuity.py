@@ -370,3 +370,14 @@ def test_a_replaced_person_run_together_with_the_new_one_is_taken_out() -> None:
     assert "children" not in rewritten.query
     assert "adults" in rewritten.query and "Lagos" in rewritten.query
     assert any("replaced" in c for c in rewritten.corrections)
+
+
+def test_a_follow_up_to_a_search_of_the_registry_searches_it_again() -> None:
+    state = ThreadState()
+    first = begin_turn(state, "Are there ongoing trials of psilocybin for depression?")
+    assert "search_trials" in [s.tool for s in first.steps]
+    sent = [QuerySent(tool=s.tool, query=s.query, results=3) for s in first.steps]
+    finish_turn(state, first, sent, "An answer.")
+    follow = begin_turn(state, "what about PTSD?")
+    assert "search_trials" in [s.tool for s in follow.steps]
+    assert "PTSD" in follow.refined_query and "psilocybin" in follow.refined_query

@@ -263,3 +263,36 @@ def test_a_treatment_given_with_the_one_in_play_joins_it(said: str) -> None:
     steps = chain("resistance training for sarcopenia in older adults", said)
     query = steps[1][1].query()
     assert "resistance training" in query and "protein" in query
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        ("community health workers in sub-Saharan Africa, thanks in advance", "sub-Saharan Africa"),
+        ("hmm, and in children", "children"),
+        ("actually, include observational studies too", "observational studies"),
+    ],
+)
+def test_filler_words_name_nothing(said: str, value: str) -> None:
+    words = " ".join(v.text for v in read_message(said, TODAY).values)
+    assert value in words
+    for filler in ("advance", "hmm", "include", "actually"):
+        assert filler not in words
+
+
+def test_what_a_pipeline_goes_beyond_is_left_out() -> None:
+    reading = read_message("Moderna's mRNA vaccine pipeline beyond COVID-19", TODAY)
+    assert reading.dropped == ("COVID-19",)
+    assert read_message("survival beyond 5 years", TODAY).dropped == ()
+
+
+@pytest.mark.parametrize(
+    ("said", "meant"),
+    [("waht about in childern?", "children"), ("adolecents with asthma", "adolescents")],
+)
+def test_people_misspelt_are_read_as_meant(said: str, meant: str) -> None:
+    assert meant in [v.text for v in read_message(said, TODAY).values]
+
+
+def test_a_real_word_is_never_read_as_a_slip() -> None:
+    assert ("topic", "patents") in kinds_of("patents for CRISPR")

@@ -57,7 +57,7 @@ def reading(continuity: TurnContinuity) -> str | None:
     if intent == "slot_fill" and continuity.classification.reason == LIFTS_DATES:
         return f"Read as the same topic with no date limit: searching for “{query}”."
     if intent == "slot_fill":
-        return f"Read as a narrower scope for the same topic: searching for “{query}”{dated}."
+        return f"Read as a new scope for the same topic: searching for “{query}”{dated}."
     return f"Searching for “{query}”{dated}."
 
 

@@ -998,7 +998,8 @@ SECTION_NUMBER = re.compile(r"\b(\d{3})\(([a-z])\)", re.I)
 # Words that take something out of the topic: "omega-3 instead of vit D", "forget Roche,
 # what about Amgen", "rather than purchases". What they name is dropped, not compared.
 DROPPING = re.compile(
-    r"(?:\b(?:instead of|rather than|in place of)|(?:^|[,;:\u2013\u2014]|\s-)\s*"
+    r"(?:\b(?:instead of|rather than|in place of|other than|apart from|beyond(?!\s+\d))"
+    r"|(?:^|[,;:\u2013\u2014]|\s-)\s*"
     r"(?:forget(?: about)?|drop|never mind|not(?!\s+(?:just|only|sure|really|necessarily))))\s+"
     r"(?!(?:that|it|this|those|these|them|about)\b)"
     r"(?P<dropped>[^,.;:?!\u2013\u2014]+?)"
@@ -1012,6 +1013,12 @@ CORRECTION = re.compile(
     r"(?:(?:no|actually)\W*\s*)?(?:i\s+)?meant(?:\s+to\s+(?:say|write|type))?\b\W*"
     r"|^\W*(?:sorry|oops|whoops|my\s+bad)\W+(?:i\s+)?(?:mean|should\s+have\s+said)\b\W*"
     r"|^\W*(?:sorry|oops|whoops|my\s+bad)\W+(?=.*\bi\s+meant\W*$)|\W*\bi\s+meant\W*$",
+    re.I,
+)
+# Words that carry no subject: "hmm", "thanks in advance", "actually, include ...".
+FILLER = re.compile(
+    r"\b(?:thanks?|thank\s+you)\s+in\s+advance\b|\bin\s+advance\b|\b(?:hmm+|umm*|uhh*|erm+)\b"
+    r"|^\W*(?:actually|ok(?:ay)?|so|well)?\W*(?:please\s+)?(?:also\s+)?includ(?:e|ing)\b",
     re.I,
 )
 FORGETTING = re.compile(

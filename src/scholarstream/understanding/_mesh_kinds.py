@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 
-from scholarstream.mesh import MeshMatch, MeshVocabulary
+from scholarstream.mesh import MeshMatch, MeshVocabulary, singular_word
 from scholarstream.understanding._slot_kind import SlotKind
 from scholarstream.understanding._synonyms import group_of
 
@@ -40,6 +40,12 @@ def mesh_spelled(text: str) -> MeshMatch | None:
     """The descriptor ``text`` names in any spelling MeSH reads ("hospitalisation" is
     Hospitalization, "SGLT2 inhibitor" the plural heading), no near matches."""
     return _vocabulary().match(text, fuzzy=False)
+
+
+def is_mesh_word(word: str) -> bool:
+    """Whether a heading's name holds ``word`` (a real word, however rare: "patents")."""
+    lowered = word.lower()
+    return bool(_vocabulary().named_with({singular_word(lowered) or lowered}))
 
 
 def kind_of_match(match: MeshMatch) -> SlotKind | None:

@@ -10,6 +10,8 @@ A ``TopicReading`` is what a conversation is about; a retrieval query is rendere
 from __future__ import annotations
 
 import datetime as dt
+import difflib
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -19,6 +21,7 @@ from pydantic import BaseModel, Field
 from scholarstream.understanding import _lexicon as lex
 from scholarstream.understanding._dates import QUERY_DATES, date_phrases, undated_spans
 from scholarstream.understanding._mesh_kinds import (
+    is_mesh_word,
     is_occupation,
     kind_of_match,
     mesh_kind,
@@ -337,13 +340,36 @@ _SEARCH_SYNTAX = re.compile(
 
 
 def _as_meant(text: str) -> str:
-    """``text`` with slips in its cue words and years put right ("waht about", "2O20")."""
+    """``text`` with slips in its cue words, its people and its years put right ("waht
+    about", "childern", "2O20")."""
     text = lex.CUE_TYPO.sub(lambda m: lex.CUE_TYPOS[m.group(1).lower()], text)
+    text = _LOWER_WORD.sub(lambda m: _people_as_meant(m.group(0)), text)
     text = lex.SECTION_NUMBER.sub(r"\1\2", text)
     text = lex.GENUS_ABBREVIATION.sub(r"\1.\2", text)
     return lex.YEAR_WITH_O.sub(
         lambda m: (m.group(1) + m.group(2)).replace("O", "0").replace("o", "0"), text
     )
+
+
+_LOWER_WORD = re.compile(r"\b[a-z]{6,}\b")
+# The words for people and animals a slip of the keys is read as ("childern", "adolecents").
+_PEOPLE_WORDS = sorted(
+    {*lex.AGE_GROUP_WORDS, *lex.POPULATION_HEADS, *lex.ANIMALS, "patients", "participants"}
+)
+# How close a slip must be to the word it is read as (difflib's ratio).
+_SLIP_CUTOFF = 0.85
+
+
+@functools.cache
+def _people_as_meant(word: str) -> str:
+    """``word``, or the word for people it misspells when no list or MeSH knows it."""
+    if word in _PEOPLE_WORDS or len(word) < _SLIP_MIN_LETTERS or is_mesh_word(word):
+        return word
+    close = difflib.get_close_matches(word, _PEOPLE_WORDS, n=1, cutoff=_SLIP_CUTOFF)
+    return close[0] if close else word
+
+
+_SLIP_MIN_LETTERS = 6
 
 
 def read_message(text: str, today: dt.date | None = None) -> MessageReading:
@@ -367,6 +393,8 @@ def read_message(text: str, today: dt.date | None = None) -> MessageReading:
         rest = _blank(rest, pointer.start(), pointer.end())
     if (alternative := lex.AS_ALTERNATIVE.search(rest)) is not None:  # a cue, not a topic
         rest = _blank(rest, alternative.start(), alternative.end())
+    while (filler := lex.FILLER.search(rest)) is not None and filler.group(0).strip():
+        rest = _blank(rest, filler.start(), filler.end())
     # "sorry, I meant high school", "adolescents I meant": a cue, not a topic.
     while (corrected := lex.CORRECTION.search(rest)) is not None and corrected.group(0).strip():
         rest = _blank(rest, corrected.start(), corrected.end())

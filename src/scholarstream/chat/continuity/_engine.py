@@ -44,6 +44,7 @@ from scholarstream.understanding import (
 )
 
 ANSWER_CHARS = 600
+SEARCH_TRIALS = "search_trials"
 _REPLACED_BY_NAME: frozenset[SlotKind] = frozenset(
     {"population", "place", "condition", "intervention"}
 )
@@ -375,7 +376,9 @@ def begin_turn(state: ThreadState, message: str, today: dt.date | None = None) -
         scope_summary=scope.summary(),
         is_followup=follow_up.is_followup,
     )
-    plan = build_plan(message)
+    last = state.last_turns[-1] if state.last_turns else None
+    searched_trials = last is not None and any(q.tool == SEARCH_TRIALS for q in last.queries)
+    plan = build_plan(message, follows_trials=follow_up.is_followup and searched_trials)
     closing = follow_up.reading == "closing"
     return TurnContinuity(
         message=message,

@@ -121,11 +121,12 @@ def is_task(message: str, *, follows_up: bool) -> bool:
     )
 
 
-def build_plan(message: str) -> Plan:
+def build_plan(message: str, *, follows_trials: bool = False) -> Plan:
     """Rule-based routing: a link the user gives is read; the library when the user names
-    it, trials when they ask for trials, the literature sources otherwise; a closing remark
-    needs no retrieval. A page asked for without its address is searched for, and the user
-    is asked for the link."""
+    it, trials when they ask for trials (or follow on from a search of the registry:
+    "what about PTSD?" after ongoing trials of psilocybin), the literature sources
+    otherwise; a closing remark needs no retrieval. A page asked for without its address is
+    searched for, and the user is asked for the link."""
     if _CLOSING.match(message) or read_message(message).closing:
         return Plan(subquestions=[SubQuestion(text=message, route="reasoning")])
     links = list(dict.fromkeys(m.rstrip(".,;:") for m in _URL.findall(message)))
@@ -140,7 +141,7 @@ def build_plan(message: str) -> Plan:
             subquestions=[SubQuestion(text=message, route="library", tool="search_library")],
             needs_link=needs_link,
         )
-    if _TRIALS.search(request):
+    if _TRIALS.search(request) or follows_trials:
         # The registry, and the library, which holds what was published on the trials and
         # answers when the registry cannot be reached; a regulator's question ("What has the
         # FDA required for confirmatory trials?") is one for the literature as well.
