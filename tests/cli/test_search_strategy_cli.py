@@ -66,3 +66,12 @@ def test_a_broader_heading_is_searched_as_indexed_never_exploded(data_dir: Path)
     pubmed = json.loads(out)["strategy"]["queries"][0]["query"]
     assert '"Low Back Pain"[MeSH]' in pubmed and '"Back Pain"[Mesh:NoExp]' in pubmed
     assert '"Back Pain"[MeSH]' not in pubmed
+
+
+def test_a_country_is_its_geographic_heading(data_dir: Path) -> None:
+    code, out = run(
+        data_dir, "search", "strategy", "dengue vaccine effectiveness in Brazil", "--offline",
+        "--json", "-s", "pubmed",
+    )  # fmt: skip
+    assert code == 0, out
+    assert '"Brazil"[MeSH]' in json.loads(out)["strategy"]["queries"][0]["query"]
