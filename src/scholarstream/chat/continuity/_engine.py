@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 from scholarstream.chat.continuity._classify import read_turn
 from scholarstream.chat.continuity._objectives import closing_reply, note_message, note_results
 from scholarstream.chat.continuity._plan import (
+    SEARCH_TRIALS,
     BlueprintStep,
     asks_for_literature,
     build_blueprint,
@@ -44,7 +45,6 @@ from scholarstream.understanding import (
 )
 
 ANSWER_CHARS = 600
-SEARCH_TRIALS = "search_trials"
 _REPLACED_BY_NAME: frozenset[SlotKind] = frozenset(
     {"population", "place", "condition", "intervention"}
 )
@@ -90,6 +90,8 @@ class TurnContinuity(BaseModel):
     closing_reply: str = ""
     # The message's search is not the thread's last one (its query or its years differ).
     changes_search: bool = True
+    # What the message says to leave out ("instead of depression", "not fly ash").
+    left_out: list[str] = Field(default_factory=list)
 
     @property
     def points_at_results(self) -> bool:
@@ -157,7 +159,7 @@ class TurnContinuity(BaseModel):
             and not self.topic.has(v)
             and any(v.same_as(d) for d in self.topic.dropped)
         ]
-        left_out = [d for d in _left_out(self.message) if _phrase(d).search(text)]
+        left_out = [d for d in self.left_out if _phrase(d).search(text)]
         left_out = [
             d for d in left_out if not any(_phrase(d).search(v.text) for v in self.topic.values)
         ]
@@ -275,9 +277,9 @@ _LEFT_OUT_EDGES = re.compile(
 )
 
 
-def _left_out(message: str) -> list[str]:
-    """What the message says to leave out ("instead of depression", "not fly ash")."""
-    phrases = [_LEFT_OUT_EDGES.sub("", d).strip() for d in read_message(message).dropped]
+def _left_out(dropped: tuple[str, ...]) -> list[str]:
+    """What a message drops, without the words around it ("the pregnancy part")."""
+    phrases = [_LEFT_OUT_EDGES.sub("", d).strip() for d in dropped]
     return [p for p in phrases if p]
 
 
@@ -288,9 +290,7 @@ def _without_phrases(text: str, phrases: list[str]) -> str:
 
 
 def _without(text: str, values: list[SlotValue]) -> str:
-    for value in values:
-        text = _phrase(value.text).sub(" ", text)
-    return text
+    return _without_phrases(text, [v.text for v in values])
 
 
 def _tidy(text: str) -> str:
@@ -395,6 +395,7 @@ def begin_turn(state: ThreadState, message: str, today: dt.date | None = None) -
         added=list(follow_up.added),
         closing_reply=closing_reply(state) if closing else "",
         changes_search=_changes_search(state, topic),
+        left_out=_left_out(said.dropped),
     )
 
 

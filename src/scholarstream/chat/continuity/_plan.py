@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from scholarstream.understanding import REGULATORS, TopicReading, read_message
 
 Route = Literal["library", "tool", "reasoning"]
+SEARCH_TRIALS = "search_trials"
 _LIBRARY = re.compile(r"\b(my library|my papers|library)\b", re.I)
 _TRIALS = re.compile(r"\btrials?\b", re.I)
 _REGULATOR = re.compile(
@@ -146,7 +147,7 @@ def build_plan(message: str, *, follows_trials: bool = False) -> Plan:
         # answers when the registry cannot be reached; a regulator's question ("What has the
         # FDA required for confirmatory trials?") is one for the literature as well.
         steps = [
-            SubQuestion(text=message, route="tool", tool="search_trials"),
+            SubQuestion(text=message, route="tool", tool=SEARCH_TRIALS),
             SubQuestion(text=message, route="library", tool="search_library"),
         ]
         if _REGULATOR.search(request):
