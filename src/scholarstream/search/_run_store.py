@@ -150,6 +150,10 @@ class SearchRunStore:
 
     async def set_pending(self, run_id: uuid.UUID, checkpoint: Checkpoint) -> str:
         pending = PendingCheckpoint(id=checkpoint_id(checkpoint), checkpoint=checkpoint)
+        if await self._pending_id(run_id) == pending.id:
+            # Published already: a workflow killed before the engine recorded this step
+            # publishes it again on recovery, and the user keeps the checkpoint they saw.
+            return pending.id
         values: dict[str, Any] = {
             "status": "waiting",
             "stage": "waiting",
@@ -203,6 +207,13 @@ class SearchRunStore:
             pending = PendingCheckpoint.model_validate(row.pending) if row.pending else None
             row.status, row.stage, row.pending = "cancelled", None, None
             return row.workflow_id, pending.id if pending else None
+
+    async def _pending_id(self, run_id: uuid.UUID) -> str | None:
+        async with self.database.session() as session:
+            row = await session.get(SearchRunRow, run_id)
+            if row is None or not row.pending:
+                return None
+            return PendingCheckpoint.model_validate(row.pending).id
 
     async def _update(
         self, run_id: uuid.UUID, *, unless_status: str | None = None, **values: Any
