@@ -185,8 +185,14 @@ def shares_a_word(a: SlotValue, b: SlotValue) -> bool:
 
 def stems(text: str) -> set[str]:
     """The words of ``text``, lower case, plural or singular alike ("nanoparticles" and
-    "nanoparticle", "cyclones" and "cyclone")."""
-    return {singular_word(w) or w for w in text.lower().split()}
+    "nanoparticle", "cyclones" and "cyclone", "microplastics" and "microplastic")."""
+    return {stem_word(w) for w in text.lower().split()}
+
+
+def stem_word(word: str) -> str:
+    # Words in -ics are plurals ("antibiotics") as often as not ("genetics"); a stem
+    # only compares words, so both read the same either way.
+    return singular_word(word) or (word[:-1] if word.endswith("ics") else word)
 
 
 GENERIC_STEMS = frozenset(singular_word(w) or w for w in lex.GENERIC_SUBJECT_WORDS)

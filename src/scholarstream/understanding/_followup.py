@@ -21,6 +21,7 @@ from scholarstream.understanding._follow_up_kinds import (
     is_dropped_by,
     offered_subject,
     shares_a_word,
+    stem_word,
     stems,
 )
 from scholarstream.understanding._mesh_kinds import mesh_kind
@@ -246,9 +247,9 @@ def _swapped_words(old: SlotValue, new: SlotValue, message: MessageReading) -> S
     only part of it: "conditional ones rather than unconditional" after unconditional cash
     transfers gives conditional cash transfers."""
     words = old.text.split()
-    lowered = [w.lower() for w in words]
+    lowered = [stem_word(w.lower()) for w in words]
     for dropped in message.dropped:
-        said = dropped.lower().split()
+        said = [stem_word(w) for w in dropped.lower().split()]
         for at in range(len(lowered) - len(said) + 1):
             if lowered[at : at + len(said)] == said and len(said) < len(words):
                 text = " ".join([*words[:at], new.text, *words[at + len(said) :]])

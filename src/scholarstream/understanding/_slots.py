@@ -164,8 +164,25 @@ _PLACES = sorted((*US_STATES, *COUNTRIES, *REGIONS, *MORE_PLACES), key=len, reve
 _NAMED_AFTER_PLACE = (
     r"(?!\s+(?:diet|diets|cuisine|fever|encephalitis|flu|influenza|variant|strain))"
 )
+# Words that make a place's name the name of a land or a water in it: "Atlantic forest",
+# "Congo basin", "Mekong delta".
+_LANDFORMS = (
+    r"(?:rain)?forests?|basin|delta|river|coast|highlands|mountains|plateau|islands|"
+    r"reef|gulf|bay|desert|peninsula|valley|lakes?|savannah?|wetlands|estuary"
+)
 _PLACE_RE = re.compile(
-    r"\b(" + "|".join(re.escape(p) for p in _PLACES) + r")\b" + _NAMED_AFTER_PLACE,
+    r"\b((?:"
+    + "|".join(re.escape(p) for p in _PLACES)
+    + rf")(?:\s+(?:{_LANDFORMS})\b)?)\b"
+    + _NAMED_AFTER_PLACE,
+    re.IGNORECASE,
+)
+# Lands and waters that only "the" marks as places ("Amazon" is a company too), and names
+# of no known place before a landform ("the Mekong delta").
+_THE_PLACES = ("Amazon", "Sahel", "Andes", "Alps", "Himalayas", "Balkans", "Caribbean", "Tropics")
+_THE_PLACE_RE = re.compile(
+    r"(?<=\bthe )((?:" + "|".join(_THE_PLACES) + rf")(?:\s+(?:{_LANDFORMS}))?"
+    rf"|[a-z][\w'-]+\s+(?:{_LANDFORMS}))\b",
     re.IGNORECASE,
 )
 _ABBREVIATION_RE = re.compile(r"\b(" + "|".join(ABBREVIATED_PLACES) + r")\b")
@@ -229,7 +246,11 @@ def read_slots(text: str) -> tuple[Slots, list[str]]:
             values.append(match.group(0))
         return values
 
-    places = found(_PLACE_RE, keep=_is_a_place_here) + found(_ABBREVIATION_RE)
+    places = [
+        *found(_PLACE_RE, keep=_is_a_place_here),
+        *found(_THE_PLACE_RE, keep=_is_a_place_here),
+        *found(_ABBREVIATION_RE),
+    ]
     dates = [phrase.text for phrase in date_phrases(text, MENTION_DATES)]
     phrases.extend(dates)
     phases = []
