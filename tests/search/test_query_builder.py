@@ -587,7 +587,7 @@ def test_source_queries_carry_the_result_limit(mesh: MeshVocabulary) -> None:
     assert strategy.queries == [
         SourceQuery(
             source="pubmed",
-            query='("Machine Learning"[MeSH] OR "machine learning"[tiab] OR "ML"[tiab]) AND '
+            query='("Machine Learning"[MeSH] OR "machine learning"[tiab]) AND '
             '("protein structure prediction"[tiab])',
             limit=120,
         )

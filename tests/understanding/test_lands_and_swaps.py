@@ -47,3 +47,8 @@ def test_what_is_dropped_in_the_plural_swaps_the_singular_inside_a_value() -> No
     query = steps[2][1].query()
     assert "nanoplastics ingestion" in query and "microplastic" not in query
     assert "zebrafish" in query
+
+
+def test_a_word_no_list_knows_before_for_a_condition_is_its_treatment() -> None:
+    assert kinds_of("paxlovid for long covid")[0] == ("intervention", "paxlovid")
+    assert ("intervention", "risk") not in kinds_of("risk for dementia")

@@ -284,6 +284,23 @@ def _without_a_modifier(vocabulary: MeshVocabulary, term: str) -> list[HeadingMa
     return []
 
 
+# Words that end a phrase with what is measured of its subject, not a kind of it: "dengue
+# vaccine effectiveness" is about Dengue Vaccines before Vaccine Efficacy.
+_MEASURED = frozenset(
+    """effectiveness efficacy safety effects outcomes uptake use adherence coverage
+    acceptability acceptance performance""".split()  # noqa: SIM905
+)
+
+
+def _in_parts(vocabulary: MeshVocabulary, term: str) -> list[HeadingMapping]:
+    """The headings of a phrase no heading names whole: of the phrase less a modifier,
+    else of its parts; of its parts first when it ends with what is measured of them."""
+    words = words_of(term)
+    if words and words[-1].lower() in _MEASURED:
+        return _parts(vocabulary, term) or _without_a_modifier(vocabulary, term)
+    return _without_a_modifier(vocabulary, term) or _parts(vocabulary, term)
+
+
 def _specific(descriptor: MeshDescriptor) -> bool:
     """Three levels down the tree or deeper (Serum, Groin; not Proteins, Blood)."""
     return any(n.count(".") >= 2 for n in descriptor.tree_numbers)
@@ -400,7 +417,7 @@ def map_concept(
             found.append(_mapping(wording, matched))
     if not found:
         for wording in terms:
-            found = _without_a_modifier(vocabulary, wording) or _parts(vocabulary, wording)
+            found = _in_parts(vocabulary, wording)
             if found:
                 break
     if not found:

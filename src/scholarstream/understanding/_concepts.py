@@ -411,8 +411,37 @@ def _concept(alternatives: Sequence[str], abbreviations: Abbreviations) -> Conce
             if shortened != term:
                 synonyms.append(shortened)
     if group is not None:
-        synonyms.extend(m for m in group.members if m.lower() != term.lower())
+        said = alternatives[0].lower()
+        synonyms.extend(
+            m
+            for m in group.members
+            if m.lower() != term.lower() and (m.lower() == said or not _ambiguous(m))
+        )
+    synonyms.extend(_spelled_out(term))
     return ConceptReading.of(term, [s for s in synonyms if s.lower() != term.lower()])
+
+
+# Letters of an abbreviation too short to search for unless the question uses it: "HF"
+# is heart failure, hydrofluoric acid and high frequency.
+_AMBIGUOUS_LETTERS = 2
+
+
+def _ambiguous(member: str) -> bool:
+    return is_abbreviation(member) and len(re.sub(r"[\W_]", "", member)) <= _AMBIGUOUS_LETTERS
+
+
+def _spelled_out(term: str) -> list[str]:
+    """A phrase with a known abbreviation in it, spelled out: "HF readmissions" ->
+    "heart failure readmissions"."""
+    words = term.split()
+    if len(words) < 2:
+        return []
+    spelled = []
+    for word in words:
+        group = group_of(word) if is_abbreviation(word) else None
+        if group is not None and group.preferred.lower() != word.lower():
+            spelled.append(re.sub(rf"(?<![\w-]){re.escape(word)}(?![\w-])", group.preferred, term))
+    return spelled
 
 
 _MODIFIER = re.compile(r"^[a-z][a-z\-]*(?:ic|al|ar|ary|ous|ine|ive|eal|ial)$")
@@ -448,7 +477,7 @@ def _distributed(groups: list[list[str]], tokens: Sequence[_Token]) -> list[list
 def _generic(concept: ConceptReading) -> bool:
     """Made of words that name no topic alone ("diagnostic accuracy", "detection")."""
     words = re.findall(r"[a-z0-9]+", concept.term.lower())
-    return bool(words) and all(w in GENERIC_CONCEPT_WORDS for w in words)
+    return bool(words) and all(w in GENERIC_CONCEPT_WORDS or w.isdigit() for w in words)
 
 
 # Words that qualify how sure or which a concept is, not what it is ("other dementias",

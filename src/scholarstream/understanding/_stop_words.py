@@ -125,9 +125,11 @@ GENERIC_CONCEPT_WORDS = frozenset(
     disease diseases disorder disorders condition conditions patient patients people
     person persons adult adults individuals population populations measurement
     measurements method methods stage stages sign signs treatment treatments management
-    living mechanism mechanisms question questions planning interest""".split()  # noqa: SIM905
+    living mechanism mechanisms question questions planning interest risk risks outcome
+    outcomes effect effects impact impacts association associations""".split()  # noqa: SIM905
 )
-"""Words that name no topic of a search alone (``read_question`` drops a concept of them)."""
+"""Words that name no topic of a search alone (``read_question`` drops a concept of them,
+or of numbers: "women over 35")."""
 
 # Words that stand for something said before ("its side effects", "what about them").
 BACK_REFERENCES = frozenset(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import functools
+import itertools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -417,6 +418,7 @@ def read_message(text: str, today: dt.date | None = None) -> MessageReading:
             found.append((chunk.start + offset, SlotValue(kind=kind, text=text_value), chunk.lead))
     found.sort(key=lambda item: item[0])
     values = _compared([_with_mesh(v) for _, v, _ in found], [at for at, _, _ in found], plain)
+    values = _treatments_for(values, [lead for _, _, lead in found])
     if alternative is not None:  # "cleaner fish as an alternative": a treatment, not who
         values = [
             v.model_copy(update={"kind": "intervention"}) if v.kind == "population" else v
@@ -873,6 +875,24 @@ def _compared(values: list[SlotValue], starts: list[int], text: str) -> list[Slo
         else v
         for v, at in zip(values, starts, strict=True)
     ]
+
+
+def _treatments_for(values: list[SlotValue], leads: list[str]) -> list[SlotValue]:
+    """A word no list or MeSH knows, just before "for" a condition, is a treatment of it:
+    "paxlovid for long covid" (not "risk for dementia")."""
+    treated = list(values)
+    for at, (value, following) in enumerate(itertools.pairwise(values)):
+        unknown = value.kind == "topic" and value.heading is None and " " not in value.text
+        word = value.text.lower()
+        if (
+            unknown
+            and following.kind == "condition"
+            and leads[at + 1] == "for"
+            and word not in lex.GENERIC_SUBJECT_WORDS
+            and not word.endswith(lex.ASPECT_SUFFIXES)
+        ):
+            treated[at] = value.model_copy(update={"kind": "intervention"})
+    return treated
 
 
 def _with_mesh(value: SlotValue) -> SlotValue:

@@ -1,0 +1,38 @@
+"""The terms a strategy searches: no concept of generic words or bare numbers, no
+two-letter abbreviation the question did not use, abbreviations inside a phrase spelled
+out, and a phrase that ends with what is measured mapped by its subject too."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from scholarstream.mesh import MeshVocabulary, map_concept
+from scholarstream.understanding import read_question
+
+TODAY = dt.date(2026, 11, 27)
+
+
+def _terms(question: str) -> list[tuple[str, list[str]]]:
+    return [(c.term, list(c.synonyms)) for c in read_question(question, TODAY).concepts]
+
+
+def test_generic_words_and_numbers_are_no_concepts() -> None:
+    terms = [term for term, _ in _terms("risk of preeclampsia in women over 35")]
+    assert "risk" not in terms and "35" not in terms
+    assert "preeclampsia" in terms
+
+
+def test_a_two_letter_abbreviation_is_searched_only_when_the_question_uses_it() -> None:
+    synonyms = dict(_terms("SGLT2 inhibitors in heart failure"))["heart failure"]
+    assert "HF" not in synonyms and "cardiac failure" in synonyms
+
+
+def test_an_abbreviation_inside_a_phrase_is_spelled_out() -> None:
+    (term, synonyms), *_ = _terms("COPD exacerbations in primary care")
+    assert term == "COPD exacerbations"
+    assert "chronic obstructive pulmonary disease exacerbations" in synonyms
+
+
+def test_a_phrase_ending_with_what_is_measured_maps_to_its_subject() -> None:
+    headings = map_concept(MeshVocabulary.load(), "dengue vaccine effectiveness").headings
+    assert "Dengue Vaccines" in headings
