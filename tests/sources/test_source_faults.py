@@ -141,7 +141,7 @@ async def test_a_request_that_keeps_hanging_is_reported_after_the_retries(
         await case.run(source_for(case, make_context, recorder))
 
     assert_says_what_to_do(caught.value, case)
-    assert caught.value.message == f"{case.source} timed out, 4 attempts made."
+    assert caught.value.message == f"{case.label} timed out, 4 attempts made."
     assert sum(case.answer(r)[0] for r in recorder.requests) == 4  # retried, on the fake clock
 
 
@@ -156,7 +156,7 @@ async def test_a_connection_that_keeps_being_cut_is_reported_after_the_retries(
 
     assert_says_what_to_do(caught.value, case)
     assert caught.value.message == (
-        f"{case.source} dropped the connection before its answer was complete, 4 attempts made."
+        f"{case.label} dropped the connection before its answer was complete, 4 attempts made."
     )
 
 
@@ -172,7 +172,7 @@ async def test_a_source_that_keeps_answering_500_is_reported(
         await case.run(source_for(case, make_context, recorder))
 
     assert_says_what_to_do(caught.value, case)
-    assert caught.value.message.startswith(f"{case.source} answered HTTP 500")
+    assert caught.value.message.startswith(f"{case.label} answered HTTP 500")
 
 
 RECOVERED = [
@@ -314,7 +314,7 @@ async def test_through_the_hub_the_damaged_source_fails_alone(
     failed = statuses[damaged.source]
     assert (failed.ok, failed.returned, failed.error_code) == (False, 0, "source_unavailable")
     assert failed.error is not None
-    assert failed.error.startswith(damaged.label if damage else damaged.source)
+    assert failed.error.startswith(damaged.label)
     assert failed.hint is not None and "try again" in failed.hint.lower()
     assert [status.source for status in result.failed] == [damaged.source]
     for case in cases:

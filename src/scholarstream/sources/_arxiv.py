@@ -222,7 +222,7 @@ class ArxivSource:
 
     async def _get(self, params: dict[str, str | int | float | None]) -> _Feed:
         response = await self._http.get(
-            NAME, API_URL, per_second=PER_SECOND, params=params, accept_status=(400,)
+            NAME, API_URL, per_second=PER_SECOND, params=params, accept_status=(400,), label=LABEL
         )
         return _Feed(response)
 

@@ -240,7 +240,7 @@ class ClinicalTrialsSource:
     async def search(self, query: SearchQuery) -> SearchPage:
         check_filters(NAME, query, FILTERS)
         response = await self._http.get(
-            NAME, STUDIES_URL, per_second=PER_SECOND, params=search_params(query)
+            NAME, STUDIES_URL, per_second=PER_SECOND, params=search_params(query), label=LABEL
         )
         answer = _search_answer(response)
         return SearchPage(
@@ -259,7 +259,11 @@ class ClinicalTrialsSource:
 
     async def _fetch_one(self, nct_id: str) -> Trial | None:
         response = await self._http.get(
-            NAME, f"{STUDIES_URL}/{nct_id}", per_second=PER_SECOND, accept_status=(404,)
+            NAME,
+            f"{STUDIES_URL}/{nct_id}",
+            per_second=PER_SECOND,
+            accept_status=(404,),
+            label=LABEL,
         )
         if response.status_code == 404:
             return None

@@ -343,6 +343,7 @@ class CrossrefSource:
             per_second=self._per_second,
             params={**params, "mailto": self._settings.contact_email},
             accept_status=accept_status,
+            label=LABEL,
         )
 
     async def search(self, query: SearchQuery) -> SearchPage:

@@ -132,6 +132,7 @@ class SourceHttp:
         headers: Mapping[str, str] | None = None,
         accept_status: Collection[int] = (),
         credentials_hint: str | None = None,
+        label: str | None = None,
     ) -> httpx.Response:
         """GET with the source's rate limit and the retry policy.
 
@@ -139,7 +140,9 @@ class SourceHttp:
         by id); raises ``SourceCredentialsError`` on 401/403, ``SourceQueryError`` on other
         4xx, ``SourceUnavailableError`` once retries are exhausted, and
         ``SourceUnreachableError`` at once when, within a run, the machine appears offline.
+        Messages name the source by ``label`` ("Semantic Scholar"), else by its name.
         """
+        said = label or source
         clean_params = {k: v for k, v in (params or {}).items() if v is not None}
         limiter = self.limiter(source, per_second)
         connectivity = current_connectivity()
@@ -170,13 +173,13 @@ class SourceHttp:
                 if status in (401, 403):
                     raise SourceCredentialsError(
                         source,
-                        f"{source} refused our credentials (HTTP {status}).",
+                        f"{said} refused our credentials (HTTP {status}).",
                         hint=credentials_hint or "Check the source's API key in the settings.",
                     )
                 if status not in _RETRYABLE_STATUS:
                     raise SourceQueryError(
                         source,
-                        f"{source} rejected the request (HTTP {status}): {_body_excerpt(response)}",
+                        f"{said} rejected the request (HTTP {status}): {_body_excerpt(response)}",
                     )
                 excerpt = _body_excerpt(response)[:120]
                 problem = f"answered HTTP {status}" + (f" ({excerpt})" if excerpt else "")
@@ -184,7 +187,7 @@ class SourceHttp:
                 if delay is not None and delay > self.retry.max_retry_after:
                     raise SourceUnavailableError(
                         source,
-                        f"{source} {problem} and asks us to wait {delay:.0f} s.",
+                        f"{said} {problem} and asks us to wait {delay:.0f} s.",
                         hint=f"Try again in {delay / 60:.0f} minutes.",
                     )
             if attempt + 1 == self.retry.attempts:
@@ -194,7 +197,7 @@ class SourceHttp:
                 # retrying costs the user time and will not help.
                 raise SourceUnreachableError(
                     source,
-                    f"{source} {problem}; not retried, as this machine appears to be "
+                    f"{said} {problem}; not retried, as this machine appears to be "
                     f"offline ({attempt + 1} attempt{'s' if attempt else ''} made).",
                 )
             backoff = self.retry.backoff(attempt, self._jitter())
@@ -209,5 +212,5 @@ class SourceHttp:
             )
             await self._sleep(wait)
         raise SourceUnavailableError(
-            source, f"{source} {problem}, {self.retry.attempts} attempts made."
+            source, f"{said} {problem}, {self.retry.attempts} attempts made."
         )

@@ -352,6 +352,7 @@ class OpenAlexSource:
             per_second=PER_SECOND,
             params={**self._base_params(), **params},
             credentials_hint=f"Check {API_KEY_ENV}, or unset it to use OpenAlex without a key.",
+            label=LABEL,
         )
         return _read_page(response)
 

@@ -223,6 +223,7 @@ class PubMedSource:
             params={**params, "tool": TOOL, "email": self._email, "api_key": self._api_key},
             accept_status=(400,),
             credentials_hint=_CREDENTIALS_HINT,
+            label=LABEL,
         )
         if response.status_code == 400:
             _raise_for_bad_request(response)

@@ -259,6 +259,7 @@ class SemanticScholarSource:
             headers=self._headers(),
             accept_status=accept_status,
             credentials_hint=f"Check {API_KEY_ENV}; unset it to use the shared public pool.",
+            label=LABEL,
         )
 
     def _filter_params(self, query: SearchQuery) -> dict[str, str | int | float | None]:

@@ -261,6 +261,7 @@ class ScholarSource:
             # SerpAPI explains a refusal in the body's "error"; read it rather than the status.
             accept_status=(400, 401, 403),
             credentials_hint=CREDENTIALS_HINT,
+            label=LABEL,
         )
         body = _read(response)
         if body.error:

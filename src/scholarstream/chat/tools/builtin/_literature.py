@@ -204,7 +204,8 @@ _FAILURES: dict[str, type[SourceError]] = {
 def _everything_failed(statuses: Sequence[SourceStatus]) -> SourceError:
     codes = {status.error_code or "" for status in statuses}
     kind = _FAILURES.get(codes.pop(), SourceError) if len(codes) == 1 else SourceError
-    reasons = "; ".join(f"{s.source}: {s.error}" for s in statuses)
+    # Each source's message names it ("PubMed could not connect, ...").
+    reasons = "; ".join(s.error or f"{s.source} failed" for s in statuses)
     return kind(
         ", ".join(s.source for s in statuses),
         f"Every source failed ({reasons}).",
