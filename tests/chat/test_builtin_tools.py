@@ -298,7 +298,10 @@ async def test_search_literature_fails_when_every_source_fails(
         await call(
             runtime, owner, "search_literature", {"query": "x", "sources": ["pubmed", "openalex"]}
         )
-    assert "pubmed" in caught.value.message and "openalex" in caught.value.message
+    assert caught.value.message == (
+        "Every source failed (PubMed refused our credentials (HTTP 401); "
+        "OpenAlex refused our credentials (HTTP 401))."
+    )
     assert caught.value.hint is not None and "library" in caught.value.hint
 
 

@@ -205,7 +205,7 @@ def _everything_failed(statuses: Sequence[SourceStatus]) -> SourceError:
     codes = {status.error_code or "" for status in statuses}
     kind = _FAILURES.get(codes.pop(), SourceError) if len(codes) == 1 else SourceError
     # Each source's message names it ("PubMed could not connect, ...").
-    reasons = "; ".join(s.error or f"{s.source} failed" for s in statuses)
+    reasons = "; ".join((s.error or f"{s.source} failed").rstrip(".") for s in statuses)
     return kind(
         ", ".join(s.source for s in statuses),
         f"Every source failed ({reasons}).",
