@@ -233,7 +233,12 @@ def test_a_command_without_its_argument_says_what_is_missing(
     server: tuple[httpx.Client, Sources],
 ) -> None:
     text, _ = ask(server, "/search", Sources())
-    assert text == "The query is missing. Usage: /search QUERY"
+    assert text == (
+        "/search needs QUERY after it: type /search QUERY to search the literature sources "
+        "and your library at once."
+    )
+    text, _ = ask(server, "/trials", Sources())
+    assert text.startswith("/trials needs QUERY after it: type /trials QUERY to search")
 
 
 def test_a_refused_address(server: tuple[httpx.Client, Sources]) -> None:

@@ -429,7 +429,9 @@ def test_offline_mode_runs_commands_and_says_free_text_needs_a_model(tmp_path: P
         assert payload["message"] == "2 words: one, two"
 
         missing = send(client, "/split")
-        assert "Usage: /split TEXT" in missing[-1].data["payload"]["message"]
+        assert (
+            "/split needs TEXT after it: type /split TEXT" in missing[-1].data["payload"]["message"]
+        )
         assert "/split TEXT" in send(client, "/help")[-1].data["payload"]["message"]
         unknown = send(client, "/frobnicate now")
         assert "There is no command /frobnicate" in unknown[-1].data["payload"]["message"]

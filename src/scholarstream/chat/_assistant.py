@@ -19,6 +19,7 @@ from scholarstream.chat._commands import (
     command_chips,
     help_text,
     is_command,
+    missing_argument_text,
     parse_command,
 )
 from scholarstream.chat._compact_prompt import tool_definitions
@@ -222,7 +223,9 @@ class Assistant:
             # A command's answer is the user's to read: the tool's words for a person.
             transcript.text = await runner.run_for_user(call.command.tool, call.arguments)
             if isinstance(runner.last.error, ToolArgumentsError):
-                transcript.text += f" Usage: {call.command.usage}"
+                transcript.text = missing_argument_text(call) or (
+                    f"{transcript.text} Usage: {call.command.usage}"
+                )
         turn.publish(TextDeltaEvent(text=transcript.text))
 
     async def _run_offline(

@@ -90,6 +90,17 @@ def parse_command(message: str, resolution: Resolution) -> CommandCall | None:
     return CommandCall(command, {argument: value})
 
 
+def missing_argument_text(call: CommandCall) -> str | None:
+    """What to type when a command that needs its argument came without it ("/trials"):
+    None when the argument was given (the tool refused its value)."""
+    command = call.command
+    argument = command.tool.command_argument
+    if argument is None or call.arguments:
+        return None
+    summary = command.summary[:1].lower() + command.summary[1:]
+    return f"/{command.name} needs {argument.upper()} after it: type {command.usage} to {summary}."
+
+
 def help_text(resolution: Resolution, *, offline: bool, unknown: str | None = None) -> str:
     lines = []
     if unknown is not None:
