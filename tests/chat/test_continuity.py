@@ -164,6 +164,19 @@ def test_an_empty_dated_search_offers_any_year_and_objectives_read_cleanly() -> 
     assert state.objectives[-1].text.endswith("word…") and len(state.objectives[-1].text) <= 200
 
 
+def test_saying_the_search_is_stuck_asks_once_and_adds_no_words() -> None:
+    state = ThreadState()
+    _turn(state, "hi, can you find me papers on taurine and dilated cardiomyopathy in dogs?", 0)
+    assert state.objectives[0].text == "taurine and dilated cardiomyopathy in dogs?"
+    stuck = begin_turn(state, "I'm stuck, still nothing useful")
+    assert stuck.refined_query == "taurine dilated cardiomyopathy dogs"
+    _turn(state, "I'm stuck, still nothing useful", 0)
+    _turn(state, "this isn't helping", 0)
+    (objective,) = state.objectives
+    assert objective.status == "blocked"
+    assert len(objective.asks) == 1  # asked again, not piled up
+
+
 def test_lifting_the_date_limit_is_read_as_such() -> None:
     state = ThreadState()
     _turn(state, "melatonin for delirium in ICU patients since 2020", 12)

@@ -1018,6 +1018,9 @@ CORRECTION = re.compile(
 # Words that carry no subject: "hmm", "thanks in advance", "actually, include ...".
 FILLER = re.compile(
     r"\b(?:thanks?|thank\s+you)\s+in\s+advance\b|\bin\s+advance\b|\b(?:hmm+|umm*|uhh*|erm+)\b"
+    # How the search is going, not what it is about: "I'm stuck", "still nothing useful".
+    r"|\b(?:i'?m|i\s+am|we'?re|kind\s+of|a\s+bit)\s+stuck\b|\b(?:still\s+)?nothing\s+useful\b"
+    r"|\b(?:this|that|it)(?:\s+is|'s)\s*n[o']t\s+(?:helping|working|useful)\b|\bno\s+luck\b"
     r"|^\W*(?:actually|ok(?:ay)?|so|well)?\W*(?:please\s+)?(?:also\s+)?includ(?:e|ing)\b",
     re.I,
 )

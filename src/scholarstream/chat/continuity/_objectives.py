@@ -24,6 +24,18 @@ _LEAD_IN = re.compile(
     r"change\s+of\s+(?:topic|subject)|moving\s+on)\s*[:\-\u2013\u2014,.]+\s*",
     re.I,
 )
+# Greetings and the request around what the user wants: "hi! can you find me papers on X
+# please?" is objective "X".
+_REQUEST = re.compile(
+    r"^\W*(?:(?:hi|hello|hey)(?:\s+there)?\W+)?"
+    r"(?:(?:can|could|would)\s+you\s+(?:please\s+)?|please\s+|i'?d\s+like\s+(?:you\s+)?to\s+)?"
+    r"(?:(?:find|get|show|give|search|look\s+up|pull\s+up)(?:\s+(?:me|for))?\s+"
+    r"(?:(?:some|any|the|recent|latest)\s+)*(?:papers|studies|articles|literature|research|"
+    r"evidence|stuff)\s+(?:on|about|for|regarding)\s+|i'?m\s+looking\s+for\s+"
+    r"(?:(?:papers|studies|articles|literature|research|evidence|stuff)\s+(?:on|about)\s+)?)",
+    re.I,
+)
+_POLITE_END = re.compile(r"[\s,]*\b(?:please|pls|plz|thanks?|thank\s+you)\W*$", re.I)
 _DONE = re.compile(r"\b(thanks?|thank you|that'?s (it|all|what i needed)|solved|perfect)\b", re.I)
 OBJECTIVE_CHARS = 200
 
@@ -40,7 +52,15 @@ def note_message(state: ThreadState, message: str, classification: Classificatio
         return
     if classification.intent == "new_question" or not current:
         # What the user wants found, without "new question:" or "different topic —".
-        add_objective(state, _LEAD_IN.sub("", message.strip()) or message)
+        add_objective(state, objective_text(message))
+
+
+def objective_text(message: str) -> str:
+    """What the user wants found, in their words, without "new question:", a greeting or
+    the request around it ("can you find me papers on ..., please?")."""
+    text = _LEAD_IN.sub("", message.strip())
+    text = _POLITE_END.sub("", _REQUEST.sub("", text)).strip()
+    return text or message.strip()
 
 
 # The evidence line of a turn that found something (``note_results``).
@@ -85,8 +105,9 @@ def note_results(
             if line not in objective.evidence:
                 objective.evidence.append(line)
     if needs_link:
-        objective.asks.append(
-            f"To read the page for '{objective.text}' I need its address: do you have the link?"
+        _ask(
+            objective,
+            f"To read the page for '{objective.text}' I need its address: do you have the link?",
         )
         return [
             SuggestedValue(label="I have the link", value="Here is the link: "),
@@ -98,9 +119,10 @@ def note_results(
     reason = "a source failed" if failed else "nothing was found"
     dated = any(q.year_from is not None or q.year_to is not None for q in queries)
     objective.status = "blocked"
-    objective.asks.append(
+    _ask(
+        objective,
         f"I'm stuck on '{objective.text}': {reason} for '{queries[0].query}'. "
-        "Do you have a link, a document, a name or another term I could use?"
+        "Do you have a link, a document, a name or another term I could use?",
     )
     chips = [
         SuggestedValue(label="Try broader terms", value=f"Search for {queries[0].query} broadly"),
@@ -110,6 +132,13 @@ def note_results(
     if dated:  # the years may be what emptied it
         chips.insert(0, SuggestedValue(label="Any year", value="Any year is fine"))
     return chips
+
+
+def _ask(objective: Objective, ask: str) -> None:
+    """Records an ask for leverage; it takes the place of the earlier one of its kind (a
+    second stuck turn asks again, it does not pile up the same question)."""
+    kind = ask.split(":", 1)[0]
+    objective.asks = [a for a in objective.asks if a.split(":", 1)[0] != kind] + [ask]
 
 
 # --- the user's edits (the objective list is visible and editable in the chat tray) -----
