@@ -36,3 +36,19 @@ def test_an_abbreviation_inside_a_phrase_is_spelled_out() -> None:
 def test_a_phrase_ending_with_what_is_measured_maps_to_its_subject() -> None:
     headings = map_concept(MeshVocabulary.load(), "dengue vaccine effectiveness").headings
     assert "Dengue Vaccines" in headings
+
+
+def test_a_drug_misspelt_by_one_slip_is_searched_as_meant() -> None:
+    mesh = MeshVocabulary.load()
+    slips = ["metfromin", "ibuprofin", "amoxicilin", "insullin"]
+    assert [mesh.drug_spelled(w) for w in slips] == [
+        "metformin",
+        "ibuprofen",
+        "amoxicillin",
+        "insulin",
+    ]
+    # Real words a letter away from a drug, and other forms of a drug's name, stay.
+    assert [mesh.drug_spelled(w) for w in ["compare", "separate", "senolytic", "arresting"]] == [
+        None
+    ] * 4
+    assert "metformin" in [term for term, _ in _terms("metfromin vs insulin in pregnancy")]

@@ -52,3 +52,10 @@ def test_what_is_dropped_in_the_plural_swaps_the_singular_inside_a_value() -> No
 def test_a_word_no_list_knows_before_for_a_condition_is_its_treatment() -> None:
     assert kinds_of("paxlovid for long covid")[0] == ("intervention", "paxlovid")
     assert ("intervention", "risk") not in kinds_of("risk for dementia")
+
+
+def test_a_misspelt_drug_is_read_as_the_drug() -> None:
+    assert kinds_of("metfromin vs insulin for gestational diabetes")[0] == (
+        "intervention",
+        "metformin",
+    )

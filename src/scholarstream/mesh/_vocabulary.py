@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Literal
 
 from rapidfuzz import fuzz, process
+from rapidfuzz.distance import DamerauLevenshtein
 
 from scholarstream.errors import ConfigurationError
 from scholarstream.mesh._build import FORMAT, MeshRecord, MeshRow, build_rows
@@ -53,6 +54,10 @@ TSV_COLUMNS = ("descriptor_ui", "descriptor_name", "tree_numbers", "entry_terms"
 FUZZY_CUTOFF = 92.0
 # Fuzzy matching of short strings (abbreviations) finds unrelated headings.
 FUZZY_MIN_LENGTH = 6
+# Letters a word needs before one slip in it is read as a drug's name misspelt.
+MISSPELT_MIN_LETTERS = 7
+# ... and before a letter changed in it is.
+MISSPELT_CHANGED_LETTERS = 9
 _DIGITS = re.compile(r"\d+")
 
 # A vaccination named by what it protects against ("HPV vaccination"), not the word alone.
@@ -96,6 +101,7 @@ class _Index:
     _tree: dict[str, int] | None = None
     _fuzzy: tuple[list[str], list[int]] | None = None
     _words: dict[str, list[int]] | None = None
+    _drug_words: dict[str, list[str]] | None = None
 
     def add(self, row: MeshRow) -> None:
         position = len(self.rows)
@@ -130,6 +136,17 @@ class _Index:
                     word = us_word(word)
                     self._words.setdefault(singular_word(word) or word, []).append(position)
         return self._words
+
+    @property
+    def drug_words(self) -> dict[str, list[str]]:
+        """One-word names and entry terms of drugs and chemicals (tree D), by first letter."""
+        if self._drug_words is None:
+            self._drug_words = {}
+            for key, position in self.lower.items():
+                drug = any(n.startswith("D") for n in self.rows[position].tree_numbers)
+                if drug and key.isalpha() and len(key) >= MISSPELT_MIN_LETTERS:
+                    self._drug_words.setdefault(key[0], []).append(key)
+        return self._drug_words
 
     @property
     def fuzzy(self) -> tuple[list[str], list[int]]:
@@ -383,6 +400,33 @@ class MeshVocabulary:
         if not fuzzy or abbreviated or len(key) < FUZZY_MIN_LENGTH:
             return None
         return self._fuzzy(american)
+
+    def drug_spelled(self, word: str) -> str | None:
+        """The drug or chemical a lower-case word misspells by one slip (a letter missed,
+        added, changed or two swapped: "metfromin" is metformin), when MeSH knows no word
+        of that spelling; None otherwise."""
+        index = self._loaded()
+        known = (word, singular_word(word) or word)
+        if len(word) < MISSPELT_MIN_LETTERS or any(
+            k in index.lower or k in index.words for k in known
+        ):
+            return None
+        candidates = index.drug_words.get(word[0], [])
+        best = process.extractOne(
+            word, candidates, scorer=DamerauLevenshtein.distance, score_cutoff=1
+        )
+        if best is None:
+            return None
+        drug: str = best[0]
+        # A letter changed makes another real word as often as a slip ("compare" and
+        # "compase"), unless the word is long; a letter missed, doubled or swapped is a slip.
+        changed = len(drug) == len(word) and sorted(drug) != sorted(word)
+        if changed and len(word) < MISSPELT_CHANGED_LETTERS:
+            return None
+        # A change at the last letter is another form of a word ("senolytic", "arresting").
+        pairs = zip(word, drug, strict=False)
+        same = next((i for i, (a, b) in enumerate(pairs) if a != b), len(word))
+        return None if same >= len(word) - 1 else drug
 
     def _fuzzy(self, key: str) -> MeshMatch | None:
         index = self._loaded()

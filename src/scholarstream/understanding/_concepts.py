@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from scholarstream.understanding import _lexicon as lex
 from scholarstream.understanding._dates import DateRange, find_dates
-from scholarstream.understanding._mesh_kinds import kind_of_match, mesh_spelled
+from scholarstream.understanding._mesh_kinds import drugs_as_meant, kind_of_match, mesh_spelled
 from scholarstream.understanding._restrictions import (
     find_exclusions,
     find_languages,
@@ -601,6 +601,7 @@ def read_question(question: str, today: dt.date) -> QuestionReading:
     """The rule-based reading of a search question; ``today`` anchors "last 5 years"."""
     question = " ".join(question.split())
     text, abbreviations = find_abbreviations(question)
+    text = drugs_as_meant(text)
     text, dates = find_dates(text, today)
     text, languages = find_languages(text)
     topic = topic_of(text)

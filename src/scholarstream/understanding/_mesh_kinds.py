@@ -6,6 +6,7 @@ the first lookup."""
 from __future__ import annotations
 
 import functools
+import re
 
 from scholarstream.mesh import MeshMatch, MeshVocabulary, singular_word
 from scholarstream.understanding._slot_kind import SlotKind
@@ -46,6 +47,20 @@ def is_mesh_word(word: str) -> bool:
     """Whether a heading's name holds ``word`` (a real word, however rare: "patents")."""
     lowered = word.lower()
     return bool(_vocabulary().named_with({singular_word(lowered) or lowered}))
+
+
+@functools.cache
+def _drug_as_meant(word: str) -> str:
+    return _vocabulary().drug_spelled(word) or word
+
+
+_LOWER_WORD = re.compile(r"\b[a-z]{7,}\b")
+
+
+def drugs_as_meant(text: str) -> str:
+    """``text`` with each word that misspells a drug by one slip, when MeSH knows no such
+    word, put right ("metfromin" is metformin)."""
+    return _LOWER_WORD.sub(lambda m: _drug_as_meant(m.group(0)), text)
 
 
 def kind_of_match(match: MeshMatch) -> SlotKind | None:

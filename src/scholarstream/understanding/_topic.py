@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 from scholarstream.understanding import _lexicon as lex
 from scholarstream.understanding._dates import QUERY_DATES, date_phrases, undated_spans
 from scholarstream.understanding._mesh_kinds import (
+    drugs_as_meant,
     is_mesh_word,
     is_occupation,
     kind_of_match,
@@ -341,10 +342,11 @@ _SEARCH_SYNTAX = re.compile(
 
 
 def _as_meant(text: str) -> str:
-    """``text`` with slips in its cue words, its people and its years put right ("waht
-    about", "childern", "2O20")."""
+    """``text`` with slips in its cue words, its people, its drugs and its years put right
+    ("waht about", "childern", "metfromin", "2O20")."""
     text = lex.CUE_TYPO.sub(lambda m: lex.CUE_TYPOS[m.group(1).lower()], text)
     text = _LOWER_WORD.sub(lambda m: _people_as_meant(m.group(0)), text)
+    text = drugs_as_meant(text)
     text = lex.SECTION_NUMBER.sub(r"\1\2", text)
     text = lex.GENUS_ABBREVIATION.sub(r"\1.\2", text)
     return lex.YEAR_WITH_O.sub(
