@@ -7,7 +7,12 @@ from __future__ import annotations
 import re
 
 from scholarstream.understanding import _lexicon as lex
-from scholarstream.understanding._mesh_kinds import is_surgical_procedure, mesh_kind, mesh_match
+from scholarstream.understanding._mesh_kinds import (
+    is_surgical_procedure,
+    kind_of_match,
+    mesh_kind,
+    mesh_match,
+)
 from scholarstream.understanding._slot_kind import SlotKind
 
 
@@ -80,7 +85,9 @@ def phrase_parts(chunk: str) -> list[tuple[int, str, SlotKind]]:
     tail = 0
     while tail < len(words) - 1 and words[len(words) - 1 - tail].lower() in lex.ASPECT_WORDS:
         tail += 1
-    if tail:
+    whole = mesh_match(chunk)
+    # "insulin resistance" is a condition of its own, not insulin and its resistance.
+    if tail and (whole is None or kind_of_match(whole) is None):
         core = " ".join(words[: len(words) - tail])
         core_kind = kind_of_phrase(core)
         if core_kind == "topic" and _names_people(core):
