@@ -155,7 +155,8 @@ def _form(pattern: str, read: Reader) -> DateForm:
 
 # A phrase that shuts out the years on one side: "nothing", "exclude anything published".
 _NOTHING = (
-    r"\b(?:nothing|none|no\s+(?:studies|papers|trials|articles|data)|not\s+anything|"
+    r"\b(?:nothing|none|no\s+(?:studies|papers|trials|articles|data)|"
+    r"not(?:\s+interested\s+in)?(?:\s+anything)?|"
     r"(?:exclud(?:e|ing)|drop(?:ping)?|skip(?:ping)?|leave\s+out|remove|without)"
     r"(?:\s+(?:anything|everything|all|studies|papers|trials|articles|work|data))?)"
     r"(?:\s+(?:published|from|dated|done|run))?\s+"
@@ -200,6 +201,7 @@ QUERY_DATES = DateGrammar(
         ),
         _form(r"\b(?:(?:in|from|during)\s+)?(?:the\s+)?((?:19|20)\d0)'?s\b", _decade),
         _form(rf"\b(?:nothing|none|no|not)\s+(?:older|earlier)\s+than\s+{YEAR}\b", _since),
+        _form(rf"{_NOTHING}(?:older|earlier)\s+than\s+{YEAR}\b", _since),
         # "nothing before 2019", "exclude anything pre-2015": what is left starts then.
         _form(rf"{_NOTHING}(?:before|prior\s+to|pre)[\s-]+{YEAR}\b", _since),
         _form(rf"{_NOTHING}(?:after|later\s+than|newer\s+than|post)[\s-]+{YEAR}\b", _until),

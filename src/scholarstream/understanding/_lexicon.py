@@ -998,10 +998,12 @@ SECTION_NUMBER = re.compile(r"\b(\d{3})\(([a-z])\)", re.I)
 # Words that take something out of the topic: "omega-3 instead of vit D", "forget Roche,
 # what about Amgen", "rather than purchases". What they name is dropped, not compared.
 DROPPING = re.compile(
-    r"(?:\b(?:instead of|rather than|in place of|other than|apart from|beyond(?!\s+\d))"
+    r"(?:\b(?:instead of|rather than|in place of|other than|apart from|beyond(?!\s+\d)|"
+    r"except(?:\s+for)?|excluding)"
     r"|(?:^|[,;:\u2013\u2014]|\s-)\s*"
     r"(?:forget(?: about)?|drop|never mind|not(?!\s+(?:just|only|sure|really|necessarily))))\s+"
-    r"(?!(?:that|it|this|those|these|them|about)\b)"
+    # "except animal studies" limits the search to people (HUMANS_ONLY), it drops no words.
+    r"(?!(?:that|it|this|those|these|them|about|(?:any\s+|the\s+)?animals?)\b)"
     r"(?P<dropped>[^,.;:?!\u2013\u2014]+?)"
     r"(?=\s*(?:[,.;:?!\u2013\u2014]|\s-\s|$|\b(?:what|how|and|but|just|only|let)\b))",
     re.I,
@@ -1010,7 +1012,7 @@ DROPPING = re.compile(
 # of what the last message said.
 CORRECTION = re.compile(
     r"^\W*(?:(?:sorry|oops|whoops|my\s+bad|apologies|correction)\W*\s*)?"
-    r"(?:(?:no|actually)\W*\s*)?(?:i\s+)?meant(?:\s+to\s+(?:say|write|type))?\b\W*"
+    r"(?:(?:no|actually|wait)\W*\s*)*(?:i\s+)?meant(?:\s+to\s+(?:say|write|type))?\b\W*"
     r"|^\W*(?:sorry|oops|whoops|my\s+bad)\W+(?:i\s+)?(?:mean|should\s+have\s+said)\b\W*"
     r"|^\W*(?:sorry|oops|whoops|my\s+bad)\W+(?=.*\bi\s+meant\W*$)|\W*\bi\s+meant\W*$",
     re.I,
@@ -1018,6 +1020,8 @@ CORRECTION = re.compile(
 # Words that carry no subject: "hmm", "thanks in advance", "actually, include ...".
 FILLER = re.compile(
     r"\b(?:thanks?|thank\s+you)\s+in\s+advance\b|\bin\s+advance\b|\b(?:hmm+|umm*|uhh*|erm+)\b"
+    # A word of mood that opens a message: "cool, now ...", "nice! and ...".
+    r"|^\W*(?:cool|nice|awesome|alright|great|perfect|interesting)\s*[,!.]+"
     # How the search is going, not what it is about: "I'm stuck", "still nothing useful".
     r"|\b(?:i'?m|i\s+am|we'?re|kind\s+of|a\s+bit)\s+stuck\b|\b(?:still\s+)?nothing\s+useful\b"
     r"|\b(?:this|that|it)(?:\s+is|'s)\s*n[o']t\s+(?:helping|working|useful)\b|\bno\s+luck\b"
@@ -1048,7 +1052,7 @@ SWITCH = re.compile(
     r"(?:totally |completely |something )?different thing|another thing|"
     r"switching (?:topics?|subjects?)|change (?:of )?topics?|"
     r"changing (?:the )?(?:topic|subject)|(?:totally|completely|entirely) different|"
-    r"let'?s switch(?=\s*(?:[:,.!\u2013\u2014]|\s-|$)))\b",
+    r"(?:let'?s|now)\s+switch(?=\s*(?:[:,.!\u2013\u2014]|\s-|$)))\b",
     re.I,
 )
 # A result the user points at ("the second one", "the last paper", "result 3"): a

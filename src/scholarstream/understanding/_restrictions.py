@@ -62,7 +62,7 @@ STUDY_TYPES: dict[str, re.Pattern[str]] = {
 HUMANS_ONLY = re.compile(
     r"\b(?:(?:only|just|limit(?:ed)?\s+to|restrict(?:ed)?\s+to)\s+)?(?:(?:in|on)\s+)?"
     r"(?:humans\b|human\s+(?:studies|study|subjects|participants|data|research|trials|"
-    r"populations?)\b|(?:not?|exclude|excluding|without)\s+(?:(?:any|the)\s+)?"
+    r"populations?)\b|(?:not?|exclude|excluding|except(?:\s+for)?|without)\s+(?:(?:any|the)\s+)?"
     r"(?:animals?|animal\s+(?:studies|models|experiments|research))\b|"
     r"non-?animal\s+studies\b)(?:\s+only\b)?",
     re.I,

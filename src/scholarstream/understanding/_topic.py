@@ -344,6 +344,8 @@ _SEARCH_SYNTAX = re.compile(
 def _as_meant(text: str) -> str:
     """``text`` with slips in its cue words, its people, its drugs and its years put right
     ("waht about", "childern", "metfromin", "2O20")."""
+    text = _MARKUP.sub(" ", text)
+    text = _WITH.sub(lambda m: "without " if m.group(1) else "with ", text)
     text = lex.CUE_TYPO.sub(lambda m: lex.CUE_TYPOS[m.group(1).lower()], text)
     text = _LOWER_WORD.sub(lambda m: _people_as_meant(m.group(0)), text)
     text = drugs_as_meant(text)
@@ -355,6 +357,10 @@ def _as_meant(text: str) -> str:
 
 
 _LOWER_WORD = re.compile(r"\b[a-z]{6,}\b")
+# Markup pasted or typed into a message names no topic: "<b>", "</script>".
+_MARKUP = re.compile(r"</?[a-z][a-z0-9]*(?:\s[^<>]*)?/?>", re.I)
+# "w/", "w/o": with, without.
+_WITH = re.compile(r"\bw/(o\b)?\s*", re.I)
 # The words for people and animals a slip of the keys is read as ("childern", "adolecents").
 _PEOPLE_WORDS = sorted(
     {*lex.AGE_GROUP_WORDS, *lex.POPULATION_HEADS, *lex.ANIMALS, "patients", "participants"}
@@ -388,7 +394,9 @@ def read_message(text: str, today: dt.date | None = None) -> MessageReading:
     dropped: list[str] = []
     for dropping in (lex.DROPPING, lex.SWAPPING):
         while (drop := dropping.search(rest)) is not None:
-            dropped.append(drop.group("dropped").strip())
+            said = drop.group("dropped").strip(" ,.;:-")
+            if said:  # "not before 2017": the dates were cut, nothing is left to drop
+                dropped.append(said)
             rest = _blank(rest, drop.start(), drop.end())
     pointed = False
     while (pointer := lex.RESULT_REFERENCE.search(rest)) is not None:
