@@ -177,6 +177,17 @@ def test_saying_the_search_is_stuck_asks_once_and_adds_no_words() -> None:
     assert len(objective.asks) == 1  # asked again, not piled up
 
 
+def test_thanks_with_one_more_thing_closes_one_objective_and_opens_the_next() -> None:
+    state = ThreadState()
+    _turn(state, "coral bleaching on the great barrier reef", 3)
+    _turn(state, "thanks, one more thing: tau PET imaging in CTE", 2)
+    assert [(o.text, o.status) for o in state.objectives] == [
+        ("coral bleaching on the great barrier reef", "achieved"),
+        ("tau PET imaging in CTE", "in_progress"),
+    ]
+    assert begin_turn(state, "\U0001f64f").classification.intent == "closing"
+
+
 def test_lifting_the_date_limit_is_read_as_such() -> None:
     state = ThreadState()
     _turn(state, "melatonin for delirium in ICU patients since 2020", 12)
@@ -211,12 +222,16 @@ def test_a_closing_after_nothing_was_found_closes_the_objective_unresolved() -> 
 
 def test_a_failed_source_blocks_the_objective_and_asks_for_help() -> None:
     state = ThreadState()
+    # No source could search the words: they are not what to change.
     assert _turn(state, "Sunshine Health Medicaid dental coverage", None) == [
-        "Try broader terms",
+        "Try again",
         "I have a link",
-        "Try another name",
     ]
-    assert "a source failed" in state.objectives[0].asks[0]
+    assert "the sources could not be searched" in state.objectives[0].asks[0]
+    assert state.objectives[0].status == "blocked"
+    closing = begin_turn(state, "thanks").closing_reply
+    assert closing.startswith("Closing “Sunshine Health Medicaid dental coverage” without an")
+    assert "the sources could not be searched" in closing
 
 
 def test_a_page_asked_for_without_its_address_asks_for_the_link() -> None:

@@ -1208,6 +1208,8 @@ CLOSING_MARKERS = re.compile(
     r"that (?:was|is|'s) (?:helpful|useful|great|perfect|enough|all|plenty))\b",
     re.I,
 )
+# Thanks said with an emoji and nothing else: "🙏", "👍", "🙌 thx".
+THANKS_EMOJI = re.compile("[\U0001f64f\U0001f44d\U0001f64c\u2764\u2705\U0001f60a\U0001f642]")
 # A closing may name what it closes ("thanks, that's it for malaria"): at most this many words.
 CLOSING_EXTRA_WORDS = 2
 QUESTION_VERBS = frozenset(

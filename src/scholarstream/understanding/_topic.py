@@ -494,6 +494,8 @@ def _is_fragment(plain: str, tokens: list[str]) -> bool:
 
 def _is_closing(plain: str, tokens: list[str]) -> bool:
     """Thanks or a goodbye, naming at most a word or two of what it closes, and no question."""
+    if not tokens and lex.THANKS_EMOJI.search(plain):
+        return True  # "🙏"
     if not lex.CLOSING_MARKERS.search(plain) or "?" in plain or lex.ELLIPTICAL.search(plain):
         return False
     other = [t for t in tokens if t not in lex.CLOSING_WORDS and t not in _FILLER]

@@ -19,9 +19,12 @@ from scholarstream.chat.continuity._state import (
 from scholarstream.errors import InvalidInputError, NotFoundError
 
 _LEAD_IN = re.compile(
-    r"^\W*(?:ok(?:ay)?,?\s+|so,?\s+)?(?:(?:a\s+)?(?:new|different|separate|other|unrelated)"
+    r"^\W*(?:(?:ok(?:ay)?|so|cool|great|nice|alright)\W*\s+(?:now\s+)?)?(?:(?:a\s+)?(?:new|different|separate|other|unrelated)"
     r"(?:\s+(?:question|topic|subject|thing))?|unrelated|switching\s+(?:topics?|gears)|"
-    r"change\s+of\s+(?:topic|subject)|moving\s+on)\s*[:\-\u2013\u2014,.]+\s*",
+    r"change\s+of\s+(?:topic|subject)|moving\s+on|(?:(?:let'?s|now)\s+)?switch|"
+    r"something\s+(?:different|else|new)|"
+    r"(?:thanks?|thank\s+you)\W+(?:one\s+)?(?:more|other|another)\s+(?:thing|question))"
+    r"\s*[:\-\u2013\u2014,.]+\s*",
     re.I,
 )
 # Greetings and the request around what the user wants: "hi! can you find me papers on X
@@ -38,6 +41,8 @@ _REQUEST = re.compile(
 _POLITE_END = re.compile(r"[\s,]*\b(?:please|pls|plz|thanks?|thank\s+you)\W*$", re.I)
 _DONE = re.compile(r"\b(thanks?|thank you|that'?s (it|all|what i needed)|solved|perfect)\b", re.I)
 OBJECTIVE_CHARS = 200
+LIBRARY = "library"
+UNSEARCHED = "the sources could not be searched"
 
 
 def note_message(state: ThreadState, message: str, classification: Classification) -> None:
@@ -49,7 +54,8 @@ def note_message(state: ThreadState, message: str, classification: Classificatio
         objective = current[-1]
         objective.status = "achieved" if _found_anything(objective) else "closed"
         objective.evidence.append(f"The user said: {message.strip()[:120]}")
-        return
+    if closing and classification.intent != "new_question":
+        return  # "thanks, one more thing: tau PET" closes one objective and opens another
     if classification.intent == "new_question" or not current:
         # What the user wants found, without "new question:" or "different topic —".
         add_objective(state, objective_text(message))
@@ -77,6 +83,12 @@ def closing_reply(state: ThreadState) -> str:
     """The answer to a closing when no model writes one: short, and honest about whether
     the conversation's objective was reached."""
     current = state.open_objectives()
+    if current and not _found_anything(current[-1]) and _unsearched(current[-1]):
+        return (
+            f"Closing “{current[-1].text}” without an answer: the sources could not be "
+            "searched. Ask again when they can be reached, or come back with a link or a "
+            "document."
+        )
     if current and not _found_anything(current[-1]):
         return (
             f"Closing “{current[-1].text}” without an answer: I found nothing that settles "
@@ -116,22 +128,37 @@ def note_results(
     if found:
         return []
     failed = [q for q in queries if not q.ok]
-    reason = "a source failed" if failed else "nothing was found"
     dated = any(q.year_from is not None or q.year_to is not None for q in queries)
     objective.status = "blocked"
+    link = SuggestedValue(label="I have a link", value="Here is a link that may help: ")
+    # Sources that searched the words (the library searches only what is imported).
+    searched = [q for q in queries if q.ok and q.source != LIBRARY]
+    if failed and not searched:
+        # The words are not to blame when no source could search them.
+        _ask(
+            objective,
+            f"I'm stuck on '{objective.text}': {UNSEARCHED} for "
+            f"'{queries[0].query}'. Try again later, or give "
+            "me a link or a document.",
+        )
+        return [SuggestedValue(label="Try again", value=f"Search for {queries[0].query}"), link]
     _ask(
         objective,
-        f"I'm stuck on '{objective.text}': {reason} for '{queries[0].query}'. "
+        f"I'm stuck on '{objective.text}': nothing was found for '{queries[0].query}'. "
         "Do you have a link, a document, a name or another term I could use?",
     )
     chips = [
         SuggestedValue(label="Try broader terms", value=f"Search for {queries[0].query} broadly"),
-        SuggestedValue(label="I have a link", value="Here is a link that may help: "),
+        link,
         SuggestedValue(label="Try another name", value="It may also be called "),
     ]
     if dated:  # the years may be what emptied it
         chips.insert(0, SuggestedValue(label="Any year", value="Any year is fine"))
     return chips
+
+
+def _unsearched(objective: Objective) -> bool:
+    return bool(objective.asks) and UNSEARCHED in objective.asks[-1]
 
 
 def _ask(objective: Objective, ask: str) -> None:
