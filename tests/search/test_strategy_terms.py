@@ -7,6 +7,9 @@ from __future__ import annotations
 import datetime as dt
 
 from scholarstream.mesh import MeshVocabulary, map_concept
+from scholarstream.search.core import QueryBuilderInput
+from scholarstream.search.intent import RuleIntentParser
+from scholarstream.search.query import RuleQueryBuilder
 from scholarstream.understanding import read_question
 
 TODAY = dt.date(2026, 11, 27)
@@ -52,3 +55,25 @@ def test_a_drug_misspelt_by_one_slip_is_searched_as_meant() -> None:
         None
     ] * 4
     assert "metformin" in [term for term, _ in _terms("metfromin vs insulin in pregnancy")]
+
+
+def _pubmed(question: str) -> str:
+    builder = RuleQueryBuilder(sources=["pubmed"], mesh=MeshVocabulary.load(), today=TODAY)
+    intent = RuleIntentParser(today=TODAY).parse_now(question)
+    strategy = builder.build_now(QueryBuilderInput(intent=intent))
+    query = strategy.query_for("pubmed")
+    assert query is not None
+    return query.query
+
+
+def test_covid_vaccine_is_every_covid_vaccine_not_one_brand() -> None:
+    query = _pubmed("covid vaccine myocarditis in young men")
+    assert '"COVID-19 Vaccines"[MeSH]' in query and "ChAdOx1" not in query
+    assert '"Young Adult"[MeSH]' in query and '"Male"[MeSH]' in query
+
+
+def test_everyday_words_for_people_and_common_abbreviations_reach_their_headings() -> None:
+    assert '"Child"[MeSH]' in _pubmed("screen time in kids")
+    assert '"Heart Failure, Diastolic"[MeSH]' in _pubmed("HFpEF and SGLT2 inhibitors")
+    assert '"Receptors, Chimeric Antigen"[MeSH]' in _pubmed("CAR-T for lupus")
+    assert '"Shift Work Schedule"[MeSH]' in _pubmed("sleep in shift workers")

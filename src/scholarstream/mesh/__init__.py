@@ -14,6 +14,7 @@ from scholarstream.mesh._mapping import (
     HeadingMapping,
     MappingKind,
     map_concept,
+    preferred_match,
 )
 from scholarstream.mesh._text import (
     case_key,
@@ -51,6 +52,7 @@ __all__ = [
     "natural_orders",
     "normalize",
     "packaged_file",
+    "preferred_match",
     "singular_word",
     "us_spelling",
 ]

@@ -130,6 +130,9 @@ PREFERRED_HEADINGS = {
     "operation": "Surgical Procedures, Operative",
     "magnetic resonance": "Magnetic Resonance Imaging",
     "mr": "Magnetic Resonance Imaging",
+    # NLM files "covid vaccine" under one brand (ChAdOx1 nCoV-19); a searcher means all.
+    "covid vaccine": "COVID-19 Vaccines",
+    "covid vaccines": "COVID-19 Vaccines",
 }
 _TOPICAL = frozenset("ABCDEFGN")
 _HOW: dict[str, MappingKind] = {
@@ -255,7 +258,9 @@ def _mapping(term: str, found: MeshMatch, how: MappingKind | None = None) -> Hea
     )
 
 
-def _match(vocabulary: MeshVocabulary, wording: str, *, fuzzy: bool = False) -> MeshMatch | None:
+def preferred_match(
+    vocabulary: MeshVocabulary, wording: str, *, fuzzy: bool = False
+) -> MeshMatch | None:
     """The vocabulary's match, or the heading a librarian prefers for the wording."""
     preferred = PREFERRED_HEADINGS.get(normalize(wording))
     if preferred is not None:
@@ -278,7 +283,7 @@ def _without_a_modifier(vocabulary: MeshVocabulary, term: str) -> list[HeadingMa
         rest = [w for i, w in enumerate(words) if i != skipped]
         if rest[0].lower() in _FUNCTION_WORDS:
             continue
-        matched = _match(vocabulary, " ".join(rest))
+        matched = preferred_match(vocabulary, " ".join(rest))
         if matched is not None and _usable(matched.descriptor):
             return [_mapping(term, matched, "phrase part")]
     return []
@@ -326,7 +331,7 @@ def _parts(vocabulary: MeshVocabulary, term: str) -> list[HeadingMapping]:
                 continue
             if length == 1 and len(span[0]) < MIN_PART_LENGTH and not is_abbreviation_word(span[0]):
                 continue
-            matched = _match(vocabulary, " ".join(span))
+            matched = preferred_match(vocabulary, " ".join(span))
             if matched is None or matched.heading in headings:
                 continue
             if not _usable(matched.descriptor):
@@ -407,7 +412,7 @@ def map_concept(
     terms = list(dict.fromkeys(t for t in (term, *synonyms) if t.strip()))
     found: list[HeadingMapping] = []
     for position, wording in enumerate(terms):
-        matched = _match(vocabulary, wording)
+        matched = preferred_match(vocabulary, wording)
         if matched is None or (_generic(matched.descriptor) and not allow_generic):
             continue
         # A synonym's heading must name a topic ("paediatric" is no discipline here).

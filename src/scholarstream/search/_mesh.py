@@ -32,6 +32,7 @@ from scholarstream.mesh import (
     MeshVocabulary,
     map_concept,
     normalize,
+    preferred_match,
     singular_word,
     us_spelling,
 )
@@ -127,7 +128,7 @@ _RULES = (
     # The people a question is about: their age group, or pregnancy.
     _rule(
         # Boys and girls are children, unless the question says which age they are.
-        r"\b(?:children|child|paediatric|pediatric|schoolchildren)\b"
+        r"\b(?:children|child|kids?|paediatric|pediatric|schoolchildren)\b"
         r"|(?<!adolescent )(?<!teenage )(?<!teen )\b(?:boys|girls)\b",
         "children",
         ("child", "paediatric", "pediatric"),
@@ -142,6 +143,13 @@ _RULES = (
         role="population",
     ),
     _rule(r"\binfants?\b", "infants", ("infant",), "Infant", role="population"),
+    _rule(
+        r"\byoung\s+(?:adults?|men|women|people)\b",
+        "young adults",
+        ("young adult",),
+        "Young Adult",
+        role="population",
+    ),
     _rule(
         r"\b(?:adolescents?|teenagers?)\b",
         "adolescents",
@@ -363,7 +371,7 @@ def _with_narrower(
     have = set(mapping.headings) | taken
     added: list[HeadingMapping] = []
     for span in spans:
-        matched = vocabulary.match(span, fuzzy=False)
+        matched = preferred_match(vocabulary, span)
         if matched is None or matched.heading in have:
             continue
         if any(vocabulary.is_narrower(matched.descriptor, d) for d in above):

@@ -41,6 +41,18 @@ GROUPS: tuple[SynonymGroup, ...] = (
     _group("diabetes", "diabetes mellitus", "diabetic"),
     _group("myocardial infarction", "heart attack", "MI", related=("acute coronary syndrome",)),
     _group("heart failure", "cardiac failure", "HF", related=("cardiomyopathy",)),
+    _group(
+        "heart failure with preserved ejection fraction",
+        "HFpEF",
+        "diastolic heart failure",
+        related=("heart failure",),
+    ),
+    _group(
+        "heart failure with reduced ejection fraction",
+        "HFrEF",
+        "systolic heart failure",
+        related=("heart failure",),
+    ),
     _group("atrial fibrillation", "AF", "AFib", "a-fib"),
     _group("traumatic brain injury", "TBI", related=("concussion",)),
     _group("obstructive sleep apnea", "OSA", "obstructive sleep apnoea"),
@@ -93,7 +105,16 @@ GROUPS: tuple[SynonymGroup, ...] = (
     _group("body mass index", "BMI"),
     _group("blood pressure", "BP"),
     # populations and settings
-    _group("children", "child", "paediatric", "pediatric", related=("adolescents",)),
+    _group("children", "child", "kids", "paediatric", "pediatric", related=("adolescents",)),
+    _group(
+        "CAR-T cell therapy",
+        "CAR-T",
+        "CAR T-cell therapy",
+        "chimeric antigen receptor T-cell therapy",
+        "chimeric antigen receptor",
+    ),
+    _group("shift work", "shift workers", "night shift work"),
+    _group("young adults", "young adult", "young people"),
     _group("older adults", "elderly", related=("older people",)),  # not "aged 18 to 65"
     _group("intensive care unit", "ICU", "critical care"),
     _group("electronic health records", "EHR", "electronic medical records", "EMR"),
