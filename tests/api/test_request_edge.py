@@ -226,6 +226,7 @@ def test_an_unhandled_error_answers_500_with_the_request_id(
     assert body["code"] == "internal_error"
     assert body["request_id"] == "trace-500"
     assert "trace-500" not in body["message"]
+    assert body["hint"] == "Try again; if it persists, report it with its request id, trace-500."
     assert "api_tokens" not in response.text
     generated = client.get("/api/v1/tokens")
     assert generated.status_code == 500

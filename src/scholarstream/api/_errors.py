@@ -126,8 +126,8 @@ def internal_error_response() -> JSONResponse:
         ErrorBody(
             code="internal_error",
             message="Something went wrong on the server.",
-            hint="Try again; if it persists, report it with the request id "
-            "(request_id, also in the X-Request-ID header).",
+            hint="Try again; if it persists, report it with its request id, "
+            f"{request_id_var.get()}.",
         ),
     )
 
