@@ -434,7 +434,11 @@ class RuleQueryBuilder:
     ) -> str:
         strategy = candidate.strategy
         concepts = " AND ".join(f"'{b.concept}'" for b in strategy.concepts)
-        parts = [f"Searches {concepts} in {', '.join(strategy.sources)}."]
+        where = ", ".join(
+            info.label if (info := self.source_infos.get(name)) else name
+            for name in strategy.sources
+        )
+        parts = [f"Searches {concepts} in {where}."]
         level, steps = candidate.rung.level, candidate.rung.steps
         if steps:
             how = "Broadened" if level > 0 else "Narrowed"
