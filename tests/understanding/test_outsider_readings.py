@@ -47,3 +47,8 @@ def test_words_of_mood_and_correction_name_no_topic() -> None:
     assert steps[1][0] == "new_question"
     assert steps[1][1].query() == "microplastics freshwater fish"
     assert steps[2][1].query() == "microplastics zebrafish"
+
+
+def test_a_level_of_schooling_gives_way_to_the_one_asked_about() -> None:
+    steps = chain("flipped classroom in undergrad physics", "what about high school")
+    assert steps[1][1].query() == "flipped classroom physics high school"

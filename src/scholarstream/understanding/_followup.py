@@ -206,12 +206,16 @@ def _reread_for_message(value: SlotValue, message: MessageReading) -> SlotValue:
         return value.model_copy(update={"kind": "organisation"})
     if message.of("population") and value.kind in SUBJECT_KINDS:
         words = value.text.split()
-        kept = [w for w in words if w.lower() not in lex.POPULATION_ADJECTIVES]
+        # "high school" after "undergrad physics": the level of schooling gives way too.
+        schooling = any(_SCHOOLING.search(p.text) for p in message.of("population"))
+        people = lex.POPULATION_ADJECTIVES | (lex.EDUCATION_LEVELS if schooling else frozenset())
+        kept = [w for w in words if w.lower() not in people]
         if kept and len(kept) < len(words):
             return value.model_copy(update={"text": " ".join(kept), "heading": None})
     return value
 
 
+_SCHOOLING = re.compile(r"\b(?:schools?|students|pupils|college|university|undergrad\w*)\b", re.I)
 # An intervention and a comparator stand in for each other; words of no known kind
 # ("topic", "aspect") for anything but the scope.
 _ROLES = frozenset({"intervention", "comparator"})

@@ -844,6 +844,11 @@ POPULATION_ADJECTIVES = frozenset(
     """childhood pediatric paediatric adult adult-onset juvenile geriatric elderly infantile
     neonatal adolescent maternal""".split()  # noqa: SIM905
 )
+# Levels of schooling said of a subject: "undergrad physics", "college chemistry".
+EDUCATION_LEVELS = frozenset(
+    """undergrad undergraduate undergraduates college university postgraduate graduate
+    secondary primary elementary""".split()  # noqa: SIM905
+)
 # Head nouns of a population: "shift workers", "APOE4 homozygotes", "New Zealand herds".
 POPULATION_HEADS = (
     "diabetics",
