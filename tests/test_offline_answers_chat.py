@@ -151,6 +151,17 @@ def test_a_result_pointed_at_is_not_searched_again(server: tuple[httpx.Client, S
     assert payload["continuity"]["queries"] == []
 
 
+def test_a_follow_up_says_how_it_was_read(server: tuple[httpx.Client, Sources]) -> None:
+    _, first = ask(server, QUBITS, Sources())
+    query = first["continuity"]["refined_query"]
+    dated, _ = ask(server, "not before 2017 please", Sources(), first["conversation_id"])
+    assert dated.startswith(
+        f"Same topic, with the limits you changed: searching for “{query}”, published since 2017."
+    )
+    lifted, _ = ask(server, "any year is fine", Sources(), first["conversation_id"])
+    assert lifted.startswith(f"Same topic, now with no date limit: searching for “{query}”.")
+
+
 def test_nothing_found(server: tuple[httpx.Client, Sources]) -> None:
     text, payload = ask(server, QUBITS, Sources(LiteratureWorld(empty=("pubmed", "openalex"))))
     reading, query = searching(payload)

@@ -53,11 +53,12 @@ def reading(continuity: TurnContinuity) -> str | None:
     years = published(continuity.topic)
     dated = f", published {years}" if years else ""
     if intent == "followup_continuation":
-        return f"Read as a follow-up on the conversation's topic: searching for “{query}”{dated}."
+        kept = "Read as a follow-up, keeping the conversation's topic"
+        return f"{kept}: searching for “{query}”{dated}."
     if intent == "slot_fill" and continuity.classification.reason == LIFTS_DATES:
-        return f"Read as the same topic with no date limit: searching for “{query}”."
+        return f"Same topic, now with no date limit: searching for “{query}”."
     if intent == "slot_fill":
-        return f"Read as a new scope for the same topic: searching for “{query}”{dated}."
+        return f"Same topic, with the limits you changed: searching for “{query}”{dated}."
     return f"Searching for “{query}”{dated}."
 
 
