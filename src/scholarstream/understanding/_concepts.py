@@ -417,7 +417,7 @@ def _concept(alternatives: Sequence[str], abbreviations: Abbreviations) -> Conce
             for m in group.members
             if m.lower() != term.lower() and (m.lower() == said or not _ambiguous(m))
         )
-    if group is None:  # "CAR-T cell therapy" is a member, not CAR-T inside a phrase
+    else:  # a member ("CAR-T cell therapy") is not spelled out again inside itself
         synonyms.extend(_spelled_out(term))
     return ConceptReading.of(term, [s for s in synonyms if s.lower() != term.lower()])
 

@@ -19,7 +19,8 @@ from scholarstream.chat.continuity._state import (
 from scholarstream.errors import InvalidInputError, NotFoundError
 
 _LEAD_IN = re.compile(
-    r"^\W*(?:(?:ok(?:ay)?|so|cool|great|nice|alright)\W*\s+(?:now\s+)?)?(?:(?:a\s+)?(?:new|different|separate|other|unrelated)"
+    r"^\W*(?:(?:ok(?:ay)?|so|cool|great|nice|alright)\W*\s+(?:now\s+)?)?"
+    r"(?:(?:a\s+)?(?:new|different|separate|other|unrelated)"
     r"(?:\s+(?:question|topic|subject|thing))?|unrelated|switching\s+(?:topics?|gears)|"
     r"change\s+of\s+(?:topic|subject)|moving\s+on|(?:(?:let'?s|now)\s+)?switch|"
     r"something\s+(?:different|else|new)|"
