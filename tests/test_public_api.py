@@ -419,6 +419,7 @@ EXPORTED: dict[str, list[str]] = {
         "natural_orders",
         "normalize",
         "packaged_file",
+        "preferred_match",
         "singular_word",
         "us_spelling",
     ],
