@@ -188,6 +188,12 @@ def test_thanks_with_one_more_thing_closes_one_objective_and_opens_the_next() ->
     assert begin_turn(state, "\U0001f64f").classification.intent == "closing"
 
 
+def test_a_greeting_opens_no_objective() -> None:
+    state = ThreadState()
+    _turn(state, "hi \U0001f642")
+    assert state.objectives == []
+
+
 def test_lifting_the_date_limit_is_read_as_such() -> None:
     state = ThreadState()
     _turn(state, "melatonin for delirium in ICU patients since 2020", 12)

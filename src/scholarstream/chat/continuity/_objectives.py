@@ -39,6 +39,9 @@ _REQUEST = re.compile(
     r"(?:(?:papers|studies|articles|literature|research|evidence|stuff)\s+(?:on|about)\s+)?)",
     re.I,
 )
+_GREETING = re.compile(
+    r"^\W*(?:hi|hello|hey|hiya|good\s+(?:morning|afternoon|evening))(?:\s+there)?[\W_]*$", re.I
+)
 _POLITE_END = re.compile(r"[\s,]*\b(?:please|pls|plz|thanks?|thank\s+you)\W*$", re.I)
 _DONE = re.compile(r"\b(thanks?|thank you|that'?s (it|all|what i needed)|solved|perfect)\b", re.I)
 OBJECTIVE_CHARS = 200
@@ -57,6 +60,8 @@ def note_message(state: ThreadState, message: str, classification: Classificatio
         objective.evidence.append(f"The user said: {message.strip()[:120]}")
     if closing and classification.intent != "new_question":
         return  # "thanks, one more thing: tau PET" closes one objective and opens another
+    if _GREETING.match(message):
+        return  # "hi": nothing to find yet
     if classification.intent == "new_question" or not current:
         # What the user wants found, without "new question:" or "different topic —".
         add_objective(state, objective_text(message))
