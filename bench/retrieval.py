@@ -1,10 +1,12 @@
 """Retrieval quality and speed of the local library on a BEIR-layout data set.
 
-Imports ``corpus.jsonl`` into a fresh library (SQLite, one user), then runs every query of
-``qrels/<split>.tsv`` through ``Library.search`` and prints nDCG@10, Recall@100, indexing
-time and query latency p50/p95, next to two baselines run in the same process on the same
-data: plain bm25s (title + text) and SQLite FTS5 (porter stemming, bm25() ranking), the
-alternative the library's ranker was chosen against.
+Imports ``corpus.jsonl`` into a fresh library (SQLite, one user), embeds it with the
+shipped model (timed: abstracts/s), then runs every query of ``qrels/<split>.tsv`` through
+the library's word ranking (BM25), its meaning ranking (cosine of embeddings) and
+``Library.search`` (hybrid, once per ``--weights`` value), and prints nDCG@10, Recall@100,
+query latency p50/p95 and the size of the stored vectors, next to two baselines run in the
+same process on the same data: plain bm25s (title + text) and SQLite FTS5 (porter
+stemming, bm25() ranking), the alternative the library's ranker was chosen against.
 
     python bench/retrieval.py --data ../shared/data/retrieval/scifact --split train \
         [--json bench/results/retrieval.json]
@@ -21,19 +23,19 @@ import sqlite3
 import statistics
 import tempfile
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import bm25s
+import numpy as np
 import Stemmer
 
 from scholarstream.db import upgrade_async
 from scholarstream.papers import Paper
 from scholarstream.runtime import build_runtime
 from scholarstream.settings import load_settings
-from scholarstream.sources.library import LibraryQuery, import_items
+from scholarstream.sources.library import Fusion, LibraryQuery, import_items, stored_vectors
 
 Ranking = list[str]
 
@@ -107,15 +109,25 @@ def timed(
     return rankings, latencies
 
 
+@dataclass
+class LibraryRun:
+    import_seconds: float
+    index_seconds: float
+    embed_seconds: float
+    vector_bytes: int
+    passages: int
+    systems: dict[str, tuple[dict[str, Ranking], list[float]]]
+
+
 async def library_system(
-    corpus: list[dict[str, str]], queries: dict[str, str]
-) -> tuple[float, dict[str, Ranking], list[float], float]:
-    """The product's library: import through the importer, search through Library.search."""
+    corpus: list[dict[str, str]], queries: dict[str, str], weights: list[float]
+) -> LibraryRun:
+    """The product's library: import through the importer, embed with the shipped model,
+    search through Library.search (hybrid, per fusion weight) and through its two halves."""
     with tempfile.TemporaryDirectory() as tmp:
         settings = load_settings(data_dir=Path(tmp))
         await upgrade_async(settings.app_database_url)
         runtime = build_runtime(settings)
-        owner = uuid.uuid4()
         from scholarstream.accounts import create_user
 
         async with runtime.database.session() as session:
@@ -135,18 +147,53 @@ async def library_system(
         import_seconds = time.perf_counter() - started
         assert report.imported == len(corpus), report
         started = time.perf_counter()
-        await runtime.library.index(owner)
+        index = await runtime.library.index(owner)
         index_seconds = time.perf_counter() - started
+        items = await runtime.library.get_many(owner, index.ids)
+        record_ids = {item.id: item.record.record_id or "" for item in items}
 
-        rankings: dict[str, Ranking] = {}
-        latencies: list[float] = []
-        for query_id, text in queries.items():
-            began = time.perf_counter()
-            page = await runtime.library.search(owner, LibraryQuery(text=text, limit=100))
-            latencies.append(time.perf_counter() - began)
-            rankings[query_id] = [item.record.record_id or "" for item in page.items]
+        embedder = runtime.library.semantic.embedder
+        assert embedder is not None, "semantic search is turned off in the settings"
+        started = time.perf_counter()
+        embedded = await runtime.library.semantic.build(owner)
+        embed_seconds = time.perf_counter() - started
+        assert embedded == len(corpus), (await runtime.library.semantic_status(owner)).problem
+        stored = await stored_vectors(runtime.database, owner, embedder.name, embedder.dimension)
+
+        systems: dict[str, tuple[dict[str, Ranking], list[float]]] = {}
+
+        def words(text: str) -> Ranking:
+            _, hits = index.search(text, limit=100)
+            return [record_ids[hit.id] for hit in hits]
+
+        vectors = index.aligned(stored.ids, stored.vectors)
+
+        def meaning(text: str) -> Ranking:
+            similarity = np.nan_to_num(vectors.similarity(embedder.embed_query(text)), nan=-1.0)
+            top = np.argsort(-similarity, kind="stable")[:100]
+            return [record_ids[index.ids[i]] for i in top]
+
+        systems["library: words (BM25)"] = timed(words, queries)
+        systems["library: meaning (MiniLM)"] = timed(meaning, queries)
+        for weight in weights:
+            runtime.library.fusion = Fusion(semantic_weight=weight)
+            rankings: dict[str, Ranking] = {}
+            latencies: list[float] = []
+            for query_id, text in queries.items():
+                began = time.perf_counter()
+                page = await runtime.library.search(owner, LibraryQuery(text=text, limit=100))
+                latencies.append(time.perf_counter() - began)
+                rankings[query_id] = [item.record.record_id or "" for item in page.items]
+            systems[f"library: hybrid w={weight:.2f}"] = (rankings, latencies)
         await runtime.close()
-    return index_seconds, rankings, latencies, import_seconds
+    return LibraryRun(
+        import_seconds=import_seconds,
+        index_seconds=index_seconds,
+        embed_seconds=embed_seconds,
+        vector_bytes=len(stored.ids) * embedder.dimension * 2,
+        passages=len(stored.ids),
+        systems=systems,
+    )
 
 
 def bm25s_baseline(
@@ -211,6 +258,11 @@ def main() -> None:
     parser.add_argument("--data", type=Path, required=True, help="BEIR-layout directory")
     parser.add_argument("--split", default="test", help="qrels/<split>.tsv")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument(
+        "--weights",
+        default=f"{Fusion().semantic_weight}",
+        help="hybrid fusion weights of meaning to run, comma-separated (the product's default)",
+    )
     args = parser.parse_args()
 
     corpus = list(read_jsonl(args.data / "corpus.jsonl"))
@@ -219,12 +271,21 @@ def main() -> None:
     queries = {q: all_queries[q] for q in qrels}
     print(f"{args.data.name} / {args.split}: {len(corpus)} documents, {len(queries)} queries")
 
-    index_s, rankings, latencies, import_s = asyncio.run(library_system(corpus, queries))
-    results = [evaluate("library (bm25s, in product)", index_s, rankings, latencies, qrels)]
+    weights = [float(w) for w in args.weights.split(",")]
+    run = asyncio.run(library_system(corpus, queries, weights))
+    import_s = run.import_seconds
+    results = [
+        evaluate(name, run.index_seconds, rankings, latencies, qrels)
+        for name, (rankings, latencies) in run.systems.items()
+    ]
     results.append(evaluate("plain bm25s baseline", *bm25s_baseline(corpus, queries), qrels))
     results.append(evaluate("SQLite FTS5 (porter, bm25())", *fts5_baseline(corpus, queries), qrels))
 
     print(f"library import: {import_s:.2f} s ({len(corpus) / import_s:,.0f} records/s)")
+    print(
+        f"embedding: {run.embed_seconds:.1f} s ({len(corpus) / run.embed_seconds:,.1f} "
+        f"abstracts/s); {run.passages:,} passage vectors stored: {run.vector_bytes / 1e6:.1f} MB"
+    )
     print(f"{'system':32} {'nDCG@10':>8} {'R@100':>7} {'index s':>8} {'p50 ms':>7} {'p95 ms':>7}")
     for r in results:
         print(
@@ -239,6 +300,9 @@ def main() -> None:
             "documents": len(corpus),
             "queries": len(queries),
             "library_import_seconds": import_s,
+            "embedding_seconds": run.embed_seconds,
+            "embedding_per_second": len(corpus) / run.embed_seconds,
+            "vector_bytes": run.vector_bytes,
             "results": [asdict(r) for r in results],
         }
         args.json.write_text(json.dumps(payload, indent=2))

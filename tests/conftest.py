@@ -83,6 +83,9 @@ def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in list(os.environ):
         if name.startswith("SCHOLARSTREAM_") or name in LEAKY_ENV:
             monkeypatch.delenv(name)
+    # The embedding model that ships is loaded only by the tests of semantic search, which
+    # turn it on: elsewhere every import would embed its records in the background.
+    monkeypatch.setenv("SCHOLARSTREAM_SEMANTIC__ENABLED", "false")
 
 
 @pytest.fixture

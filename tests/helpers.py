@@ -12,6 +12,7 @@ from pydantic_ai.models import Model
 from scholarstream.accounts import create_user
 from scholarstream.db import OwnerScope
 from scholarstream.db.tables import User
+from scholarstream.embeddings import Embedder
 from scholarstream.notify import Notifier
 from scholarstream.runtime import Runtime, build_runtime
 from scholarstream.settings import Settings
@@ -23,6 +24,7 @@ def make_runtime(
     *,
     source_transport: httpx.AsyncBaseTransport | None = None,
     notifier: Notifier | None = None,
+    embedder: Embedder | None = None,
 ) -> Runtime:
     """A runtime whose literature sources go to ``source_transport``; by default to a
     transport that fails every request, so a test can never reach a real source."""
@@ -31,6 +33,7 @@ def make_runtime(
         model_overrides=models,
         source_transport=source_transport or httpx.MockTransport(_no_network),
         notifier=notifier,
+        embedder=embedder,
     )
 
 

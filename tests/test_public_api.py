@@ -255,6 +255,7 @@ EXPORTED: dict[str, list[str]] = {
         "ChatConversation",
         "ChatMessage",
         "LLMUsage",
+        "LibraryEmbedding",
         "LibraryRecord",
         "ModelChoiceRow",
         "ModelEndpointRow",
@@ -271,6 +272,15 @@ EXPORTED: dict[str, list[str]] = {
         "StreamRow",
         "User",
         "WebSession",
+    ],
+    "scholarstream.embeddings": [
+        "Embedder",
+        "MiniLMEmbedder",
+        "Vectors",
+        "pack",
+        "shipped_embedder",
+        "unit_rows",
+        "unpack_rows",
     ],
     "scholarstream.devtools": [
         "Auto",
@@ -943,6 +953,7 @@ EXPORTED: dict[str, list[str]] = {
         "trial_from_study",
     ],
     "scholarstream.sources.library": [
+        "Fusion",
         "ImportProblem",
         "ImportReport",
         "IndexCache",
@@ -954,8 +965,11 @@ EXPORTED: dict[str, list[str]] = {
         "LibraryQuery",
         "LibrarySource",
         "MAX_OFFSET",
+        "SemanticStatus",
+        "embedding_passages",
         "import_items",
         "query_tokens",
+        "stored_vectors",
         "tokenize",
     ],
     "scholarstream.streams": [

@@ -11,6 +11,7 @@ from pydantic_ai.models import Model
 
 from scholarstream import __version__
 from scholarstream.db import Database
+from scholarstream.embeddings import Embedder, shipped_embedder
 from scholarstream.llm import CredentialStore, LLMGateway, ModelRegistry
 from scholarstream.login_throttle import LoginThrottle
 from scholarstream.notify import AppriseNotifier, Notifier, TargetHosts
@@ -33,6 +34,7 @@ class Runtime:
     login_throttle: LoginThrottle
 
     async def close(self) -> None:
+        await self.library.semantic.close()
         await self.sources.http.client.aclose()
         await self.database.dispose()
 
@@ -56,9 +58,11 @@ def build_runtime(
     model_overrides: Mapping[str, Model] | None = None,
     source_transport: httpx.AsyncBaseTransport | None = None,
     notifier: Notifier | None = None,
+    embedder: Embedder | None = None,
 ) -> Runtime:
     """``source_transport`` replaces the network for the literature sources (tests pass an
-    ``httpx.MockTransport``); ``notifier`` replaces apprise for notifications."""
+    ``httpx.MockTransport``); ``notifier`` replaces apprise for notifications; ``embedder``
+    replaces the embedding model that ships (used only when semantic search is enabled)."""
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     credentials = CredentialStore(settings, SecretBox(load_server_secret(settings)))
     models = ModelRegistry(settings, credentials, overrides=model_overrides)
@@ -70,7 +74,14 @@ def build_runtime(
         models=models,
         llm=LLMGateway(settings, models),
         sources=SourceHub(settings.sources, SourceHttp(_source_client(settings, source_transport))),
-        library=Library(database, limits=settings.limits),
+        library=Library(
+            database,
+            limits=settings.limits,
+            embedder=(embedder or shipped_embedder(settings.semantic.threads))
+            if settings.semantic.enabled
+            else None,
+            embedding_batch=settings.semantic.batch_size,
+        ),
         notifier=notifier
         if notifier is not None
         else AppriseNotifier(hosts=TargetHosts.for_server(settings)),

@@ -194,6 +194,25 @@ class SearchSettings(_Section):
     )
 
 
+class SemanticSettings(_Section):
+    """Ranking by meaning: the embedding model that ships with ScholarStream."""
+
+    enabled: bool = Field(
+        default=True,
+        description="Embed library records in the background and rank searches by words and "
+        "meaning together; off: by words alone.",
+    )
+    batch_size: int = Field(
+        default=32, ge=1, le=512, description="Records embedded per batch (and per commit)."
+    )
+    threads: int = Field(
+        default=0,
+        ge=0,
+        le=64,
+        description="CPU threads the embedding model may use; 0: one per core.",
+    )
+
+
 class ChatSettings(_Section):
     max_tool_rounds: int = Field(
         default=6, ge=1, le=50, description="Tool calls one answer may make before it must answer."
@@ -479,6 +498,7 @@ class Settings(BaseSettings):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     sources: SourceSettings = Field(default_factory=SourceSettings)
     search: SearchSettings = Field(default_factory=SearchSettings)
+    semantic: SemanticSettings = Field(default_factory=SemanticSettings)
     chat: ChatSettings = Field(default_factory=ChatSettings)
     streams: StreamSettings = Field(default_factory=StreamSettings)
     research: ResearchSettings = Field(default_factory=ResearchSettings)

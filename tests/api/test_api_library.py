@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import httpx
@@ -132,3 +133,37 @@ def test_multi_source_search_reports_a_failed_source(make_client: ClientFactory)
     assert statuses["crossref"]["ok"] is False
     assert statuses["crossref"]["error_code"] == "source_credentials"
     assert "Development and Vali" in [r["title"][:20] for r in result["records"]]
+
+
+def test_semantic_index_is_built_after_an_upload_and_reported(
+    make_client: ClientFactory,
+) -> None:
+    client = make_client(semantic={"enabled": True})
+    assert client.get("/api/v1/library/semantic").json()["total"] == 0
+    assert upload(client, "scopus.ris", (EXPORTS / "scopus.ris").read_bytes()).status_code == 201
+
+    status: dict[str, Any] = {}
+    for _ in range(200):  # the shipped model embeds ten abstracts in about a second
+        status = client.get("/api/v1/library/semantic").json()
+        if not status["building"] and status["embedded"] == status["total"]:
+            break
+        time.sleep(0.1)
+    assert status == {
+        "available": True,
+        "model": "all-MiniLM-L6-v2-int8",
+        "embedded": 10,
+        "total": 10,
+        "building": False,
+        "problem": None,
+    }
+    # Found by meaning: no record says "viral" or "young".
+    found = client.get(
+        "/api/v1/library/records", params={"q": "young dogs with viral gut infection"}
+    )
+    assert found.json()["items"][0]["record"]["title"].startswith("Calcium and magnesium")
+
+
+def test_semantic_search_turned_off_is_reported_in_plain_words(client: TestClient) -> None:
+    status = client.get("/api/v1/library/semantic").json()
+    assert status["available"] is False
+    assert status["problem"].startswith("Semantic search is turned off")

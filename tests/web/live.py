@@ -129,7 +129,9 @@ def is_foreign(url: str) -> bool:
 
 
 def clean_settings(data_dir: Path, **overrides: Any) -> Settings:
-    """Settings built with none of the developer's SCHOLARSTREAM_* or provider variables."""
+    """Settings built with none of the developer's SCHOLARSTREAM_* or provider variables
+    (and, unless ``semantic`` is given, without the embedding model: see tests/conftest.py)."""
+    overrides.setdefault("semantic", {"enabled": False})
     with pytest.MonkeyPatch.context() as mp:
         for name in list(os.environ):
             if name.startswith("SCHOLARSTREAM_") or name in LEAKY_ENV:

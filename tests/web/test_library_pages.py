@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import Dialog, Locator, Page, expect
 
 from tests.conftest import SHARED_DATA
-from tests.web.live import LiveServer, NewPage, PageProblems, SourceStub
+from tests.web.live import LiveServer, NewPage, PageProblems, SourceStub, clean_settings, serve
 
 pytestmark = pytest.mark.browser
 
@@ -658,4 +658,23 @@ def test_pages_need_a_login_in_multi_user_mode(
     page.goto(f"{path}?q=taurine")
     expect(page).to_have_url(re.compile(rf"/login\?next={re.escape(path)}%3Fq%3Dtaurine$"))
     expect(page.get_by_label("Username")).to_be_visible()
+    problems.assert_none()
+
+
+def test_library_page_shows_the_semantic_index_and_finds_by_meaning(
+    tmp_path: Path, new_page: NewPage, problems: PageProblems
+) -> None:
+    settings = clean_settings(tmp_path / "data", semantic={"enabled": True})
+    with serve(settings) as server:
+        page = new_page(server)
+        page.goto("/library")
+        expect(_import(page, SCOPUS)).to_contain_text("scopus.ris")
+        status = page.get_by_test_id("semantic-status")
+        expect(status).to_have_text(
+            "Search ranks by words and meaning (10 of 10 records indexed).", timeout=30_000
+        )
+
+        page.get_by_label("Search words or a question").fill("young dogs with viral gut infection")
+        page.get_by_role("button", name="Search", exact=True).click()
+        expect(_results(page).first).to_contain_text("puppies with parvoviral enteritis")
     problems.assert_none()

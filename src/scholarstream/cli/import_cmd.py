@@ -1,5 +1,7 @@
 """``import FILE...``: bring reference files into the local library."""
 
+import asyncio
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, BinaryIO
@@ -80,6 +82,8 @@ def import_files(
                     finally:
                         progress.remove_task(task)
                 reports.append(report)
+            if any(r.imported for r in reports):
+                await _follow_semantic_index(runtime, owner, progress)
         return reports, failures
 
     reports, failures = run_with_runtime(ctx, run)
@@ -88,6 +92,22 @@ def import_files(
         err_console.print(f"[bold red]Error:[/] {escape(f'{path}: {problem}')}", highlight=False)
     if failures:
         raise typer.Exit(1)
+
+
+async def _follow_semantic_index(
+    runtime: "Runtime", owner: "uuid.UUID", progress: "Progress"
+) -> None:
+    """Shows the background build of the semantic index until it ends. Each batch is saved
+    as it is done: an interrupted build goes on at the next search of the library."""
+    status = await runtime.library.semantic_status(owner)
+    task = progress.add_task("Semantic index", total=status.total, records=status.embedded)
+    while runtime.library.semantic.building(owner):
+        progress.update(task, completed=status.embedded, records=status.embedded)
+        await asyncio.sleep(0.5)
+        status = await runtime.library.semantic_status(owner)
+    progress.remove_task(task)
+    if status.problem:
+        err_console.print(escape(status.problem), highlight=False)
 
 
 def _progress_of(progress: "Progress", task: "TaskID", stream: BinaryIO) -> Callable[[int], None]:

@@ -21,6 +21,7 @@ from scholarstream.sources.library import (
     LibraryItem,
     LibraryPage,
     LibraryQuery,
+    SemanticStatus,
 )
 
 router = APIRouter(prefix="/library", tags=["library"])
@@ -97,7 +98,13 @@ def _query(
 async def search_records(
     runtime: RuntimeDep,
     user: CurrentUser,
-    q: Annotated[str, Query(description="Words to rank by (BM25); empty lists newest first.")] = "",
+    q: Annotated[
+        str,
+        Query(
+            description="What to look for: ranked by words (BM25) and meaning (embeddings) "
+            "together; empty lists newest first."
+        ),
+    ] = "",
     year_from: int | None = None,
     year_to: int | None = None,
     publication_type: str | None = None,
@@ -106,6 +113,13 @@ async def search_records(
 ) -> LibraryPage:
     query = _query(q, year_from, year_to, publication_type, offset, limit)
     return await runtime.library.search(user.id, query)
+
+
+@router.get("/semantic", response_model=SemanticStatus)
+async def semantic_status(runtime: RuntimeDep, user: CurrentUser) -> SemanticStatus:
+    """How far the semantic index is built (records embedded of all); search ranks by
+    words alone for records not embedded yet."""
+    return await runtime.library.semantic_status(user.id)
 
 
 @router.get("/records/{record_id}", response_model=LibraryItem)

@@ -3,7 +3,7 @@
 from scholarstream.db.tables._accounts import ApiToken, User, WebSession
 from scholarstream.db.tables._ai_columns import AIColumnRow, AIColumnValueRow
 from scholarstream.db.tables._chat import ChatConversation, ChatMessage
-from scholarstream.db.tables._library import LibraryRecord
+from scholarstream.db.tables._library import LibraryEmbedding, LibraryRecord
 from scholarstream.db.tables._llm import (
     LLMUsage,
     ModelChoiceRow,
@@ -32,6 +32,7 @@ __all__ = [
     "ChatConversation",
     "ChatMessage",
     "LLMUsage",
+    "LibraryEmbedding",
     "LibraryRecord",
     "ModelChoiceRow",
     "ModelEndpointRow",

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import uuid
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Index, String, Text, UniqueConstraint
+from sqlalchemy import JSON, ForeignKey, Index, LargeBinary, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from scholarstream.db._base import Base, CreatedAtMixin, Owned, utcnow
@@ -37,3 +38,23 @@ class LibraryRecord(Owned, CreatedAtMixin, Base):
     source_file: Mapped[str | None] = mapped_column(String(300))
     data: Mapped[dict[str, Any]] = mapped_column(JSON)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class LibraryEmbedding(Base):
+    """The dense vector of one passage of a record from one embedding model (float16
+    bytes, unit length). A record has one passage or more (``passage`` 0, 1, ...).
+
+    Keyed by record, model and passage, so changing the model keeps the old vectors until
+    the new ones are built.
+    """
+
+    __tablename__ = "library_embeddings"
+    __table_args__ = (Index("ix_library_embeddings_owner_model", "owner_id", "model"),)
+
+    record_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("library_records.id", ondelete="CASCADE"), primary_key=True
+    )
+    model: Mapped[str] = mapped_column(String(100), primary_key=True)
+    passage: Mapped[int] = mapped_column(primary_key=True)
+    owner_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    vector: Mapped[bytes] = mapped_column(LargeBinary)

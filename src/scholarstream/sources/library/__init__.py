@@ -1,5 +1,6 @@
 """The local library: the records each user imported, searchable offline."""
 
+from scholarstream.sources.library._fusion import Fusion
 from scholarstream.sources.library._importer import import_items
 from scholarstream.sources.library._index import IndexCache, LibraryIndex, query_tokens, tokenize
 from scholarstream.sources.library._library import Library
@@ -11,12 +12,18 @@ from scholarstream.sources.library._models import (
     LibraryPage,
     LibraryQuery,
 )
+from scholarstream.sources.library._semantic import (
+    SemanticStatus,
+    embedding_passages,
+    stored_vectors,
+)
 from scholarstream.sources.library._source import INFO as LIBRARY_INFO
 from scholarstream.sources.library._source import LibrarySource
 
 __all__ = [
     "LIBRARY_INFO",
     "MAX_OFFSET",
+    "Fusion",
     "ImportProblem",
     "ImportReport",
     "IndexCache",
@@ -26,7 +33,10 @@ __all__ = [
     "LibraryPage",
     "LibraryQuery",
     "LibrarySource",
+    "SemanticStatus",
+    "embedding_passages",
     "import_items",
     "query_tokens",
+    "stored_vectors",
     "tokenize",
 ]

@@ -20,6 +20,8 @@ import numpy as np
 import numpy.typing as npt
 import Stemmer
 
+from scholarstream.embeddings import Vectors
+from scholarstream.sources.library._fusion import Fusion, hybrid_ranking, lexical_ranking
 from scholarstream.sources.library._store import Revision
 
 _STEMMER = Stemmer.Stemmer("english")
@@ -88,6 +90,19 @@ class LibraryIndex:
             mask &= np.array([wanted in types for types in self._types], dtype=np.bool_)
         return mask
 
+    def aligned(self, ids: Sequence[uuid.UUID], vectors: Vectors) -> AlignedVectors:
+        """Stored passage vectors (``ids``: each row's record) grouped by record in this
+        index's order; rows of records the index does not have are dropped."""
+        position = {record_id: i for i, record_id in enumerate(self.ids)}
+        positions = np.array([position.get(record_id, -1) for record_id in ids], dtype=np.intp)
+        kept = np.flatnonzero(positions >= 0)
+        order = kept[np.argsort(positions[kept], kind="stable")]
+        grouped = positions[order]
+        starts = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]]) if len(order) else order
+        return AlignedVectors(
+            passages=vectors[order], starts=starts, records=grouped[starts], size=len(self.ids)
+        )
+
     def search(
         self,
         text: str,
@@ -97,24 +112,67 @@ class LibraryIndex:
         year_from: int | None = None,
         year_to: int | None = None,
         publication_type: str | None = None,
+        meaning: Meaning | None = None,
     ) -> tuple[int, list[Hit]]:
-        """``(matching records, hits of the requested page)``, best first."""
+        """``(matching records, hits of the requested page)``, best first.
+
+        With ``meaning`` (the query's vector and the records' vectors) the ranking is
+        hybrid: words and meaning fused; without it, BM25 alone.
+        """
         if self._retriever is None:
             return 0, []
+        mask = self._mask(year_from, year_to, publication_type)
         vocabulary = self._retriever.vocab_dict
         tokens = [token for token in query_tokens(text) if token in vocabulary]
-        if not tokens:
-            return 0, []
-        scores = self._retriever.get_scores(tokens)
-        scores = np.where(self._mask(year_from, year_to, publication_type), scores, 0.0)
-        matching = int(np.count_nonzero(scores > 0))
-        end = min(offset + limit, matching)
-        if offset >= end:
-            return matching, []
-        # argpartition finds the top `end` in linear time; only those get sorted.
-        top = np.argpartition(-scores, end - 1)[:end]
-        ranked = top[np.argsort(-scores[top], kind="stable")]
-        return matching, [Hit(self.ids[i], float(scores[i])) for i in ranked[offset:end]]
+        lexical = (
+            self._retriever.get_scores(tokens) if tokens else np.zeros(len(self.ids), np.float32)
+        )
+        end = offset + limit
+        if meaning is None:
+            order, scores = lexical_ranking(lexical, mask)
+        else:
+            similarity = meaning.vectors.similarity(meaning.query)
+            order, scores = hybrid_ranking(lexical, similarity, mask, meaning.fusion, depth=end)
+        page = order[offset:end]
+        return len(order), [Hit(self.ids[i], float(scores[offset + n])) for n, i in enumerate(page)]
+
+
+@dataclass(frozen=True)
+class AlignedVectors:
+    """Passage vectors grouped by record: ``passages[starts[k]:starts[k+1]]`` belong to the
+    record at index position ``records[k]``."""
+
+    passages: Vectors
+    starts: npt.NDArray[np.intp]
+    records: npt.NDArray[np.intp]
+    size: int
+
+    def similarity(self, query: Vectors) -> npt.NDArray[np.float32]:
+        """Each record's cosine with the query: that of its closest passage; NaN for
+        records with no vectors yet."""
+        out = np.full(self.size, np.nan, dtype=np.float32)
+        if len(self.records):
+            out[self.records] = np.maximum.reduceat(self.passages @ query, self.starts)
+        return out
+
+
+@dataclass(frozen=True)
+class Meaning:
+    """What hybrid ranking needs besides the words: the query's vector and the records'."""
+
+    query: Vectors
+    vectors: AlignedVectors
+    fusion: Fusion
+
+
+@dataclass(frozen=True)
+class VectorsKey:
+    """The vectors aligned to one index: the index's revision, the model and how many
+    records it had embedded (which grows while the semantic index is built)."""
+
+    revision: Revision
+    model: str
+    embedded: int
 
 
 class IndexCache:
@@ -124,6 +182,7 @@ class IndexCache:
     def __init__(self, capacity: int = 8) -> None:
         self.capacity = capacity
         self._entries: OrderedDict[uuid.UUID, tuple[Revision, LibraryIndex]] = OrderedDict()
+        self._vectors: dict[uuid.UUID, tuple[VectorsKey, AlignedVectors]] = {}
         self._locks: dict[uuid.UUID, asyncio.Lock] = {}
 
     def cached(self, owner_id: uuid.UUID, revision: Revision) -> LibraryIndex | None:
@@ -132,6 +191,13 @@ class IndexCache:
             return None
         self._entries.move_to_end(owner_id)
         return entry[1]
+
+    def cached_vectors(self, owner_id: uuid.UUID, key: VectorsKey) -> AlignedVectors | None:
+        entry = self._vectors.get(owner_id)
+        return entry[1] if entry is not None and entry[0] == key else None
+
+    def keep_vectors(self, owner_id: uuid.UUID, key: VectorsKey, vectors: AlignedVectors) -> None:
+        self._vectors[owner_id] = (key, vectors)
 
     def lock(self, owner_id: uuid.UUID) -> asyncio.Lock:
         return self._locks.setdefault(owner_id, asyncio.Lock())
@@ -143,5 +209,6 @@ class IndexCache:
         self._entries[owner_id] = (revision, index)
         self._entries.move_to_end(owner_id)
         while len(self._entries) > self.capacity:
-            self._entries.popitem(last=False)
+            dropped, _ = self._entries.popitem(last=False)
+            self._vectors.pop(dropped, None)
         return index

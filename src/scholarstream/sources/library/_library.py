@@ -2,23 +2,37 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
 from scholarstream.db import Database, OwnerScope
+from scholarstream.embeddings import Embedder
 from scholarstream.settings import LimitsSettings
 from scholarstream.sources.library import _exporter as exporter
 from scholarstream.sources.library import _importer as importer
 from scholarstream.sources.library import _store as store
-from scholarstream.sources.library._index import IndexCache, IndexedDoc, LibraryIndex, index_text
+from scholarstream.sources.library._fusion import Fusion
+from scholarstream.sources.library._index import (
+    IndexCache,
+    IndexedDoc,
+    LibraryIndex,
+    Meaning,
+    VectorsKey,
+    index_text,
+)
 from scholarstream.sources.library._models import (
     ImportReport,
     LibraryItem,
     LibraryPage,
     LibraryQuery,
 )
+from scholarstream.sources.library._semantic import SemanticIndexer, SemanticStatus, stored_vectors
+
+log = logging.getLogger(__name__)
 
 
 class Library:
@@ -31,11 +45,16 @@ class Library:
         cache: IndexCache | None = None,
         *,
         limits: LimitsSettings | None = None,
+        embedder: Embedder | None = None,
+        fusion: Fusion | None = None,
+        embedding_batch: int = 32,
     ) -> None:
         self.database = database
         self.indexes = cache or IndexCache()
         self.limits = limits or LimitsSettings()
         """What one imported file may make the process hold."""
+        self.semantic = SemanticIndexer(database, embedder, batch_size=embedding_batch)
+        self.fusion = fusion or Fusion()
 
     async def import_file(
         self,
@@ -45,7 +64,7 @@ class Library:
         format_name: str | None = None,
         progress: importer.Progress | None = None,
     ) -> ImportReport:
-        return await importer.import_path(
+        report = await importer.import_path(
             self.database,
             owner_id,
             path,
@@ -53,6 +72,8 @@ class Library:
             format_name=format_name,
             progress=progress,
         )
+        self.semantic.schedule(owner_id)
+        return report
 
     async def import_stream(
         self,
@@ -63,7 +84,7 @@ class Library:
         format_name: str | None = None,
         progress: importer.Progress | None = None,
     ) -> ImportReport:
-        return await importer.import_stream(
+        report = await importer.import_stream(
             self.database,
             owner_id,
             stream,
@@ -72,13 +93,15 @@ class Library:
             format_name=format_name,
             progress=progress,
         )
+        self.semantic.schedule(owner_id)
+        return report
 
     async def search(self, owner_id: uuid.UUID, query: LibraryQuery) -> LibraryPage:
         if not query.text.strip():
             async with self.database.session() as session:
                 total, items = await store.browse(session, owner_id, query)
             return LibraryPage(total=total, offset=query.offset, limit=query.limit, items=items)
-        index = await self.index(owner_id)
+        revision, index = await self._current(owner_id)
         total, hits = index.search(
             query.text,
             offset=query.offset,
@@ -86,6 +109,7 @@ class Library:
             year_from=query.year_from,
             year_to=query.year_to,
             publication_type=query.publication_type,
+            meaning=await self._meaning(owner_id, revision, index, query.text),
         )
         async with self.database.session() as session:
             found = await store.items_by_id(session, owner_id, [hit.id for hit in hits])
@@ -95,15 +119,18 @@ class Library:
 
     async def index(self, owner_id: uuid.UUID) -> LibraryIndex:
         """The owner's current index, rebuilt when the library changed since the last one."""
+        return (await self._current(owner_id))[1]
+
+    async def _current(self, owner_id: uuid.UUID) -> tuple[store.Revision, LibraryIndex]:
         async with self.database.session() as session:
             revision = await store.revision(session, owner_id)
         index = self.indexes.cached(owner_id, revision)
         if index is not None:
-            return index
+            return revision, index
         async with self.indexes.lock(owner_id):
             index = self.indexes.cached(owner_id, revision)
             if index is not None:
-                return index
+                return revision, index
             docs: list[IndexedDoc] = []
             async with self.database.session() as session:
                 async for rows in store.iter_rows(session, owner_id):
@@ -116,7 +143,38 @@ class Library:
                         )
                         for row in rows
                     )
-            return await self.indexes.build(owner_id, revision, docs)
+            return revision, await self.indexes.build(owner_id, revision, docs)
+
+    async def _meaning(
+        self, owner_id: uuid.UUID, revision: store.Revision, index: LibraryIndex, text: str
+    ) -> Meaning | None:
+        """The query's and the records' vectors, or None (words only) while no record has
+        one or the model cannot run. Starts building the vectors still missing."""
+        embedder = self.semantic.embedder
+        if embedder is None or not self.semantic.available:
+            return None
+        embedded = await self.semantic.embedded(owner_id)
+        if embedded < revision.count:
+            self.semantic.schedule(owner_id)
+        if embedded == 0:
+            return None
+        key = VectorsKey(revision, embedder.name, embedded)
+        vectors = self.indexes.cached_vectors(owner_id, key)
+        if vectors is None:
+            stored = await stored_vectors(
+                self.database, owner_id, embedder.name, embedder.dimension
+            )
+            vectors = await asyncio.to_thread(index.aligned, stored.ids, stored.vectors)
+            self.indexes.keep_vectors(owner_id, key, vectors)
+        try:
+            query = await asyncio.to_thread(embedder.embed_query, text)
+        except Exception:
+            log.exception("the embedding model failed on a query; ranking by words alone")
+            return None
+        return Meaning(query=query, vectors=vectors, fusion=self.fusion)
+
+    async def semantic_status(self, owner_id: uuid.UUID) -> SemanticStatus:
+        return await self.semantic.status(owner_id)
 
     async def get(self, owner_id: uuid.UUID, record_id: uuid.UUID) -> LibraryItem:
         async with self.database.session() as session:

@@ -296,6 +296,7 @@ importForm.addEventListener("submit", async (event) => {
     importStatus.replaceChildren(importSummary(report));
     importForm.reset();
     show(readState());
+    refreshSemanticStatus();
   } catch (error) {
     renderProblem(importStatus, error, `${file.name} was not imported.`);
   } finally {
@@ -303,6 +304,35 @@ importForm.addEventListener("submit", async (event) => {
     importStatus.removeAttribute("aria-busy");
   }
 });
+
+// --- the semantic index: built in the background after an import -----------------------
+
+const semanticStatus = root.querySelector('[data-testid="semantic-status"]');
+let semanticTimer = null;
+
+function semanticText(status) {
+  if (!status.available) return status.problem ?? "";
+  if (status.total === 0) return "";
+  const counts = `${status.embedded.toLocaleString()} of ${status.total.toLocaleString()} records`;
+  if (status.embedded >= status.total) {
+    return `Search ranks by words and meaning (${counts} indexed).`;
+  }
+  return `Indexing by meaning: ${counts}. Search works by words meanwhile.`;
+}
+
+async function refreshSemanticStatus() {
+  clearTimeout(semanticTimer);
+  let status;
+  try {
+    status = await api("/api/v1/library/semantic");
+  } catch {
+    return; // the status line is a courtesy: the page works without it
+  }
+  semanticStatus.textContent = semanticText(status);
+  if (status.available && status.embedded < status.total) {
+    semanticTimer = setTimeout(refreshSemanticStatus, 2000);
+  }
+}
 
 // --- the chat: what the page shows, and what Accept does here ---------------------------
 
@@ -433,3 +463,4 @@ confirmDialog.addEventListener("close", () => {
 window.addEventListener("popstate", () => show(readState()));
 
 show(readState());
+refreshSemanticStatus();

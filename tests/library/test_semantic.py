@@ -1,0 +1,234 @@
+"""Hybrid library search through the public API: vectors built in the background after
+import, stored on every backend, and fused with the word ranking.
+
+A small concept embedder stands in for the shipped model here, so each test can say which
+records mean the same; ``test_shipped_model.py`` checks the model itself.
+"""
+
+from __future__ import annotations
+
+import io
+import uuid
+from collections.abc import AsyncIterator, Sequence
+
+import numpy as np
+import pytest
+
+from scholarstream.db.tables import User
+from scholarstream.embeddings import Vectors, unit_rows
+from scholarstream.papers import Paper
+from scholarstream.runtime import Runtime
+from scholarstream.settings import Settings
+from scholarstream.sources.library import LibraryQuery, embedding_passages, import_items
+from tests.helpers import make_runtime, new_user
+
+# Words of one concept share a dimension, so "heart attack" and "myocardial infarction"
+# mean the same although they share no word.
+CONCEPTS = (
+    ("heart", "attack", "myocardial", "infarction", "cardiac"),
+    ("statin", "statins", "atorvastatin", "cholesterol", "lipid"),
+    ("malaria", "plasmodium", "falciparum"),
+    ("bed", "nets", "insecticide", "mosquito"),
+    ("sleep", "insomnia"),
+)
+
+
+class ConceptEmbedder:
+    name = "test-concepts"
+    dimension = len(CONCEPTS) + 1
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def _vector(self, text: str) -> Vectors:
+        vector = np.zeros(self.dimension, dtype=np.float32)
+        vector[-1] = 0.05  # every text is a little alike, as with a real model
+        for word in text.lower().replace(".", " ").split():
+            for dim, words in enumerate(CONCEPTS):
+                if word in words:
+                    vector[dim] += 1.0
+        unit: Vectors = unit_rows(vector[None, :])[0]
+        return unit
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        self.calls += 1
+        return np.stack([self._vector(t) for t in texts])
+
+    def embed_query(self, text: str) -> Vectors:
+        return self._vector(text)
+
+
+class BrokenEmbedder(ConceptEmbedder):
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        raise RuntimeError("illegal instruction")
+
+
+def paper(title: str, abstract: str = "") -> Paper:
+    return Paper(title=title, abstract=abstract or None, record_id=title[:40])
+
+
+PAPERS = [
+    paper("Myocardial infarction outcomes after atorvastatin", "Cardiac events fell."),
+    paper("Insecticide-treated bed nets against Plasmodium falciparum", "Mosquito nets."),
+    paper("Insomnia in shift workers", "Sleep was shorter."),
+    paper("Heart rate variability in athletes", "Training load and autonomic tone."),
+]
+
+
+@pytest.fixture
+def semantic_settings(db_settings: Settings) -> Settings:
+    return db_settings.model_copy(
+        update={"semantic": db_settings.semantic.model_copy(update={"enabled": True})}
+    )
+
+
+@pytest.fixture
+async def runtime(semantic_settings: Settings) -> AsyncIterator[Runtime]:
+    runtime = make_runtime(semantic_settings, embedder=ConceptEmbedder())
+    yield runtime
+    await runtime.close()
+
+
+async def add(runtime: Runtime, owner: User, papers: Sequence[Paper]) -> None:
+    """Adds records without starting the background build (as an older version did)."""
+    await import_items(
+        runtime.database, owner.id, iter(papers), file="test.json", format_name="json"
+    )
+
+
+async def titles(runtime: Runtime, owner_id: uuid.UUID, text: str) -> list[str]:
+    page = await runtime.library.search(owner_id, LibraryQuery(text=text))
+    return [item.record.title for item in page.items]
+
+
+async def test_meaning_finds_a_record_that_shares_no_word_with_the_query(
+    runtime: Runtime,
+) -> None:
+    owner = await new_user(runtime)
+    await add(runtime, owner, PAPERS)
+    assert await runtime.library.semantic.build(owner.id) == len(PAPERS)
+
+    found = await titles(runtime, owner.id, "heart attack")
+
+    # "Heart rate ..." shares a word; the infarction paper shares only the meaning.
+    assert set(found) == {PAPERS[0].title, PAPERS[3].title}
+
+
+async def test_search_works_by_words_while_vectors_are_missing_and_starts_building(
+    runtime: Runtime,
+) -> None:
+    owner = await new_user(runtime)
+    await add(runtime, owner, PAPERS)
+    status = await runtime.library.semantic_status(owner.id)
+    assert (status.available, status.embedded, status.total) == (True, 0, 4)
+
+    assert await titles(runtime, owner.id, "malaria bed nets") == [PAPERS[1].title]
+
+    await runtime.library.semantic.wait(owner.id)
+    status = await runtime.library.semantic_status(owner.id)
+    assert (status.embedded, status.building, status.complete) == (4, False, True)
+    assert PAPERS[1].title in await titles(runtime, owner.id, "plasmodium")
+
+
+async def test_import_builds_vectors_in_the_background_and_new_records_are_added(
+    runtime: Runtime,
+) -> None:
+    owner = await new_user(runtime)
+    await runtime.library.import_stream(owner.id, _ris(PAPERS[:2]), "two.ris")
+    await runtime.library.semantic.wait(owner.id)
+    assert (await runtime.library.semantic_status(owner.id)).embedded == 2
+
+    await runtime.library.import_stream(owner.id, _ris(PAPERS[2:]), "two-more.ris")
+    await runtime.library.semantic.wait(owner.id)
+    status = await runtime.library.semantic_status(owner.id)
+    assert (status.embedded, status.total) == (4, 4)
+    assert await titles(runtime, owner.id, "insomnia") == [PAPERS[2].title]
+
+
+async def test_vectors_are_kept_per_owner_and_deleted_with_their_record(
+    runtime: Runtime,
+) -> None:
+    owner, other = await new_user(runtime), await new_user(runtime)
+    await add(runtime, owner, PAPERS)
+    await add(runtime, other, PAPERS[:1])
+    await runtime.library.semantic.build(owner.id)
+
+    assert (await runtime.library.semantic_status(other.id)).embedded == 0
+    page = await runtime.library.search(owner.id, LibraryQuery(text="sleep"))
+    await runtime.library.delete(owner.id, page.items[0].id)
+    status = await runtime.library.semantic_status(owner.id)
+    assert (status.embedded, status.total) == (3, 3)
+    assert PAPERS[2].title not in await titles(runtime, owner.id, "insomnia sleep")
+
+
+async def test_filters_apply_to_records_found_by_meaning(runtime: Runtime) -> None:
+    owner = await new_user(runtime)
+    dated = [
+        p.model_copy(update={"year": year})
+        for p, year in zip(PAPERS, (2010, 2020, 2021, 2022), strict=True)
+    ]
+    await add(runtime, owner, dated)
+    await runtime.library.semantic.build(owner.id)
+
+    page = await runtime.library.search(
+        owner.id, LibraryQuery(text="myocardial infarction", year_from=2015)
+    )
+    assert PAPERS[0].title not in [item.record.title for item in page.items]
+
+
+async def test_a_model_that_fails_leaves_search_by_words_and_says_so(
+    semantic_settings: Settings,
+) -> None:
+    runtime = make_runtime(semantic_settings, embedder=BrokenEmbedder())
+    try:
+        owner = await new_user(runtime)
+        await add(runtime, owner, PAPERS)
+        assert await runtime.library.semantic.build(owner.id) == 0
+
+        status = await runtime.library.semantic_status(owner.id)
+        assert not status.available
+        assert status.problem is not None and "words only" in status.problem
+        assert await titles(runtime, owner.id, "bed nets") == [PAPERS[1].title]
+    finally:
+        await runtime.close()
+
+
+async def test_semantic_search_turned_off_ranks_by_words_alone(db_settings: Settings) -> None:
+    runtime = make_runtime(db_settings, embedder=ConceptEmbedder())
+    try:
+        owner = await new_user(runtime)
+        await add(runtime, owner, PAPERS)
+        status = await runtime.library.semantic_status(owner.id)
+        assert not status.available and status.problem is not None
+        assert await titles(runtime, owner.id, "myocardial infarction") == [PAPERS[0].title]
+        assert await titles(runtime, owner.id, "heart attack") == [PAPERS[3].title]
+    finally:
+        await runtime.close()
+
+
+def _ris(papers: Sequence[Paper]) -> io.BytesIO:
+    lines: list[str] = []
+    for p in papers:
+        lines += ["TY  - JOUR", f"TI  - {p.title}", f"AB  - {p.abstract or ''}", "ER  - ", ""]
+    return io.BytesIO("\n".join(lines).encode())
+
+
+def test_a_long_abstract_is_read_in_passages_of_whole_sentences_under_its_title() -> None:
+    sentence = "Participants were followed for ten years in twelve centres. "  # 9 words
+    passages = embedding_passages({"title": "Cohort", "abstract": sentence * 25})
+    assert len(passages) == 3
+    assert all(p.startswith("Cohort. Participants") and p.endswith("centres.") for p in passages)
+    assert all(len(p.split()) <= 91 for p in passages)
+    assert embedding_passages({"title": "Only a title"}) == ["Only a title"]
+    assert embedding_passages({"title": "Trial", "summary": "Short."}) == ["Trial. Short."]
+
+
+async def test_a_record_is_as_close_as_its_closest_passage(runtime: Runtime) -> None:
+    owner = await new_user(runtime)
+    filler = "Participants were followed for ten years in twelve centres. " * 12
+    long_one = paper("A cohort study", filler + "Insomnia was the main finding.")
+    await add(runtime, owner, [long_one, *PAPERS[:2]])
+    await runtime.library.semantic.build(owner.id)
+
+    # Diluted in one vector of the whole abstract, the last sentence would be lost.
+    assert (await titles(runtime, owner.id, "sleep"))[0] == "A cohort study"
