@@ -39,7 +39,7 @@ def library_search(
     as_json: Annotated[bool, typer.Option("--json", help="Print the page as JSON.")] = False,
     user: UserOption = "local",
 ) -> None:
-    """Search title, abstract, keywords and MeSH terms (BM25 ranking)."""
+    """Search title, abstract, keywords and MeSH terms, ranked by words and meaning."""
     from scholarstream.sources.library import LibraryQuery
 
     query = LibraryQuery(

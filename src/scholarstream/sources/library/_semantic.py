@@ -1,5 +1,6 @@
-"""The library's semantic index: a dense vector per record, built in the background after
-import, stored in the application database, and read back for hybrid search.
+"""The library's semantic index: dense vectors of each record's passages, built in the
+background after import, stored in the application database, and read back for hybrid
+search.
 
 Search never waits for it: records without a vector yet are found by their words alone.
 """
@@ -28,7 +29,7 @@ log = logging.getLogger(__name__)
 PASSAGE_WORDS = 90
 """Words of abstract per passage: the model was trained on short texts (128 word pieces),
 and a record scored by its best passage ranks better than by one vector of the whole
-abstract (SciFact train nDCG@10: 0.746 hybrid against 0.735, ``bench/retrieval.py``)."""
+abstract (SciFact train nDCG@10: 0.745 hybrid against 0.735, ``bench/retrieval.py``)."""
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 

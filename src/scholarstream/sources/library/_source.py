@@ -23,8 +23,9 @@ INFO = SourceInfo(
     label="Local library",
     description="The records you imported (PubMed XML, MEDLINE, RIS, BibTeX, EndNote XML, "
     "CSV, JSON). Works offline.",
-    query_syntax="Plain words, ranked by BM25 over title, abstract, keywords and MeSH terms "
-    "(English stemming, stop words ignored). No Boolean operators.",
+    query_syntax="Plain words or a question, ranked by words (BM25 over title, abstract, "
+    "keywords and MeSH terms; English stemming, stop words ignored) and by meaning "
+    "(embeddings) together. No Boolean operators.",
     filters=FILTERS,
     rate_limit="none (local)",
 )

@@ -26,8 +26,9 @@ class LibraryArgs(ToolArguments):
     query: str = Field(
         default="",
         max_length=2000,
-        description="Plain words, ranked by BM25 over title, abstract, keywords and MeSH "
-        "terms (no Boolean operators). Empty: the newest records.",
+        description="Plain words or a question, ranked by words (BM25 over title, abstract, "
+        "keywords and MeSH terms) and meaning together (no Boolean operators). Empty: the "
+        "newest records.",
     )
     year_from: int | None = Field(default=None, ge=1000, le=2999)
     year_to: int | None = Field(default=None, ge=1000, le=2999)
