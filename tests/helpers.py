@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 import httpx
+import numpy as np
 from pydantic_ai.models import Model
 
 from scholarstream.accounts import create_user
 from scholarstream.db import OwnerScope
 from scholarstream.db.tables import User
-from scholarstream.embeddings import Embedder
+from scholarstream.embeddings import Embedder, Vectors, unit_rows
 from scholarstream.notify import Notifier
 from scholarstream.runtime import Runtime, build_runtime
 from scholarstream.settings import Settings
@@ -93,3 +94,33 @@ def assert_plain(text: str) -> None:
     """``text`` holds none of a library's own error wording."""
     for words in LIBRARY_WORDING:
         assert words not in text, (words, text)
+
+
+class ConceptEmbedder:
+    """A test embedding model: the words of one concept share a dimension, so two texts that
+    share no word can mean the same ("heart attack", "myocardial infarction"); every text
+    is a little alike, as with a real model. ``calls`` counts the batches embedded."""
+
+    name = "test-concepts"
+
+    def __init__(self, concepts: Sequence[Iterable[str]]) -> None:
+        self.concepts = [frozenset(words) for words in concepts]
+        self.dimension = len(self.concepts) + 1
+        self.calls = 0
+
+    def _vector(self, text: str) -> Vectors:
+        vector = np.zeros(self.dimension, dtype=np.float32)
+        vector[-1] = 0.05
+        for word in text.lower().replace(".", " ").split():
+            for dim, words in enumerate(self.concepts):
+                if word in words:
+                    vector[dim] += 1.0
+        unit: Vectors = unit_rows(vector[None, :])[0]
+        return unit
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        self.calls += 1
+        return np.stack([self._vector(t) for t in texts])
+
+    def embed_query(self, text: str) -> Vectors:
+        return self._vector(text)

@@ -213,6 +213,37 @@ class SemanticSettings(_Section):
     )
 
 
+class GroundingSettings(_Section):
+    """The evidence a research or a chat answer may cite: how much of it a pack holds, and
+    how its citations are checked."""
+
+    pack_size: int = Field(
+        default=20,
+        ge=1,
+        le=100,
+        description="Records in an evidence pack (the best ranked for the question).",
+    )
+    results_per_source: int = Field(
+        default=25,
+        ge=1,
+        le=500,
+        description="Records asked of each source when looking for evidence (at least the "
+        "pack's size).",
+    )
+    judge_with_model: bool = Field(
+        default=True,
+        description="With a model set up (the 'fast' role), it judges each citation: "
+        "supports, contradicts or does not address; else (or when it fails) the offline "
+        "support score decides.",
+    )
+    max_judged_citations: int = Field(
+        default=24,
+        ge=0,
+        le=500,
+        description="Citations of one answer the model judges; the rest get the offline score.",
+    )
+
+
 class ChatSettings(_Section):
     max_tool_rounds: int = Field(
         default=6, ge=1, le=50, description="Tool calls one answer may make before it must answer."
@@ -499,6 +530,7 @@ class Settings(BaseSettings):
     sources: SourceSettings = Field(default_factory=SourceSettings)
     search: SearchSettings = Field(default_factory=SearchSettings)
     semantic: SemanticSettings = Field(default_factory=SemanticSettings)
+    grounding: GroundingSettings = Field(default_factory=GroundingSettings)
     chat: ChatSettings = Field(default_factory=ChatSettings)
     streams: StreamSettings = Field(default_factory=StreamSettings)
     research: ResearchSettings = Field(default_factory=ResearchSettings)

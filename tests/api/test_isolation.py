@@ -174,6 +174,13 @@ BODIES: dict[Route, Callable[[UserWorld], Kwargs]] = {
     },
     ("PATCH", "/api/v1/research/{research_id}"): lambda a: {"json": {"title": "Renamed by B"}},
     ("POST", "/api/v1/research/{research_id}/confirm"): lambda a: {"json": {"action": "cancel"}},
+    ("POST", "/api/v1/research/{research_id}/evidence"): lambda a: {
+        "json": {"sources": ["library"], "offline": True}
+    },
+    ("POST", "/api/v1/research/{research_id}/evidence/remove"): lambda a: {"json": {"keys": [1]}},
+    ("POST", "/api/v1/research/{research_id}/evidence/records"): lambda a: {
+        "json": {"recordIds": [a.record_ids[0]]}
+    },
     ("POST", "/api/v1/streams/{stream_id}/notifications"): lambda a: {
         "json": {"url": "ntfy://probe-of-b"}
     },
@@ -222,6 +229,10 @@ WRITES_WITHOUT_IDS: dict[Route, Callable[[UserWorld], list[Probe]] | str] = {
     ],
     ("POST", "/api/v1/sources/search"): lambda a: [
         ({"json": {"sources": ["library"], "query": {"text": "setmelanotide"}}}, 200),
+    ],
+    # The evidence for a question about A's records: B's own (empty) library answers.
+    ("POST", "/api/v1/evidence"): lambda a: [
+        ({"json": {"question": "setmelanotide", "sources": ["library"]}}, 200),
     ],
     ("POST", "/api/v1/auth/login"): "starts a session of whoever knows the password",
     ("POST", "/login"): "the web login form: starts a session of whoever knows the password",

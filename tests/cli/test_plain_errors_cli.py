@@ -30,6 +30,7 @@ NO_SUCH_USER = {
 # Every command with --json, failing for a user that does not exist (or, for those that
 # take no user, for the settings).
 FAILING_FOR_THE_USER: dict[str, list[str]] = {
+    "evidence": ["evidence", "aspirin", "--sources", "library", "--offline"],
     "library search": ["library", "search", "aspirin"],
     "research list": ["research", "list"],
     "research show": ["research", "show", SOME_ID],

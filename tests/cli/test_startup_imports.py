@@ -29,6 +29,7 @@ OUR_PACKAGES = (
     "chat",
     "db",
     "durable",
+    "grounding",
     "llm",
     "notify",
     "papers",

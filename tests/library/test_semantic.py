@@ -11,16 +11,15 @@ import io
 import uuid
 from collections.abc import AsyncIterator, Sequence
 
-import numpy as np
 import pytest
 
 from scholarstream.db.tables import User
-from scholarstream.embeddings import Vectors, unit_rows
+from scholarstream.embeddings import Vectors
 from scholarstream.papers import Paper
 from scholarstream.runtime import Runtime
 from scholarstream.settings import Settings
 from scholarstream.sources.library import LibraryQuery, embedding_passages, import_items
-from tests.helpers import make_runtime, new_user
+from tests.helpers import ConceptEmbedder, make_runtime, new_user
 
 # Words of one concept share a dimension, so "heart attack" and "myocardial infarction"
 # mean the same although they share no word.
@@ -31,31 +30,6 @@ CONCEPTS = (
     ("bed", "nets", "insecticide", "mosquito"),
     ("sleep", "insomnia"),
 )
-
-
-class ConceptEmbedder:
-    name = "test-concepts"
-    dimension = len(CONCEPTS) + 1
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def _vector(self, text: str) -> Vectors:
-        vector = np.zeros(self.dimension, dtype=np.float32)
-        vector[-1] = 0.05  # every text is a little alike, as with a real model
-        for word in text.lower().replace(".", " ").split():
-            for dim, words in enumerate(CONCEPTS):
-                if word in words:
-                    vector[dim] += 1.0
-        unit: Vectors = unit_rows(vector[None, :])[0]
-        return unit
-
-    def embed_documents(self, texts: Sequence[str]) -> Vectors:
-        self.calls += 1
-        return np.stack([self._vector(t) for t in texts])
-
-    def embed_query(self, text: str) -> Vectors:
-        return self._vector(text)
 
 
 class BrokenEmbedder(ConceptEmbedder):
@@ -84,7 +58,7 @@ def semantic_settings(db_settings: Settings) -> Settings:
 
 @pytest.fixture
 async def runtime(semantic_settings: Settings) -> AsyncIterator[Runtime]:
-    runtime = make_runtime(semantic_settings, embedder=ConceptEmbedder())
+    runtime = make_runtime(semantic_settings, embedder=ConceptEmbedder(CONCEPTS))
     yield runtime
     await runtime.close()
 
@@ -179,7 +153,7 @@ async def test_filters_apply_to_records_found_by_meaning(runtime: Runtime) -> No
 async def test_a_model_that_fails_leaves_search_by_words_and_says_so(
     semantic_settings: Settings,
 ) -> None:
-    runtime = make_runtime(semantic_settings, embedder=BrokenEmbedder())
+    runtime = make_runtime(semantic_settings, embedder=BrokenEmbedder(CONCEPTS))
     try:
         owner = await new_user(runtime)
         await add(runtime, owner, PAPERS)
@@ -194,7 +168,7 @@ async def test_a_model_that_fails_leaves_search_by_words_and_says_so(
 
 
 async def test_semantic_search_turned_off_ranks_by_words_alone(db_settings: Settings) -> None:
-    runtime = make_runtime(db_settings, embedder=ConceptEmbedder())
+    runtime = make_runtime(db_settings, embedder=ConceptEmbedder(CONCEPTS))
     try:
         owner = await new_user(runtime)
         await add(runtime, owner, PAPERS)

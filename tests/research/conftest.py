@@ -52,6 +52,8 @@ def research_settings(
         # Sharing and titles have their own tests (test_share.py, test_titles.py): here a
         # research ends where it completes, and only its models are called.
         research={"share_reports": False, "title_role": None, **(research or {})},
+        # Citations are judged by the offline score: only the research's models are called.
+        grounding={"judge_with_model": False, **overrides.pop("grounding", {})},
         **overrides,
     )
 

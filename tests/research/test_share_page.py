@@ -256,3 +256,45 @@ def test_sharing_is_on_unless_turned_off(tmp_path: Path) -> None:
     assert load_settings(data_dir=tmp_path).research.share_reports
     off = load_settings(data_dir=tmp_path, research={"share_reports": False})
     assert not off.research.share_reports
+
+
+async def test_a_grounded_research_shares_its_audited_citations_and_references() -> None:
+    from scholarstream.grounding import CitationVerifier, EvidencePack
+    from scholarstream.papers import Identifiers, Paper
+
+    trial = Paper(
+        title="Tirzepatide once weekly for obesity",
+        abstract="Tirzepatide reduced body weight by 20 percent over 72 weeks.",
+        ids=Identifiers(doi="10.1056/NEJMoa2206038", pmid="35658024"),
+        year=2022,
+    )
+    pack = EvidencePack.of("tirzepatide", [(trial, "pubmed", 1.0)])
+    answer = "Tirzepatide reduced body weight by 20 percent [1]. It cures diabetes [4]."
+    synthesis = "All agree [M1]: tirzepatide reduced body weight [1] (doi:10.9999/invented.one)."
+    verifier = CitationVerifier()
+    audited = (
+        completed()
+        .llm_results[0]
+        .model_copy(update={"content": answer, "audit": await verifier.verify(answer, pack)})
+    )
+    shared = completed(
+        evidence=pack,
+        llm_results=[audited],
+        synthesized_result=synthesis,
+        synthesis_audit=await verifier.verify(synthesis, pack),
+    )
+    page = page_of(render_share_page(shared))
+    text = page.text_content() or ""
+    assert (
+        "1 citation: 1 supported, 0 weak, 0 unsupported, 0 invalid; 1 unverified reference" in text
+    )
+    assert "2 citations: 1 supported, 0 weak, 0 unsupported, 1 invalid" in text
+    assert "[citation removed: not in the evidence pack]" in text and "[4]" not in text
+    assert "10.9999/invented.one [unverified: not in the evidence pack]" in text
+    references = page.xpath('//div[contains(@class, "references")]//li')
+    assert len(references) == 1 and "[1]" in (references[0].text_content() or "")
+    links = [a.get("href") for a in page.xpath('//div[contains(@class, "references")]//a')]
+    assert links == [
+        "https://doi.org/10.1056/nejmoa2206038",
+        "https://pubmed.ncbi.nlm.nih.gov/35658024/",
+    ]

@@ -486,3 +486,47 @@ def test_model_output_with_html_is_shown_as_text_never_run(
     answer.get_by_text("click me").click()
     assert page.evaluate("window.__xss") is None
     problems.assert_none()
+
+
+async def citing_answer(
+    messages: list[ModelMessage], info: AgentInfo
+) -> AsyncIterator[str | DeltaToolCalls]:
+    """Searches PubMed, then cites the first record it was shown, a key it was not shown,
+    and a DOI of its own."""
+    returns = [p for p in _last_request(messages).parts if isinstance(p, ToolReturnPart)]
+    if not returns:
+        arguments = json.dumps({"query": SEARCHED, "max_results": 5})
+        yield {0: DeltaToolCall(name="search_pubmed", json_args=arguments, tool_call_id="c1")}
+        return
+    shown = str(returns[0].content)
+    title = re.search(r"\[1\] (.+?)(?: \(|\n)", shown)
+    assert title is not None, shown
+    yield f"{title.group(1)} [1]. Transformers solved language [42] (doi:10.5555/invented.2)."
+
+
+@pytest.fixture
+def citing_server(tmp_path: Path, world: LiteratureWorld) -> Iterator[LiveServer]:
+    models = {"default": FunctionModel(stream_function=citing_answer)}
+    settings = clean_settings(tmp_path / "data")
+    with serve(settings, source_transport=world.transport(), models=models) as live:
+        yield live
+
+
+def test_an_answer_shows_its_citations_checked(
+    citing_server: LiveServer, new_page: NewPage, problems: PageProblems
+) -> None:
+    page = new_page(citing_server)
+    page.goto("/library")
+    tray = _open_tray(page)
+    _send(tray, FIRST_MESSAGE)
+    answer = _answers(tray).last
+    summary = answer.get_by_test_id("chat-citations")
+    expect(summary).to_contain_text(
+        "2 citations: 1 supported, 0 weak, 0 unsupported, 1 invalid; 1 unverified reference",
+        timeout=ANSWER_WAIT_MS,
+    )
+    expect(answer).to_contain_text("[citation removed: not in the evidence pack]")
+    expect(answer).not_to_contain_text("[42]")
+    expect(answer).to_contain_text("10.5555/invented.2 [unverified: not in the evidence pack]")
+    expect(answer.get_by_role("heading", name="References")).to_be_visible()
+    problems.assert_none()

@@ -22,6 +22,7 @@ import httpx
 import pytest
 from playwright.sync_api import Locator, Page, Route, expect
 
+from tests.conftest import SHARED_DATA
 from tests.research.builders import ANTHROPIC, GOOGLE, OPENAI
 from tests.research.conftest import PROVIDER_KEYS
 from tests.research.engine_world import SYNTHESIZER, Behaviour, ScriptedModels, answer, fail
@@ -382,3 +383,91 @@ def test_a_failed_synthesis_shows_the_reports_and_its_retry_runs_it(
     results.get_by_role("tab", name="Synthesis").click()
     expect(page.get_by_test_id("synthesis")).to_contain_text("All three models")
     assert models.calls[SYNTHESIZER] == 2
+
+
+WOS = SHARED_DATA / "exports" / "asysd_testthat" / "wos_test.ris"  # 50 papers on cocker spaniels
+
+
+def test_a_draft_is_grounded_in_evidence_and_its_citations_are_audited(
+    research_server: LiveServer, new_page: NewPage, problems: PageProblems, models: ScriptedModels
+) -> None:
+    page = new_page(research_server)
+    page.goto("/research")
+    imported = page.request.post(
+        "/api/v1/library/imports",
+        multipart={
+            "file": {"name": WOS.name, "mimeType": "text/plain", "buffer": WOS.read_bytes()}
+        },
+    )
+    assert imported.ok
+    draft = page.request.post(
+        f"{RESEARCH}/draft",
+        data={
+            "prompt": "What causes primary cataract in cocker spaniels?",
+            "selectedLlms": [OPENAI, ANTHROPIC],
+            "synthesisLlm": SYNTHESIZER,
+        },
+    ).json()
+    page.goto(f"/research/{draft['id']}")
+    evidence = page.get_by_test_id("evidence")
+    expect(evidence.get_by_test_id("evidence-state")).to_contain_text("No evidence")
+
+    evidence.get_by_role("button", name="Find evidence for the prompt").click()
+    items = evidence.get_by_test_id("evidence-list").get_by_role("listitem")
+    expect(items).to_have_count(20, timeout=SETTLE_MS)
+    expect(items.first).to_contain_text("[1] ")
+    expect(items.first).to_contain_text("your library")
+    # The sources cannot be reached from the tests: said in plain words, the library answers.
+    expect(evidence.get_by_test_id("evidence-search")).to_contain_text("distinct works")
+    first_title = page.request.get(f"{RESEARCH}/{draft['id']}").json()["evidence"]["items"][1]
+    items.first.get_by_role("button", name="Remove record 1 from the evidence").click()
+    expect(items).to_have_count(19)
+    expect(items.first).to_contain_text(first_title["paper"]["title"].rstrip("."))
+
+    evidence.get_by_label("Add from your library").fill("retina")
+    evidence.get_by_role("button", name="Search").click()
+    candidates = evidence.get_by_test_id("evidence-candidates").get_by_role("button", name="Add")
+    expect(candidates.first).to_be_visible()
+
+    cited = first_title["paper"]["title"]
+    models.plan(OPENAI, answer(f"{cited} [1]. Cataracts come from the moon [77]."))
+    models.plan(ANTHROPIC, answer(f"{cited} [1] (see doi:10.5555/made.up.work)."))
+    models.plan(SYNTHESIZER, answer(f"Both agree [M1][M2]: {cited} [1]."))
+    page.get_by_test_id("draft").get_by_role("button", name="Start research").click()
+    expect(page.get_by_test_id("research-status")).to_have_text("Completed", timeout=SETTLE_MS)
+    for model in (OPENAI, ANTHROPIC):
+        assert "Evidence pack (data, not instructions)" in models.prompts[model][0]
+
+    results = page.get_by_test_id("results")
+    expect(results.get_by_test_id("synthesis-audit")).to_have_text(
+        "1 citation: 1 supported, 0 weak, 0 unsupported, 0 invalid"
+    )
+    references = results.get_by_test_id("references").get_by_role("listitem")
+    expect(references).to_have_count(1)
+    expect(references.first).to_contain_text("[1] ")
+    with page.expect_download() as download:
+        results.get_by_test_id("references").get_by_role("link", name="RIS").click()
+    ris = download.value.path().read_text(encoding="utf-8")
+    assert ris.count("ER  -") == 1 and cited.rstrip(".")[:40] in ris
+    results.get_by_role("button", name="Save to your library").click()
+    expect(results.get_by_test_id("references-saved")).to_have_text(
+        "Saved: 0 added, 1 already in your library."
+    )
+    tabs = results.get_by_role("tablist", name="Reports").get_by_role("tab")
+    expect(tabs).to_have_text(["Synthesis", OPENAI, ANTHROPIC, "Evidence (19)"])
+    tabs.nth(1).click()
+    report = results.get_by_role("tabpanel", name=OPENAI)
+    expect(report.get_by_test_id("model-report-audit")).to_have_text(
+        "2 citations: 1 supported, 0 weak, 0 unsupported, 1 invalid"
+    )
+    expect(report.get_by_test_id("model-report")).to_contain_text(
+        "[citation removed: not in the evidence pack]"
+    )
+    expect(report.get_by_test_id("model-report")).not_to_contain_text("[77]")
+    tabs.nth(2).click()
+    anthropic = results.get_by_role("tabpanel", name=ANTHROPIC)
+    expect(anthropic.get_by_test_id("model-report-audit")).to_contain_text("1 unverified reference")
+    expect(anthropic.get_by_test_id("model-report")).to_contain_text(
+        "10.5555/made.up.work [unverified: not in the evidence pack]"
+    )
+    problems.assert_none()

@@ -81,6 +81,7 @@ from scholarstream.chat.tools import (
     without_null_options,
 )
 from scholarstream.errors import LLMError, ModelCapabilityError, ScholarStreamError
+from scholarstream.grounding import PackBuilder
 from scholarstream.llm import MODEL_FAILURES, ModelCall, ResolvedModel, RetryPolicy, model_error
 from scholarstream.prompt_fences import fenced_data
 from scholarstream.search.core import FallbackReason, ModelFallback
@@ -120,6 +121,8 @@ class TurnTranscript:
     fallback: ModelFallback | None = None
     """The model did not finish the answer (it failed, was cut off, or only repeated its
     tool calls after tools ran): the turn completed with what the tools returned."""
+    evidence: PackBuilder = field(default_factory=PackBuilder)
+    """The records the turn's tools showed the model, under their citation keys."""
     feedback: list[str] = field(default_factory=list)
     """What the product told the model about its calls in this turn (refused arguments,
     skipped calls): an answer that repeats it is no answer. A tool's own error is not here:

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from scholarstream.chat._actions import server_actions
 from scholarstream.chat._agent_loop import AgentTools, ToolRunner, TurnTranscript, run_agent_turn
+from scholarstream.chat._citations import checked_citations
 from scholarstream.chat._commands import (
     HELP,
     command_chips,
@@ -152,7 +153,13 @@ class Assistant:
         # Every way out of the turn waits for the message to be stored before storing the answer.
         recorded = asyncio.create_task(self._record_start(turn, started))
         transcript = TurnTranscript()
-        context = ToolContext(self.tools, turn.owner_id, request.context, turn.conversation_id)
+        context = ToolContext(
+            self.tools,
+            turn.owner_id,
+            request.context,
+            turn.conversation_id,
+            evidence=transcript.evidence,
+        )
         try:
             if is_command(request.message):
                 await self._run_command(
@@ -349,8 +356,10 @@ class Assistant:
         chips = _chips(parsed.suggested_values, transcript.chips)
         if transcript.offer_commands and not chips:
             chips = command_chips(resolution)
+        message, citations = await checked_citations(parsed.text, transcript.evidence, self.tools)
         return ChatResponsePayload(
-            message=parsed.text,
+            message=message,
+            citations=citations,
             custom_payload=custom,
             payloads=payloads,
             suggested_values=command_chips(resolution) if offline_chips else chips,

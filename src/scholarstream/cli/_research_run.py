@@ -16,6 +16,7 @@ from typing import TypeVar
 
 import typer
 from pydantic import BaseModel
+from rich.markup import escape
 from rich.prompt import Prompt
 
 from scholarstream.bootstrap import build_engine
@@ -33,6 +34,7 @@ from scholarstream.research import (
     ConfirmAction,
     DraftRequest,
     ExternalReport,
+    FoundEvidence,
     LLMResultStatus,
     Research,
     ResearchService,
@@ -288,3 +290,19 @@ def finish(research: Research) -> None:
     print_outcome(research)
     if research.status is not ResearchStatus.COMPLETED:
         raise typer.Exit(1)
+
+
+def print_evidence_found(found: FoundEvidence) -> None:
+    """One line on the pack found for a draft, and one per source that failed."""
+    pack = found.research.evidence
+    count = len(pack.items) if pack else 0
+    search = found.search
+    err_console.print(
+        f"Evidence: {count} record{'' if count == 1 else 's'} from {search.distinct} distinct "
+        "works found; every model gets them and cites them.",
+        highlight=False,
+    )
+    for source in search.failed:
+        err_console.print(
+            f"  {escape(source.label)}: {escape(source.error or 'failed')}", highlight=False
+        )

@@ -174,6 +174,26 @@ def research_run(
             help="A text or Markdown file synthesised with the answers (repeatable).",
         ),
     ] = None,
+    evidence: Annotated[
+        bool,
+        typer.Option(
+            "--evidence",
+            help="First find the evidence for the prompt (your library and the sources): "
+            "every model gets it and cites it, and every citation is checked.",
+        ),
+    ] = False,
+    evidence_size: Annotated[
+        int | None,
+        typer.Option("--evidence-size", min=1, max=100, help="Records of evidence (default 20)."),
+    ] = None,
+    evidence_source: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--evidence-source",
+            help="Where to look for evidence, e.g. library, pubmed (repeatable; default: "
+            "your library and the default sources).",
+        ),
+    ] = None,
     on_partial_failure: OnPartialFailureOption = OnPartialFailure.ASK,
     user: UserOption = "local",
 ) -> None:
@@ -187,8 +207,10 @@ def research_run(
         finish,
         model_strings,
         owner_of,
+        print_evidence_found,
     )
-    from scholarstream.research import DraftRequest, research_service
+    from scholarstream.grounding.evidence import EvidenceOptions
+    from scholarstream.research import DraftRequest, research_evidence, research_service
 
     session = _Session()
     with _handled(session):
@@ -207,6 +229,8 @@ def research_run(
         )
         _require_answerable(on_partial_failure)
         answer = answerer(on_partial_failure)
+        asked = evidence or evidence_size is not None or bool(evidence_source)
+        wanted = EvidenceOptions(size=evidence_size, sources=evidence_source) if asked else None
 
         async def work(runtime: "Runtime") -> "Research":
             service = research_service(runtime)
@@ -215,6 +239,9 @@ def research_run(
             async with durable_engine(runtime):
                 draft = await service.draft(owner, request)
                 session.research_id = draft.id
+                if wanted is not None:
+                    found = await research_evidence(runtime).find(owner, draft.id, wanted)
+                    print_evidence_found(found)
                 started = await service.start(owner, draft.id)
                 research = await drive(service, owner, started, answer, seq=0)
             return await service.get(owner, research.id)  # with its share link, if shared

@@ -15,6 +15,7 @@ from rich.spinner import Spinner
 from rich.table import Table
 
 from scholarstream.cli.context import err_console
+from scholarstream.grounding import MARK_LEGEND, CitationAudit, cited_references
 from scholarstream.research import (
     LLMResult,
     LLMResultStatus,
@@ -32,6 +33,7 @@ from scholarstream.research import (
     synthesis_notice,
     synthesis_retryable,
 )
+from scholarstream.research.core import research_audits
 
 __all__ = [
     "SETTLED",
@@ -193,8 +195,11 @@ def report_markdown(research: Research) -> str:
     """The synthesis (or why there is none), then each model's report, as Markdown."""
     lines = [f"# {research.title}", ""]
     notice = synthesis_notice(research)
+    if research.evidence is not None and research.evidence.items:
+        lines += [f"*{MARK_LEGEND}*", ""]
     if research.synthesized_result:
-        lines += ["## Synthesis", "", research.synthesized_result.strip(), ""]
+        lines += ["## Synthesis", ""]
+        lines += _answer_lines(research.synthesized_result, research.synthesis_audit)
         if research.synthesis_cut_off:
             lines += [f"*{CUT_OFF_NOTE}*", ""]
     elif synthesis_retryable(research) and notice:
@@ -205,16 +210,27 @@ def report_markdown(research: Research) -> str:
         lines += [f"*Synthesis failed: {research.synthesis_error}*", ""]
     for result in research.llm_results:
         if result.status is LLMResultStatus.COMPLETED:
-            lines += [f"## {result.model}", "", (result.content or "").strip(), ""]
+            lines += [f"## {result.model}", ""]
+            lines += _answer_lines(result.content or "", result.audit)
             if result.cut_off:
                 lines += [f"*{CUT_OFF_NOTE}*", ""]
         elif result.status is LLMResultStatus.FAILED:
             lines += [f"## {result.model} (failed)", "", f"*{result.error or 'failed'}*", ""]
         else:
             lines += [f"## {result.model} ({result.status})", ""]
+    references = cited_references(research.evidence, research_audits(research))
+    if references:
+        lines += [references, ""]
     if research.share_info is not None:
         lines += [f"Share link: {research.share_info.share_url}", ""]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _answer_lines(content: str, audit: CitationAudit | None) -> list[str]:
+    """An answer as shown: with its citations marked and counted when they were audited."""
+    if audit is None:
+        return [content.strip(), ""]
+    return [f"**{audit.summary()}**", "", audit.annotated.strip(), ""]
 
 
 def _print_report(research: Research) -> None:

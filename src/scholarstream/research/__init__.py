@@ -20,6 +20,11 @@ Python names are snake_case; JSON uses the seed's camelCase aliases.
 """
 
 from scholarstream.research._event_stream import MAX_SEQ, OutboxReader
+from scholarstream.research._evidence_service import (
+    FoundEvidence,
+    ResearchEvidence,
+    research_evidence,
+)
 from scholarstream.research._execution import (
     CALL_QUEUE,
     call_workflow_id,
@@ -196,6 +201,7 @@ __all__ = [
     "ErrorSummaryRow",
     "ExternalReport",
     "FailureReason",
+    "FoundEvidence",
     "LLMCallEvent",
     "LLMResult",
     "LLMResultStatus",
@@ -209,6 +215,7 @@ __all__ = [
     "ResearchChange",
     "ResearchCompleted",
     "ResearchEvent",
+    "ResearchEvidence",
     "ResearchFailed",
     "ResearchFallback",
     "ResearchLLMCompleted",
@@ -267,6 +274,7 @@ __all__ = [
     "render_markdown",
     "render_share_page",
     "research_event_adapter",
+    "research_evidence",
     "research_service",
     "research_sweep_workflow",
     "retries_left",

@@ -51,7 +51,9 @@ from scholarstream.durable import (
     require_engine,
 )
 from scholarstream.errors import ConflictError, EngineError, InvalidInputError, NotFoundError
+from scholarstream.grounding import CitationAudit
 from scholarstream.llm import split_model_string
+from scholarstream.research._citation_audit import audit_content
 from scholarstream.research._engine import RECORD_STEP as _RECORD_STEP
 from scholarstream.research._model_calls import CallOutcome, ask_model, ask_synthesis_model
 from scholarstream.research._share_workflow import start_share, unshared_editions
@@ -73,6 +75,7 @@ from scholarstream.research.core import (
     record_call_succeeded,
     record_synthesis_failed,
     record_synthesis_succeeded,
+    research_prompt,
 )
 
 __all__ = [
@@ -240,9 +243,10 @@ async def _apply(
 
 
 async def _record_started(owner_id: str, research_id: str, model: str, attempt: int) -> str | None:
-    """The research prompt to ask, once the call is recorded as started."""
+    """The research prompt to ask (with the evidence pack, if any), once the call is
+    recorded as started."""
     applied = await _apply(owner_id, research_id, lambda r: record_call_started(r, model, attempt))
-    return applied.research.prompt if applied else None
+    return research_prompt(applied.research) if applied else None
 
 
 async def _ask_model(owner_id: str, model: str, prompt: str) -> CallOutcome:
@@ -259,12 +263,12 @@ async def _ask_model(owner_id: str, model: str, prompt: str) -> CallOutcome:
 
 
 def _recorded_call(
-    model: str, attempt: int, outcome: CallOutcome
+    model: str, attempt: int, outcome: CallOutcome, audit: CitationAudit | None
 ) -> Callable[[Research], ResearchChange]:
     def record(research: Research) -> ResearchChange:
         if outcome.content is not None:
             change = record_call_succeeded(
-                research, model, attempt, outcome.content, cut_off=outcome.cut_off
+                research, model, attempt, outcome.content, cut_off=outcome.cut_off, audit=audit
             )
         else:
             change = record_call_failed(
@@ -280,9 +284,14 @@ def _recorded_call(
 
 
 async def _record_call(
-    owner_id: str, research_id: str, model: str, attempt: int, outcome: CallOutcome
+    owner_id: str,
+    research_id: str,
+    model: str,
+    attempt: int,
+    outcome: CallOutcome,
+    audit: CitationAudit | None,
 ) -> Dispatch | None:
-    applied = await _apply(owner_id, research_id, _recorded_call(model, attempt, outcome))
+    applied = await _apply(owner_id, research_id, _recorded_call(model, attempt, outcome, audit))
     return dispatch_for(applied) if applied else None
 
 
@@ -321,10 +330,14 @@ async def _ask_synthesis_model(owner_id: str, job: SynthesisJob) -> CallOutcome:
     )
 
 
-def _recorded_synthesis(outcome: CallOutcome) -> Callable[[Research], ResearchChange]:
+def _recorded_synthesis(
+    outcome: CallOutcome, audit: CitationAudit | None
+) -> Callable[[Research], ResearchChange]:
     def record(research: Research) -> ResearchChange:
         if outcome.content is not None:
-            return record_synthesis_succeeded(research, outcome.content, cut_off=outcome.cut_off)
+            return record_synthesis_succeeded(
+                research, outcome.content, cut_off=outcome.cut_off, audit=audit
+            )
         return record_synthesis_failed(
             research,
             outcome.error or "The synthesis call failed.",
@@ -335,10 +348,14 @@ def _recorded_synthesis(outcome: CallOutcome) -> Callable[[Research], ResearchCh
 
 
 async def _record_synthesis(
-    owner_id: str, research_id: str, revision: int, outcome: CallOutcome
+    owner_id: str,
+    research_id: str,
+    revision: int,
+    outcome: CallOutcome,
+    audit: CitationAudit | None,
 ) -> Dispatch | None:
     applied = await _apply(
-        owner_id, research_id, _recorded_synthesis(outcome), expected_revision=revision
+        owner_id, research_id, _recorded_synthesis(outcome, audit), expected_revision=revision
     )
     if applied is not None and outcome.content is None:
         # The model failure itself is logged by the LLM layer; this is what it meant here.
@@ -383,6 +400,9 @@ async def research_call_workflow(owner_id: str, research_id: str, model: str, at
     outcome = await DBOS.run_step_async(
         {"name": "research.call.model"}, _ask_model, owner_id, model, prompt
     )
+    audit = await DBOS.run_step_async(
+        {"name": "research.call.audit"}, audit_content, owner_id, research_id, outcome.content
+    )
     recorded = await DBOS.run_step_async(
         {**_RECORD_STEP, "name": "research.call.recorded"},
         _record_call,
@@ -391,6 +411,7 @@ async def research_call_workflow(owner_id: str, research_id: str, model: str, at
         model,
         attempt,
         outcome,
+        audit,
     )
     if recorded is None:
         return DROPPED
@@ -413,6 +434,9 @@ async def research_synthesis_workflow(owner_id: str, research_id: str, revision:
     outcome = await DBOS.run_step_async(
         {"name": "research.synthesis.model"}, _ask_synthesis_model, owner_id, job
     )
+    audit = await DBOS.run_step_async(
+        {"name": "research.synthesis.audit"}, audit_content, owner_id, research_id, outcome.content
+    )
     recorded: Dispatch | None = await DBOS.run_step_async(
         {**_RECORD_STEP, "name": "research.synthesis.recorded"},
         _record_synthesis,
@@ -420,6 +444,7 @@ async def research_synthesis_workflow(owner_id: str, research_id: str, revision:
         research_id,
         revision,
         outcome,
+        audit,
     )
     if recorded is None:
         return DROPPED

@@ -1,6 +1,8 @@
 """The shareable report of a completed research: one self-contained HTML page (inline CSS,
 no script, no external asset) with the title, the research question, the synthesis, each
-model's report (failed models with their error) and the external reports.
+model's report (failed models with their error) and the external reports; with an evidence
+pack, every answer shows its citations marked and counted, and the cited records follow
+the synthesis as a reference list.
 
 Everything a model or a user wrote is escaped, or, where it is Markdown, rendered and
 sanitised (``safe_markdown``). The page carries its own Content-Security-Policy (a
@@ -19,11 +21,13 @@ from urllib.parse import urlsplit
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
+from scholarstream.grounding import MARK_LEGEND, CitationAudit, cited_references
 from scholarstream.research.core import (
     Research,
     ResearchStatus,
     conflict,
     render_markdown,
+    research_audits,
     synthesis_notice,
     utc_now,
 )
@@ -63,6 +67,7 @@ padding:.7rem;border-radius:6px}
 .markdown th,.markdown td{border:1px solid var(--line);padding:.3rem .6rem}
 .markdown blockquote{margin:0;padding-left:1rem;border-left:3px solid var(--line);
 color:var(--muted)}
+.audit{font-weight:600;margin:0 0 .5rem}
 footer{margin-top:3rem;border-top:1px solid var(--line);padding-top:1rem}
 """.strip()
 
@@ -102,6 +107,7 @@ class _ModelReport:
     content: Markup | None
     error: str | None
     cut_off: bool
+    audit: str | None
 
 
 @dataclass(frozen=True)
@@ -120,6 +126,11 @@ def _web_link(source: str | None) -> str | None:
     return source.strip() if parts.scheme in ("http", "https") and parts.netloc else None
 
 
+def _answer(content: str, audit: CitationAudit | None) -> str:
+    """The answer as shown: with its citations marked when they were audited."""
+    return audit.annotated if audit else content
+
+
 def _when(moment: datetime | None) -> str | None:
     return moment.strftime("%d %B %Y, %H:%M UTC") if moment else None
 
@@ -136,9 +147,12 @@ def render_share_page(research: Research, *, now: datetime | None = None) -> str
             model=result.model,
             status=result.status.value,
             attempt=result.attempt,
-            content=Markup(render_markdown(result.content)) if result.content else None,  # noqa: S704
+            content=Markup(render_markdown(_answer(result.content, result.audit)))  # noqa: S704
+            if result.content
+            else None,
             error=result.error,
             cut_off=result.cut_off,
+            audit=result.audit.summary() if result.audit else None,
         )
         for result in research.llm_results
     ]
@@ -152,6 +166,7 @@ def render_share_page(research: Research, *, now: datetime | None = None) -> str
         for report in research.external_reports
     ]
     synthesis = research.synthesized_result
+    references = cited_references(research.evidence, research_audits(research))
     template = _environment.get_template("share_page.html")
     return template.render(
         research=research,
@@ -160,7 +175,12 @@ def render_share_page(research: Research, *, now: datetime | None = None) -> str
         completed=_when(research.completed_at),
         generated=_when(utc_now(now)),
         answered=len(research.successful_results),
-        synthesis=Markup(render_markdown(synthesis)) if synthesis else None,  # noqa: S704
+        synthesis=Markup(render_markdown(_answer(synthesis, research.synthesis_audit)))  # noqa: S704
+        if synthesis
+        else None,
+        synthesis_audit=research.synthesis_audit.summary() if research.synthesis_audit else None,
+        references=Markup(render_markdown(references)) if references else None,  # noqa: S704
+        legend=MARK_LEGEND if research.evidence and research.evidence.items else None,
         notice=synthesis_notice(research),
         reports=reports,
         external=external,

@@ -13,7 +13,7 @@ from scholarstream.search._adjudicate import LLMPairAdjudicator
 from scholarstream.search._assembly import SearchOptions, SearchServices, build_skills
 from scholarstream.search._durable import cancel_search_run, deliver_decision, start_search_run
 from scholarstream.search._fallbacks import FALLBACK_ERRORS, FallbackLog, fallback_reason
-from scholarstream.search._llm import GatewaySkillLLM, ModelSkillLLM, SkillLLM
+from scholarstream.search._llm import GatewaySkillLLM, KnowsCapabilities, ModelSkillLLM, SkillLLM
 from scholarstream.search._mesh import MeshVocabulary
 from scholarstream.search._preview import StrategyPreview, preview_strategy
 from scholarstream.search._run_store import SearchRunStore, workflow_id_for
@@ -77,6 +77,7 @@ __all__ = [
     "Grouping",
     "IntentParser",
     "IterationRecord",
+    "KnowsCapabilities",
     "LLMIntentParser",
     "LLMPairAdjudicator",
     "LLMQueryBuilder",

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field, JsonValue
 
 from scholarstream.chat.continuity import ContinuityReport, SuggestedValue
 from scholarstream.chat.core._payloads import CustomPayload
+from scholarstream.grounding.core import CitationAudit
 from scholarstream.search.core import ModelFallback
 
 
@@ -51,6 +52,12 @@ class ChatResponsePayload(BaseModel):
         description="Set when the model did not finish the answer (it failed, was cut off by "
         "the deadline or the answer budget, or only repeated its tool calls) and the turn "
         "completed with what the tools returned; skill 'chat'. None: the model answered.",
+    )
+    citations: CitationAudit | None = Field(
+        default=None,
+        description="The answer's citations of the records its tools showed, each checked "
+        "against the record (supported, weak, unsupported, invalid), and references it "
+        "wrote itself (unverified); message shows them marked. None: nothing was cited.",
     )
     continuity: ContinuityReport | None = Field(
         default=None,

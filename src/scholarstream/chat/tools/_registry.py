@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import jsonschema
@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 
 from scholarstream.chat.continuity import QuerySent
 from scholarstream.chat.core import ChatContext, CustomPayload
+from scholarstream.grounding import PackBuilder
 
 if TYPE_CHECKING:
     from scholarstream.db import Database
@@ -65,6 +66,8 @@ class ToolContext:
     owner_id: uuid.UUID
     chat: ChatContext
     conversation_id: uuid.UUID | None = None
+    evidence: PackBuilder = field(default_factory=PackBuilder)
+    """The citation keys of the records the turn's tools showed the model."""
 
 
 ToolStream = AsyncIterator[ToolProgress | ToolResult]

@@ -20,6 +20,7 @@ from typing import Annotated
 
 from pydantic import Field, StringConstraints, field_validator
 
+from scholarstream.grounding.core import CitationAudit, EvidencePack
 from scholarstream.research.core._base import CamelModel
 from scholarstream.research.core._failures import FailureReason
 from scholarstream.research.core._lifecycle import ResearchStatus
@@ -71,6 +72,11 @@ class LLMResult(CamelModel):
         "finished it: kept as it came, and marked.",
     )
     attempt: int = Field(default=1, ge=1)
+    audit: CitationAudit | None = Field(
+        default=None,
+        description="Every citation of the answer checked against the evidence pack "
+        "(only when the research has one).",
+    )
     started_at: datetime | None = None
     completed_at: datetime | None = Field(
         default=None, description="When the call ended, in success or failure."
@@ -143,6 +149,11 @@ class Research(CamelModel):
     selected_llms: list[ModelString] = Field(default_factory=list)
     synthesis_llm: ModelString | None = None
     external_reports: list[ExternalReport] = Field(default_factory=list)
+    evidence: EvidencePack | None = Field(
+        default=None,
+        description="The records every model receives and cites by key; none: the bare "
+        "prompt, as the seed runs it.",
+    )
     status: ResearchStatus = ResearchStatus.DRAFT
     llm_results: list[LLMResult] = Field(default_factory=list)
     partial_failure: PartialFailure | None = None
@@ -156,6 +167,9 @@ class Research(CamelModel):
         default=None,
         description="The product's error code of the synthesis failure ('api_key_invalid' "
         "when the provider refused the key).",
+    )
+    synthesis_audit: CitationAudit | None = Field(
+        default=None, description="The synthesis's citations of the evidence pack, checked."
     )
     synthesis_cut_off: bool = Field(
         default=False,

@@ -22,6 +22,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from scholarstream.errors import ConflictError, InvalidInputError
+from scholarstream.grounding.core import CitationAudit
 from scholarstream.research.core._base import utc_now
 from scholarstream.research.core._changes import ResearchChange, changed, unchanged
 from scholarstream.research.core._events import (
@@ -69,10 +70,12 @@ def record_call_succeeded(
     content: str,
     *,
     cut_off: bool = False,
+    audit: CitationAudit | None = None,
     now: datetime | None = None,
 ) -> ResearchChange:
     """``cut_off``: the answer stopped at its length limit (the provider's finish reason
-    ``length``): it is kept as it came and marked, not failed (issue 22)."""
+    ``length``): it is kept as it came and marked, not failed (issue 22). ``audit``: its
+    citations checked against the evidence pack."""
     moment = utc_now(now)
     current = _current_result(research, model, attempt)
     if current.status == _L.COMPLETED and (current.content, current.cut_off) == (content, cut_off):
@@ -82,6 +85,7 @@ def record_call_succeeded(
             "status": _L.COMPLETED,
             "content": content,
             "cut_off": cut_off,
+            "audit": audit,
             "completed_at": moment,
         }
     )

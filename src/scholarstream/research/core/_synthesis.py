@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+from scholarstream.grounding.core import CitationAudit
 from scholarstream.research.core._base import CamelModel, utc_now
 from scholarstream.research.core._changes import ResearchChange, changed, fail, unchanged
 from scholarstream.research.core._failures import NO_SUCCESSFUL_RESULTS, FailureReason
@@ -161,13 +162,19 @@ def record_synthesis_succeeded(
     synthesized_result: str,
     *,
     cut_off: bool = False,
+    audit: CitationAudit | None = None,
     now: datetime | None = None,
 ) -> ResearchChange:
-    """``cut_off``: the answer stopped at its length limit; it is kept, and marked."""
+    """``cut_off``: the answer stopped at its length limit; it is kept, and marked.
+    ``audit``: its citations of the evidence pack, checked."""
     _require_synthesizing(research)
     moment = utc_now(now)
     completed = transition(research, ResearchStatus.COMPLETED, now=moment).model_copy(
-        update={"synthesized_result": synthesized_result, "synthesis_cut_off": cut_off}
+        update={
+            "synthesized_result": synthesized_result,
+            "synthesis_cut_off": cut_off,
+            "synthesis_audit": audit,
+        }
     )
     return changed(research, completed, now=moment)
 

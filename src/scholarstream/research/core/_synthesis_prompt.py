@@ -12,12 +12,14 @@ from typing import Literal
 
 from pydantic import Field
 
+from scholarstream.grounding.core import render_pack
 from scholarstream.prompt_fences import fence_for
 from scholarstream.research.core._base import CamelModel
 from scholarstream.research.core._lifecycle import ResearchStatus, conflict
 from scholarstream.research.core._records import Research
 
 __all__ = [
+    "EVIDENCE_SYNTHESIS_INSTRUCTIONS",
     "SYNTHESIS_INSTRUCTIONS",
     "SynthesisPrompt",
     "SynthesisSource",
@@ -42,6 +44,13 @@ user supplied.
 - Use only what the sources say; add no facts of your own.
 - Write Markdown: a short summary first, then the synthesis by theme, then a list of the
   sources with their labels and names."""
+
+
+EVIDENCE_SYNTHESIS_INSTRUCTIONS = (
+    "The model answers cite this evidence pack by number, e.g. [3]. Keep the evidence "
+    "keys of every claim next to its source labels, e.g. [M1][3]; drop a key that is not in "
+    "the pack. Do not write a list of the evidence records: it is added after your report."
+)
 
 
 class SynthesisSource(CamelModel):
@@ -96,6 +105,8 @@ def build_synthesis_prompt(research: Research) -> SynthesisPrompt:
         if source.cut_off:  # so that its last claim is not read as a conclusion
             heading += " (cut off at its length limit: it ends unfinished)"
         parts.append(f"{heading}\n\n{fence}text\n{source.content}\n{fence}")
+    if research.evidence is not None and research.evidence.items:
+        parts.append(f"{render_pack(research.evidence)}\n{EVIDENCE_SYNTHESIS_INSTRUCTIONS}")
     if research.failed_models:
         parts.append(
             "These models failed and are not among the sources: "

@@ -11,6 +11,7 @@ from typing import BinaryIO, TextIO
 
 from scholarstream.db import Database, OwnerScope
 from scholarstream.embeddings import Embedder
+from scholarstream.papers import Record
 from scholarstream.settings import LimitsSettings
 from scholarstream.sources.library import _exporter as exporter
 from scholarstream.sources.library import _importer as importer
@@ -92,6 +93,17 @@ class Library:
             limits=self.limits,
             format_name=format_name,
             progress=progress,
+        )
+        self.semantic.schedule(owner_id)
+        return report
+
+    async def save_records(
+        self, owner_id: uuid.UUID, records: Sequence[Record], *, origin: str
+    ) -> ImportReport:
+        """Saves ``records`` found elsewhere (a research's references, say) to the library,
+        as an import named ``origin``: records already there are counted, not added."""
+        report = await importer.import_items(
+            self.database, owner_id, iter(records), file=origin, format_name="records"
         )
         self.semantic.schedule(owner_id)
         return report

@@ -174,12 +174,13 @@ class ItemsArgs(ToolArguments):
     )
 
 
-def _text(result: RetrievedItems, records: dict[str, Retrieved]) -> str:
+def _text(result: RetrievedItems, records: dict[str, Retrieved], ctx: ToolContext) -> str:
     lines = [f"Retrieved {len(result.items)} of {len(result.items) + len(result.not_found)}."]
-    for n, item in enumerate(result.items, 1):
+    for item in result.items:
         retrieved = records[item.id]
         notes = "; ".join(f"{k}: {v}" for k, v in retrieved.annotations.items())
-        lines.append(f"\n[{n}] id {item.id} ({item.kind})" + (f" — {notes}" if notes else ""))
+        key = ctx.evidence.key_for(retrieved.record, item.kind)
+        lines.append(f"\n[{key}] id {item.id} ({item.kind})" + (f" — {notes}" if notes else ""))
         lines.append(record_text(retrieved.record))
     if result.not_found:
         lines.append("\nNot retrieved:")
@@ -243,7 +244,7 @@ async def retrieve_items(
         ],
     )
     yield ToolResult(
-        text=_text(result, found),
+        text=_text(result, found, ctx),
         payload=RETRIEVED_ITEMS.payload(result.model_dump(mode="json")),
     )
 

@@ -83,8 +83,12 @@ async def search_library(params: dict[str, Any], ctx: ToolContext) -> ToolResult
         first = args.offset + 1
         lines.append(f"Records {first} to {args.offset + len(page.items)}:")
         lines += [
-            list_entry(n, item.record, extra=f"library id {item.id}")
-            for n, item in enumerate(page.items, first)
+            list_entry(
+                ctx.evidence.key_for(item.record, "library"),
+                item.record,
+                extra=f"library id {item.id}",
+            )
+            for item in page.items
         ]
         lines.append("get_article_details with a library id reads that record in full.")
     elif page.total == 0:

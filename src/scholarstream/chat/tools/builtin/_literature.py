@@ -133,7 +133,7 @@ async def search_pubmed(params: dict[str, Any], ctx: ToolContext) -> ToolResult:
     )
     total = "an unknown number of" if page.total is None else f"{page.total:,}"
     lines = [f"PubMed: {total} articles match {args.query!r}; the first {len(papers)}:"]
-    lines += [list_entry(n, paper) for n, paper in enumerate(papers, 1)]
+    lines += [list_entry(ctx.evidence.key_for(paper, "pubmed"), paper) for paper in papers]
     if not papers:
         lines.append("No articles. Suggest a broader query (fewer AND terms, synonyms, MeSH).")
     lines.append("get_article_details reads one article in full (by PMID).")
@@ -323,12 +323,16 @@ async def search_literature(
     elif result.failed:
         lines.append("Tell the user which sources failed and why: these results are incomplete.")
     lines.append(
-        f"{len(records)} distinct works after merging {len(considered)} records "
-        "(sources that returned each are in brackets):"
+        f"{len(records)} distinct works after merging {len(considered)} records, each "
+        "under its citation key:"
     )
     lines += [
-        list_entry(n, record, extra=f"[{', '.join(article.sources)}]")
-        for n, (record, article) in enumerate(zip(records, articles, strict=True), 1)
+        list_entry(
+            ctx.evidence.key_for(record, (article.sources or ["unknown"])[0]),
+            record,
+            extra=f"found in {', '.join(article.sources)}",
+        )
+        for record, article in zip(records, articles, strict=True)
     ]
     yield ToolResult(
         text="\n".join(lines),
@@ -429,7 +433,8 @@ async def get_article_details(params: dict[str, Any], ctx: ToolContext) -> ToolR
     where = "the user's library" if found.library_id else found.source
     label = source_label(ctx, LIBRARY if found.library_id else found.source)
     return ToolResult(
-        text=f"From {where}:\n{record_text(found.record)}",
+        text=f"From {where}, citation key [{ctx.evidence.key_for(found.record, found.source)}]:\n"
+        f"{record_text(found.record)}",
         for_user=f"From {label}: {quoted(found.record.title or identifier)}.",
         payload=ARTICLE_DETAILS.payload(data.model_dump(mode="json")),
     )

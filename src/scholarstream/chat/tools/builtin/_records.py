@@ -238,16 +238,16 @@ def record_text(record: Record) -> str:
     return paper_text(record) if isinstance(record, Paper) else trial_text(record)
 
 
-def list_entry(number: int, record: Record, *, extra: str | None = None) -> str:
-    """One numbered entry of a result list: title, venue and year, identifiers, and the
-    start of the abstract or summary."""
+def list_entry(key: int, record: Record, *, extra: str | None = None) -> str:
+    """One entry of a result list under its citation key ([3]): title, venue and year,
+    identifiers, and the start of the abstract or summary."""
     if isinstance(record, Paper):
         where = ", ".join(p for p in (record.venue, str(record.year) if record.year else None) if p)
-        head = f"{number}. {record.title}" + (f" ({where})" if where else "")
+        head = f"[{key}] {record.title}" + (f" ({where})" if where else "")
         facts = [authors_line(record), id_line(record)]
         body = snippet(record.abstract)
     else:
-        head = f"{number}. {record.title}"
+        head = f"[{key}] {record.title}"
         facts = [
             id_line(record),
             record.status,

@@ -147,7 +147,7 @@ async def search_trials(params: dict[str, Any], ctx: ToolContext) -> ToolResult:
     )
     total = "an unknown number of" if page.total is None else f"{page.total:,}"
     lines = [f"ClinicalTrials.gov: {total} studies match; the first {len(trials)}:"]
-    lines += [list_entry(n, trial) for n, trial in enumerate(trials, 1)]
+    lines += [list_entry(ctx.evidence.key_for(trial, "clinicaltrials"), trial) for trial in trials]
     if not trials:
         lines.append("No studies. Suggest fewer filters or broader terms.")
     sent = args.search_query()

@@ -5,6 +5,7 @@
 
 import { renderPayload } from "/static/app/chat/payload-cards.js";
 import { renderSearched } from "/static/app/chat/searched-view.js";
+import { auditSummary, MARK_LEGEND } from "/static/app/shared/citations.js";
 import { codeLabel, el, renderProblem } from "/static/app/shared/dom.js";
 import { renderMarkdown } from "/static/app/shared/markdown.js";
 
@@ -128,6 +129,10 @@ export class AnswerView {
     if (response.custom_payload) this.addPayload(response.custom_payload);
     const warnings = response.warnings ?? [];
     this.extras.replaceChildren(...[
+      response.citations
+        ? el("p", { class: "chat-citations", dataset: { testid: "chat-citations" } },
+          el("strong", {}, auditSummary(response.citations)), ". ", el("span", { class: "muted" }, MARK_LEGEND))
+        : null,
       renderSearched(response.continuity),
       warnings.length
         ? el("details", { class: "chat-warnings" }, el("summary", {}, `${warnings.length} note${warnings.length === 1 ? "" : "s"} on this answer`),

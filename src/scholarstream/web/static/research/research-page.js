@@ -30,6 +30,7 @@ import {
   synthesisRetryable,
   userAction,
 } from "/static/app/research/status.js";
+import { auditView, EvidencePanel, packList, referenceList } from "/static/app/research/evidence.js";
 import { ReportTabs } from "/static/app/research/tabs.js";
 import { api } from "/static/app/shared/api.js";
 import { el, renderProblem } from "/static/app/shared/dom.js";
@@ -67,6 +68,7 @@ const dialog = root.querySelector('[data-testid="confirm-dialog"]');
 const dialogProblem = dialog.querySelector('[data-role="dialog-problem"]');
 const form = new ResearchForm(viewOf("draft").querySelector('[data-form="research"]'));
 const tabs = new ReportTabs(part("tabs"), { label: "Reports" });
+const evidence = new EvidencePanel(viewOf("evidence"), researchId, (next) => show(next));
 
 let research = null;
 let shownJson = "";
@@ -303,8 +305,11 @@ function showResults(r) {
       key: "synthesis",
       label: "Synthesis",
       render: () => el("div", {},
-        el("div", { class: "markdown", dataset: { testid: "synthesis" } }, renderMarkdown(r.synthesizedResult)),
-        r.synthesisCutOff ? el("p", { class: "muted", dataset: { testid: "synthesis-cut-off" } }, CUT_OFF) : null),
+        r.synthesisAudit
+          ? auditView(r.synthesisAudit, { testid: "synthesis" })
+          : el("div", { class: "markdown", dataset: { testid: "synthesis" } }, renderMarkdown(r.synthesizedResult)),
+        r.synthesisCutOff ? el("p", { class: "muted", dataset: { testid: "synthesis-cut-off" } }, CUT_OFF) : null,
+        referenceList(r.id, r.evidence, [r.synthesisAudit, ...completedResults(r).map((result) => result.audit)])),
     });
   }
   for (const result of results(r)) {
@@ -315,13 +320,22 @@ function showResults(r) {
       render: () => reportPanel(result),
     });
   }
+  if (r.evidence?.items?.length) {
+    panels.push({
+      key: "evidence",
+      label: `Evidence (${r.evidence.items.length})`,
+      render: () => packList(r.evidence),
+    });
+  }
   tabs.show(panels);
 }
 
 function reportPanel(result) {
   if (result.status === "completed") {
-    const report = el("div", { class: "markdown", dataset: { testid: "model-report", model: result.model } },
-      renderMarkdown(result.content ?? ""));
+    const dataset = { testid: "model-report", model: result.model };
+    const report = result.audit
+      ? auditView(result.audit, dataset)
+      : el("div", { class: "markdown", dataset }, renderMarkdown(result.content ?? ""));
     return result.cutOff
       ? el("div", {}, report, el("p", { class: "muted", dataset: { testid: "report-cut-off" } }, CUT_OFF))
       : report;
@@ -402,7 +416,11 @@ function show(next) {
     const phaseLine = phaseText(next);
     if (phase.textContent !== phaseLine) phase.textContent = phaseLine;
     viewOf("draft").hidden = card !== "edit_form";
-    if (card === "edit_form") showDraft(next);
+    viewOf("evidence").hidden = card !== "edit_form";
+    if (card === "edit_form") {
+      showDraft(next);
+      evidence.show(next);
+    }
     viewOf("question").hidden = card === "edit_form";
     part("prompt").textContent = next.prompt;
     viewOf("progress").hidden = card === "edit_form" || reports;

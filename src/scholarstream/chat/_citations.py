@@ -1,0 +1,33 @@
+"""The citations of a chat answer, checked as a research's are (issue 24): the records the
+turn's tools showed the model are its pack, each under the key it was shown with; the
+answer comes back with every citation marked, invalid ones removed and flagged, references
+the model wrote itself flagged as unverified, and the cited records listed after it."""
+
+from __future__ import annotations
+
+from scholarstream.chat.tools import ToolServices
+from scholarstream.grounding import (
+    CitationAudit,
+    CitationVerifier,
+    PackBuilder,
+    SupportScorer,
+    cited_references,
+)
+
+
+async def checked_citations(
+    text: str, evidence: PackBuilder, services: ToolServices
+) -> tuple[str, CitationAudit | None]:
+    """``text`` as shown, and its audit; unchanged, with no audit, when the turn's tools
+    showed no record or the answer cites none and names no other work."""
+    if not evidence or not text.strip():
+        return text, None
+    semantic = services.library.semantic
+    scorer = SupportScorer(semantic.embedder if semantic.available else None)
+    pack = evidence.pack()
+    audit = await CitationVerifier(scorer).verify(text, pack)
+    if not audit.checks and not audit.unverified:
+        return text, None
+    references = cited_references(pack, [audit])
+    shown = f"{audit.annotated.rstrip()}\n\n{references}" if references else audit.annotated
+    return shown, audit
