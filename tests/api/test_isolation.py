@@ -487,11 +487,22 @@ def snapshot(world: World) -> dict[str, Reply]:
     return seen
 
 
+_REQUEST_ID = re.compile(r'"request_id":"[0-9a-f]+"')
+
+
+def _same(one: Reply | None, other: Reply) -> bool:
+    """The same answer; an error's request id is new on every request."""
+    return one is not None and (one.status, _REQUEST_ID.sub("", one.text)) == (
+        other.status,
+        _REQUEST_ID.sub("", other.text),
+    )
+
+
 def changes(before: dict[str, Reply], after: dict[str, Reply]) -> list[str]:
     return [
         f"A's GET {url} changed: {before[url]} -> {after.get(url)}"
         for url in before
-        if after.get(url) != before[url]
+        if not _same(after.get(url), before[url])
     ]
 
 

@@ -77,6 +77,7 @@ def test_nothing_found_says_what_to_try(library: Path) -> None:
         (("x", "--sources", ","), "names no source"),
         (("x", "-s", "library", "--no-library"), "nothing to search"),
         (("x", "--size", "0"), "--size"),
+        (("x", "--export", "ris", "--output", "/no/such/folder/x.ris"), "does not exist"),
     ],
 )
 def test_bad_arguments_say_what_to_do(

@@ -201,9 +201,10 @@ def test_a_research_survives_its_worker_being_killed_between_two_calls(
         call = _status(crash.client, call_workflow_id(research_id, model, 1))
         assert (call.status, call.executor_id) == ("SUCCESS", WORKER_ID)
     steps = crash.client.list_workflow_steps(call_workflow_id(research_id, SLOW, 1))
-    assert [s["function_name"] for s in steps][:3] == [
+    assert [s["function_name"] for s in steps][:4] == [
         "research.call.started",
         "research.call.model",
+        "research.call.audit",
         "research.call.recorded",
     ]
 

@@ -59,15 +59,17 @@ def test_references_the_model_wrote_itself_are_found_unless_the_pack_has_them() 
     )
     text = (
         "As shown (doi:10.1056/NEJMoa2034577) and PMID: 33301246, by Polack et al., 2020. "
-        "Also doi:10.9999/made.up.1, PMID 12345678 and Nguyen et al. (2019)."
+        "Also doi:10.9999/made.up.1, PMID 12345678, Nguyen et al. (2019) and (Osei et al., 2021)."
     )
     refs = foreign_references(text, pack_of(known))
     assert [(r.kind, r.text) for r in refs] == [
         ("doi", "10.9999/made.up.1"),
         ("pmid", "PMID 12345678"),
         ("author_year", "Nguyen et al. (2019)"),
+        ("author_year", "Osei et al., 2021"),
     ]
 
 
-def test_a_year_in_running_text_is_not_a_reference() -> None:
-    assert foreign_references("Since 2019 and in March 2020 cases rose.", pack_of()) == []
+def test_a_year_in_running_text_or_after_an_acronym_is_not_a_reference() -> None:
+    text = "Since 2019 and in March 2020 cases rose; the WHO (2021) agreed."
+    assert foreign_references(text, pack_of()) == []

@@ -207,11 +207,37 @@ async def test_without_the_library_only_the_sources_are_searched(runtime_with: O
         ({"question": "x", "size": 101}, "size"),
         ({"question": "x", "sources": []}, "sources"),
         ({"question": "x", "sources": [" "]}, "no source is named"),
+        ({"question": "x", "size": True}, "size"),
+        ({"question": "x", "offline": "yes"}, "offline"),
     ],
 )
 def test_a_bad_request_is_refused(request_body: dict[str, object], words: str) -> None:
     with pytest.raises(ValidationError, match=words):
         EvidenceRequest.model_validate(request_body)
+
+
+async def test_a_source_the_strategy_wrote_no_query_for_is_reported(
+    runtime_with: OpenRuntime,
+) -> None:
+    async with runtime_with() as runtime:
+        owner = (await new_user(runtime)).id
+        result = await find(
+            runtime,
+            owner,
+            question=QUESTION,
+            sources=["pubmed", "clinicaltrials"],
+            library=False,
+            offline=True,
+        )
+    by_name = {s.source: s for s in result.search.sources}
+    assert set(by_name) == {"pubmed", "clinicaltrials"}
+    trials = by_name["clinicaltrials"]
+    assert (trials.ok, trials.returned) == (False, 0)
+    assert trials.error == (
+        "ClinicalTrials.gov was not searched: no query was written for it from this question."
+    )
+    assert trials.hint is not None
+    assert_plain(f"{trials.error} {trials.hint}")
 
 
 # --- meaning --------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from scholarstream.errors import ConflictError, InvalidInputError
 from scholarstream.grounding import Verdict, cited_references
 from scholarstream.grounding.evidence import EvidenceOptions
 from scholarstream.research import (
+    DraftEdit,
     DraftRequest,
     Research,
     ResearchStatus,
@@ -63,9 +64,27 @@ async def test_the_pack_is_found_for_the_prompt_and_can_be_edited(world: World) 
 
     with pytest.raises(InvalidInputError, match="not in your library"):
         await evidence.add_from_library(world.owner_id, research.id, [uuid.uuid4()])
+    with pytest.raises(InvalidInputError, match=r"no record \[9\]; nothing was removed"):
+        await evidence.remove(world.owner_id, research.id, [1, 9])
 
     dropped = await evidence.drop(world.owner_id, research.id)
     assert dropped.evidence is None
+
+
+async def test_a_search_that_finds_nothing_keeps_the_pack_the_draft_has(world: World) -> None:
+    research = await draft_with_evidence(world)
+    await world.service.edit(
+        world.owner_id, research.id, DraftEdit(prompt="Lattice quantum chromodynamics on GPUs")
+    )
+    again = await research_evidence(world.runtime).find(
+        world.owner_id, research.id, OFFLINE_LIBRARY
+    )
+    assert again.research.evidence == research.evidence
+    assert "No evidence was found for the prompt. The draft keeps its evidence." in (
+        again.search.notices
+    )
+    with pytest.raises(InvalidInputError, match="has no record"):
+        await research_evidence(world.runtime).remove(world.owner_id, research.id, [6])
 
 
 async def test_every_model_gets_the_pack_and_every_answer_is_audited(world: World) -> None:
@@ -123,7 +142,7 @@ async def test_without_evidence_the_bare_prompt_is_sent_and_nothing_is_audited(
     assert world.models.prompts[OPENAI] == [PROMPT]
     result = done.result_for(OPENAI)
     assert result is not None and result.audit is None
-    with pytest.raises(InvalidInputError, match="nothing to save"):
+    with pytest.raises(ConflictError, match="no references to give"):
         await research_evidence(world.runtime).save_cited(world.owner_id, draft.id)
 
 

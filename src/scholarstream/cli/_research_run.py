@@ -297,11 +297,14 @@ def print_evidence_found(found: FoundEvidence) -> None:
     pack = found.research.evidence
     count = len(pack.items) if pack else 0
     search = found.search
-    err_console.print(
-        f"Evidence: {count} record{'' if count == 1 else 's'} from {search.distinct} distinct "
-        "works found; every model gets them and cites them.",
-        highlight=False,
-    )
+    if count:
+        line = (
+            f"Evidence: {count} record{'' if count == 1 else 's'} from {search.distinct} "
+            "distinct works found; every model gets them and cites them."
+        )
+    else:
+        line = "No evidence was found for the prompt: every model gets the bare prompt."
+    err_console.print(line, highlight=False)
     for source in search.failed:
         err_console.print(
             f"  {escape(source.label)}: {escape(source.error or 'failed')}", highlight=False

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from scholarstream.cli._choices import EXPORT_FORMATS
+from scholarstream.cli._files import check_writable, written_file
 from scholarstream.cli.context import UserOption, resolve_user, run_with_runtime
 from scholarstream.errors import InvalidInputError
 
@@ -85,8 +86,8 @@ def evidence(
             "--output names a file but no format was asked for.",
             hint=f"Add --export with one of: {', '.join(EXPORT_FORMATS)}.",
         )
-    if output is not None and output.is_dir():
-        raise InvalidInputError(f"{output} is a directory.", hint="Give a file name to --output.")
+    if output is not None:
+        check_writable(output, "--output")
     file_format = get_format(export, for_export=True) if export else None
     names = [n.strip() for value in sources or [] for n in value.split(",") if n.strip()]
     if sources is not None and not names:
@@ -118,10 +119,9 @@ def evidence(
     if file_format is not None:
         assert file_format.write is not None  # get_format(for_export=True) guarantees it
         target = output or Path(f"evidence{file_format.export_extension}")
-        partial = target.with_name(target.name + ".partial")
-        with partial.open("w", encoding="utf-8", newline="") as handle:
-            count = file_format.write([item.paper for item in result.pack.items], handle)
-        partial.replace(target)
+        papers = [item.paper for item in result.pack.items]
+        with written_file(target) as handle:
+            count = file_format.write(papers, handle)
         written = f"Wrote {count} records to {target} ({file_format.label})."
     if as_json:
         typer.echo(result.model_dump_json(indent=2))

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from scholarstream.cli._files import check_writable, written_file
 from scholarstream.cli.context import UserOption, err_console, resolve_user, run_with_runtime
-from scholarstream.errors import InvalidInputError
 
 if TYPE_CHECKING:
     from scholarstream.runtime import Runtime
@@ -30,21 +30,16 @@ def export_library(
 
     file_format = get_format(format_name, for_export=True)
     query = LibraryQuery(year_from=year_from, year_to=year_to, publication_type=publication_type)
-    if out is not None and out.is_dir():
-        raise InvalidInputError(f"{out} is a directory.", hint="Give a file name to --out.")
+    if out is not None:
+        check_writable(out, "--out")
 
     async def export(runtime: "Runtime") -> int:
         async with runtime.database.session() as session:
             owner = (await resolve_user(session, user)).id
         if out is None:
             return await runtime.library.export(owner, file_format.name, sys.stdout, query=query)
-        # Written beside the target and renamed at the end: a failed export never leaves a
-        # half-written file where a good one was.
-        partial = out.with_name(out.name + ".partial")
-        with partial.open("w", encoding="utf-8", newline="") as handle:
-            count = await runtime.library.export(owner, file_format.name, handle, query=query)
-        partial.replace(out)
-        return count
+        with written_file(out) as handle:
+            return await runtime.library.export(owner, file_format.name, handle, query=query)
 
     count = run_with_runtime(ctx, export)
     err_console.print(

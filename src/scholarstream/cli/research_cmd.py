@@ -209,7 +209,7 @@ def research_run(
         owner_of,
         print_evidence_found,
     )
-    from scholarstream.grounding.evidence import EvidenceOptions
+    from scholarstream.grounding.evidence import EvidenceFinder, EvidenceOptions, EvidenceRequest
     from scholarstream.research import DraftRequest, research_evidence, research_service
 
     session = _Session()
@@ -236,6 +236,10 @@ def research_run(
             service = research_service(runtime)
             owner = await owner_of(runtime, user)
             await check_startable(runtime, service, owner, request)
+            if wanted is not None:  # a source nobody knows is refused before any draft
+                EvidenceFinder.for_runtime(runtime).sources_for(
+                    EvidenceRequest.for_question(prompt, wanted)
+                )
             async with durable_engine(runtime):
                 draft = await service.draft(owner, request)
                 session.research_id = draft.id

@@ -8,6 +8,7 @@ import typer
 from typer.core import TyperGroup
 
 from scholarstream.cli._choices import EXPORT_FORMATS
+from scholarstream.cli._files import check_writable, written_file
 from scholarstream.cli.context import UserOption, resolve_user, run_with_runtime
 from scholarstream.errors import InvalidInputError
 
@@ -101,6 +102,8 @@ def search(
         raise InvalidInputError(f"--only {only!r} is unknown.", hint="Use all or relevant.")
     selection: ExportSelection = "relevant" if only == "relevant" else "all"
     file_format = get_format(export, for_export=True) if export else None
+    if out is not None:
+        check_writable(out, "--out")
     options = SearchOptions(
         sources=source or None,
         strategy_checkpoint=not skip_strategy,
@@ -147,10 +150,8 @@ def search(
     )
     if file_format is not None:
         target = out or Path(f"search{file_format.export_extension}")
-        partial = target.with_name(target.name + ".partial")
-        with partial.open("w", encoding="utf-8", newline="") as handle:
+        with written_file(target) as handle:
             written = export_collection(collection, file_format.name, handle, only=selection)
-        partial.replace(target)
         console.print(f"Wrote {written} records to {target} ({file_format.label}).")
 
 

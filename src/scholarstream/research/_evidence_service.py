@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel
 
-from scholarstream.errors import InvalidInputError
+from scholarstream.errors import ConflictError, InvalidInputError
 from scholarstream.grounding import cited_items
 from scholarstream.grounding.evidence import (
     EvidenceFinder,
@@ -49,11 +49,17 @@ class ResearchEvidence:
     async def find(
         self, owner_id: uuid.UUID, research_id: uuid.UUID, options: EvidenceOptions
     ) -> FoundEvidence:
-        """Searches for the draft's prompt and makes the result its pack (replacing any)."""
+        """Searches for the draft's prompt and makes the result its pack (replacing any). A
+        search that finds nothing changes nothing: the search summary says so."""
         draft = await self._draft(owner_id, research_id)
         found = await self.finder.find(
             owner_id, EvidenceRequest.for_question(draft.prompt, options)
         )
+        if not found.pack.items:
+            kept = " The draft keeps its evidence." if draft.evidence else ""
+            notice = f"No evidence was found for the prompt.{kept}"
+            search = found.search.model_copy(update={"notices": [*found.search.notices, notice]})
+            return FoundEvidence(research=draft, search=search)
         research = await self._apply(owner_id, research_id, lambda r: set_evidence(r, found.pack))
         return FoundEvidence(research=research, search=found.search)
 
@@ -84,17 +90,20 @@ class ResearchEvidence:
         """The records the research's answers cite (or its whole pack), in key order."""
         research = await self.store.get(owner_id, research_id)
         if whole_pack:
-            return [item.paper for item in (research.evidence.items if research.evidence else [])]
-        return [item.paper for item in cited_items(research.evidence, research_audits(research))]
+            items = research.evidence.items if research.evidence else []
+        else:
+            items = cited_items(research.evidence, research_audits(research))
+        if not items:
+            what = "has no evidence" if whole_pack else "cites no record of an evidence pack"
+            raise ConflictError(
+                f"This research {what}: there are no references to give.",
+                hint="Find evidence for a draft before you start it, and its answers cite it.",
+            )
+        return [item.paper for item in items]
 
     async def save_cited(self, owner_id: uuid.UUID, research_id: uuid.UUID) -> ImportReport:
         """Saves the cited records to the library (those already there are counted)."""
         papers = await self.cited_papers(owner_id, research_id)
-        if not papers:
-            raise InvalidInputError(
-                "This research cites no record of an evidence pack: there is nothing to save.",
-                hint="Find evidence for a draft before you start it, and its answers cite it.",
-            )
         return await self.library.save_records(owner_id, papers, origin="research references")
 
     async def drop(self, owner_id: uuid.UUID, research_id: uuid.UUID) -> Research:

@@ -10,7 +10,12 @@ API; the CLI runs it in process with a terminal checkpoint handler.
 from scholarstream.papers import paper_key
 from scholarstream.papers.dedup import RecordDeduplicator
 from scholarstream.search._adjudicate import LLMPairAdjudicator
-from scholarstream.search._assembly import SearchOptions, SearchServices, build_skills
+from scholarstream.search._assembly import (
+    SearchOptions,
+    SearchServices,
+    build_skills,
+    check_sources,
+)
 from scholarstream.search._durable import cancel_search_run, deliver_decision, start_search_run
 from scholarstream.search._fallbacks import FALLBACK_ERRORS, FallbackLog, fallback_reason
 from scholarstream.search._llm import GatewaySkillLLM, KnowsCapabilities, ModelSkillLLM, SkillLLM
@@ -124,6 +129,7 @@ __all__ = [
     "WorkflowState",
     "build_skills",
     "cancel_search_run",
+    "check_sources",
     "deliver_decision",
     "fallback_reason",
     "paper_key",

@@ -10,7 +10,7 @@ import uuid
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query, Response
-from pydantic import Field
+from pydantic import Field, StrictInt
 
 from scholarstream.api._deps import ReleasedUser, RuntimeDep
 from scholarstream.grounding.evidence import EvidenceOptions
@@ -27,7 +27,7 @@ router = APIRouter(prefix="/research", tags=["research"])
 
 
 class RemoveRecords(CamelModel):
-    keys: list[Annotated[int, Field(ge=1)]] = Field(
+    keys: list[Annotated[StrictInt, Field(ge=1)]] = Field(
         min_length=1, max_length=100, description="The pack keys ([1], [2] ...) to remove."
     )
 
@@ -47,7 +47,8 @@ async def find_evidence(
 ) -> FoundEvidence:
     """Finds the evidence for the draft's prompt (the library and the enabled sources,
     merged and ranked) and makes it the draft's pack, replacing any; also says what was
-    searched and which sources failed. Works offline and with no model."""
+    searched and which sources failed. A search that finds nothing leaves the draft as it
+    was and says so. Works offline and with no model."""
     return await research_evidence(runtime).find(user.id, research_id, options)
 
 
@@ -55,7 +56,8 @@ async def find_evidence(
 async def remove_evidence(
     research_id: ResearchId, body: RemoveRecords, user: ReleasedUser, runtime: RuntimeDep
 ) -> Research:
-    """Removes records from the pack; the rest are keyed again from 1."""
+    """Removes records from the pack; the rest are keyed again from 1. 422 naming any key
+    the pack does not hold (nothing is removed)."""
     return await research_evidence(runtime).remove(user.id, research_id, body.keys)
 
 
@@ -90,7 +92,8 @@ async def export_references(
         Query(description="cited: the records the answers cite; pack: the whole evidence pack."),
     ] = "cited",
 ) -> Response:
-    """The research's references as a file to import into a reference manager."""
+    """The research's references as a file to import into a reference manager; 409 when
+    there are none (no evidence, or no answer cites it)."""
     file_format = get_format(format, for_export=True)
     assert file_format.write is not None  # get_format(for_export=True) guarantees it
     papers = await research_evidence(runtime).cited_papers(
@@ -111,5 +114,5 @@ async def save_references(
     research_id: ResearchId, user: ReleasedUser, runtime: RuntimeDep
 ) -> ImportReport:
     """Saves the records the answers cite to your library; those already there are counted
-    as duplicates. 422 when the research cites no record of an evidence pack."""
+    as duplicates. 409 when the research cites no record of an evidence pack."""
     return await research_evidence(runtime).save_cited(user.id, research_id)

@@ -23,7 +23,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\[\"'“])|\n+")
 _BEFORE_PUNCTUATION = re.compile(r"\s+([.,;:!?])")
 _DOI = re.compile(r"\b10\.\d{4,9}/[^\s\]\)>,;\"']+[^\s\]\)>,;\"'.]")
 _PMID = re.compile(r"\bPMID:?\s*(\d{4,9})\b", re.IGNORECASE)
-_NAME = "[A-Z][A-Za-z'\u2019-]+"
+_NAME = "[A-Z][a-z][A-Za-z'\u2019-]*"  # a name, not an acronym (WHO, NIH)
 # "Smith et al., 2019", "Smith and Lee (2020)", "(Smith, 2018)": a reference by author and year.
 _AUTHOR_YEAR = re.compile(
     rf"\b({_NAME}(?:\s+(?:et al\.?|and|&)\s*(?:{_NAME})?)?),?\s+\(?((?:19|20)\d\d)\)?"
@@ -146,11 +146,16 @@ def foreign_references(text: str, pack: EvidencePack) -> list[ForeignReference]:
             )
     for match in _AUTHOR_YEAR.finditer(text):
         written = match.group(0)
+        if written.endswith(")") and "(" not in written:
+            written = written[:-1]  # the close of "(Smith et al., 2019)", not of the year
         name = match.group(1).split()[0].lower()
         looks_cited = "et al" in written or "(" in written
         if looks_cited and name not in authors and not _inside(match.start(), found):
             ref = ForeignReference(
-                kind="author_year", text=written, start=match.start(), end=match.end()
+                kind="author_year",
+                text=written,
+                start=match.start(),
+                end=match.start() + len(written),
             )
             found.append(ref)
     return sorted(found, key=lambda ref: ref.start)

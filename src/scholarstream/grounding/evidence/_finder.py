@@ -29,6 +29,7 @@ from scholarstream.search import (
     SearchServices,
     SourceSearcher,
     build_skills,
+    check_sources,
 )
 from scholarstream.search.core import QueryBuilderInput, ScoredPaper
 from scholarstream.settings import GroundingSettings
@@ -78,6 +79,7 @@ class EvidenceFinder:
         """The sources a request searches: those it names, else the configured defaults
         that can run here; the library added unless ``library`` is off."""
         hub = self.services.sources
+        check_sources(hub, request.sources)
         if request.sources is not None:
             names = list(request.sources)
         else:
@@ -152,7 +154,10 @@ class EvidenceFinder:
                 QueryUsed(source=q.source, query=q.query, filters=dict(q.filters))
                 for q in strategy.queries
             ],
-            sources=[self._searched(status, found_in) for status in results.statuses],
+            sources=[
+                *(self._searched(status, found_in) for status in results.statuses),
+                *self._not_searched(names, results.statuses),
+            ],
             found=len(results.records),
             distinct=len(works),
             related=len(ranked),
@@ -194,6 +199,25 @@ class EvidenceFinder:
             error=status.error,
             hint=status.hint,
         )
+
+    def _not_searched(
+        self, names: Sequence[str], statuses: Sequence[SourceStatus]
+    ) -> list[SourceSearched]:
+        """The sources asked for that the strategy wrote no query for: said, not dropped."""
+        searched = {status.source for status in statuses}
+        return [
+            SourceSearched(
+                source=name,
+                label=self._label(name),
+                ok=False,
+                error=f"{self._label(name)} was not searched: no query was written for it "
+                "from this question.",
+                hint="Search it on its own (scholarstream sources search), or word the "
+                "question for it.",
+            )
+            for name in names
+            if name not in searched
+        ]
 
     def _label(self, name: str) -> str:
         if name == LIBRARY:

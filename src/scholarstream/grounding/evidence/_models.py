@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, field_validator
 
 from scholarstream.grounding.core import EvidencePack
 from scholarstream.search.core import ModelFallback
@@ -18,7 +18,7 @@ class EvidenceOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    size: int | None = Field(
+    size: StrictInt | None = Field(
         default=None,
         ge=1,
         le=MAX_PACK_SIZE,
@@ -31,10 +31,10 @@ class EvidenceOptions(BaseModel):
         description="Sources to search; default: the configured default sources. "
         "'library' is your own imported records.",
     )
-    library: bool = Field(
+    library: StrictBool = Field(
         default=True, description="Search your library too (false: only the sources)."
     )
-    offline: bool = Field(
+    offline: StrictBool = Field(
         default=False,
         description="Use the deterministic search skills even when a model is set up.",
     )

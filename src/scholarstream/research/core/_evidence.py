@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from scholarstream.errors import ConflictError, InvalidInputError
 from scholarstream.grounding.core import CitationAudit, EvidencePack, render_pack
 from scholarstream.papers import Paper
 from scholarstream.research.core._base import utc_now
-from scholarstream.research.core._lifecycle import ResearchStatus, conflict
+from scholarstream.research.core._lifecycle import ResearchStatus
 from scholarstream.research.core._records import Research
 
 __all__ = [
@@ -36,10 +37,10 @@ def research_prompt(research: Research) -> str:
 def check_evidence_editable(research: Research) -> None:
     """``ConflictError`` unless a draft: the pack is fixed once the models have it."""
     if research.status != ResearchStatus.DRAFT:
-        raise conflict(
-            research.status,
+        raise ConflictError(
             f"The evidence can be changed only before the research starts; "
             f"this research is {research.status}.",
+            hint="Start a new research to ask with other evidence.",
         )
 
 
@@ -52,9 +53,17 @@ def set_evidence(
 
 
 def remove_evidence(research: Research, keys: set[int], *, now: datetime | None = None) -> Research:
-    """The draft without the records under ``keys``; the rest are keyed again from 1."""
+    """The draft without the records under ``keys``; the rest are keyed again from 1.
+    ``InvalidInputError`` naming any key the pack does not hold (nothing is removed)."""
     check_evidence_editable(research)
     pack = research.evidence or EvidencePack(question=research.prompt)
+    unknown = sorted(keys - pack.keys)
+    if unknown:
+        listed = ", ".join(f"[{key}]" for key in unknown)
+        raise InvalidInputError(
+            f"The evidence has no record {listed}; nothing was removed.",
+            hint=f"Its keys are 1 to {len(pack.items)}." if pack.items else "It is empty.",
+        )
     return set_evidence(research, pack.without(keys), now=now)
 
 

@@ -153,6 +153,7 @@ export class EvidencePanel {
   showSearch(search) {
     const failed = search.sources.filter((source) => !source.ok);
     const lines = [`Found ${search.distinct} distinct works (${search.found} records) for the prompt.`];
+    lines.push(...(search.notices ?? []));
     for (const source of failed) lines.push(`${source.label}: ${source.error ?? "failed"}${source.hint ? ` ${source.hint}` : ""}`);
     this.part("search-summary").replaceChildren(...lines.map((line) => el("p", { class: "muted" }, line)));
   }
