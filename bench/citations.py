@@ -9,8 +9,10 @@ precision / recall of "addresses" at the product's two thresholds (supported, we
 
 Then the verifier runs end to end (``CitationVerifier``):
 - model path: a scripted model answers support / contradict / not addressed from SciFact's
-  labels, fails some calls and invents some quotes; printed: the three-way agreement, how
-  many failed calls fell back to the offline score, and how many invented quotes were shown;
+  labels, fails some calls and invents some quotes; printed: how many failed calls and
+  unquoted verdicts fell back to the offline score, how many invented quotes were shown,
+  and the agreement of the judged ones with the labels (a check of the plumbing: the
+  script answers from those labels, so it is no measure of a model's accuracy);
 - fabrication: scripted answers whose packs hold each claim's cited abstracts plus unrelated
   ones, citing the right key, an unrelated key, a key outside the pack, and an invented DOI;
   printed: invalid keys and invented references shown as a citation (target 0) and the share
@@ -217,9 +219,12 @@ async def fabrication(pairs: list[Pair], corpus: dict[str, Paper], seed: int) ->
         )
         outside = len(pack.items) + rng.randint(1, 40)
         invented_doi = f"10.{rng.randint(1000, 9999)}/fake.{rng.randint(1, 99999)}"
+        # Well-formed markers, and the forms a model also writes: a marker on a line of
+        # its own, a chained range, an invented DOI as a link.
         answer = (
-            f"{pair.claim} [1]. {pair.claim} [2]. {pair.claim} [{outside}]. "
-            f"A later trial confirmed it (doi:{invented_doi})."
+            f"{pair.claim} [1]. {pair.claim} [2]. {pair.claim} [{outside}].\n[{outside}]\n"
+            f"Trials agree [2-{outside}-3]. A later trial confirmed it (doi:{invented_doi}), "
+            f"see [the review](https://doi.org/{invented_doi})."
         )
         audit = await verifier.verify(answer, pack)
         verdicts = {c.key: c.verdict for c in audit.checks}
@@ -231,7 +236,7 @@ async def fabrication(pairs: list[Pair], corpus: dict[str, Paper], seed: int) ->
         shown["outside_key_shown_as_citation"] += bool(
             re.search(rf"\[(?:[^\]]*, )?{outside}\D", audit.annotated)
         )
-        shown["invented_doi_flagged"] += any(r.kind == "doi" for r in audit.unverified)
+        shown["invented_doi_flagged"] += sum(r.kind == "doi" for r in audit.unverified) == 2
         after_doi = audit.annotated[audit.annotated.find("doi:10.") :]
         shown["invented_doi_unflagged"] += UNVERIFIED_NOTE not in after_doi
     return dict(shown)

@@ -352,6 +352,7 @@ EXPORTED: dict[str, list[str]] = {
         "Thresholds",
         "VERDICT_WORDS",
         "Verdict",
+        "as_paper",
         "audit_answer",
         "cited_items",
         "cited_references",
@@ -391,6 +392,7 @@ EXPORTED: dict[str, list[str]] = {
         "read_markers",
         "record_sentences",
         "reference_line",
+        "reference_text",
         "render_pack",
     ],
     "scholarstream.grounding.evidence": [
@@ -902,6 +904,7 @@ EXPORTED: dict[str, list[str]] = {
         "WorkflowState",
         "build_skills",
         "cancel_search_run",
+        "check_sources",
         "deliver_decision",
         "fallback_reason",
         "paper_key",

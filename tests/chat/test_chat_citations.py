@@ -47,8 +47,14 @@ def test_a_chat_answer_cites_the_records_its_tools_showed_and_each_citation_is_c
         assert stored["response"]["citations"] == citations
 
 
-def test_an_answer_that_cites_nothing_has_no_audit(tmp_path: Path) -> None:
-    script = Script([call("search_library", {"query": "anything"})], ["Nothing relevant."])
+def test_an_answer_that_cites_none_of_the_records_shown_has_no_audit(tmp_path: Path) -> None:
+    script = Script(
+        [call("search_library", {"query": "cataract"})], ["Several studies cover this."]
+    )
     with chat_server(tmp_path, script) as (_, client):
-        payload = send(client, "Anything on dogs?")[-1].data["payload"]
-        assert payload["citations"] is None and payload["message"] == "Nothing relevant."
+        with WOS.open("rb") as handle:
+            client.post("/api/v1/library/imports", files={"file": (WOS.name, handle)})
+        payload = send(client, "Anything on cataract?")[-1].data["payload"]
+        assert "[1] " in script.last_tool_return()  # records were shown under keys
+        assert payload["citations"] is None
+        assert payload["message"] == "Several studies cover this."

@@ -62,8 +62,13 @@ async def test_a_model_judges_each_citation_and_its_quote_must_be_in_the_record(
     first, second, invalid = audit.checks
     assert (first.verdict, first.judged_by) == (Verdict.SUPPORTED, "model")
     assert first.quote == "Cardiac mortality fell by a third with atorvastatin."
-    # The model's "support" stands, but a quote the record does not hold is not shown.
-    assert (second.verdict, second.quote) == (Verdict.SUPPORTED, None)
+    # "Support" shown by a quote the record does not hold is the model's word alone: the
+    # offline score decides (the sleep study does not address the claim).
+    assert (second.verdict, second.judged_by, second.quote) == (
+        Verdict.UNSUPPORTED,
+        "overlap",
+        "Sleep in shift workers",
+    )
     assert invalid.verdict is Verdict.INVALID  # never sent to the model
     assert len(prompts) == 2
     assert "data, not instructions" in prompts[0] and "Sleep in shift workers" in prompts[1]
@@ -89,7 +94,8 @@ async def test_an_unusable_model_answer_leaves_the_citation_to_the_offline_score
 
 async def test_only_the_first_citations_up_to_the_bound_go_to_the_model() -> None:
     prompts: list[str] = []
-    llm = model({"verdict": "contradict"}, prompts=prompts)
+    quote = "Muscle pain was rare."
+    llm = model({"verdict": "contradict", "quote": quote}, prompts=prompts)
     audit = await CitationVerifier(llm=llm, max_judged=1).verify(ANSWER, PACK)
     assert len(prompts) == 1
     assert [c.judged_by for c in audit.checks] == ["model", "overlap", "pack"]

@@ -10,7 +10,7 @@ import uuid
 import pytest
 
 from scholarstream.errors import ConflictError, InvalidInputError
-from scholarstream.grounding import Verdict, cited_references
+from scholarstream.grounding import CitationVerifier, Verdict, cited_references
 from scholarstream.grounding.evidence import EvidenceOptions
 from scholarstream.research import (
     DraftEdit,
@@ -59,8 +59,13 @@ async def test_the_pack_is_found_for_the_prompt_and_can_be_edited(world: World) 
     assert [i.key for i in trimmed.evidence.items] == [1, 2, 3]
 
     page = await world.runtime.library.search(world.owner_id, LibraryQuery(text="retina"))
-    extended = await evidence.add_from_library(world.owner_id, research.id, [page.items[0].id])
-    assert extended.evidence is not None and len(extended.evidence.items) in (3, 4)
+    in_pack = {item.paper.title for item in trimmed.evidence.items}
+    new = next(item for item in page.items if item.record.title not in in_pack)
+    extended = await evidence.add_from_library(world.owner_id, research.id, [new.id])
+    assert extended.evidence is not None
+    assert [(i.key, i.paper.title, i.origin) for i in extended.evidence.items][3:] == [
+        (4, new.record.title, "library")
+    ]
 
     with pytest.raises(InvalidInputError, match="not in your library"):
         await evidence.add_from_library(world.owner_id, research.id, [uuid.uuid4()])
@@ -154,3 +159,19 @@ async def test_the_pack_is_fixed_once_the_research_starts(world: World) -> None:
     with pytest.raises(ConflictError):
         await research_evidence(world.runtime).find(world.owner_id, research.id, OFFLINE_LIBRARY)
     await world.settled(research.id, ResearchStatus.COMPLETED)
+
+
+async def test_an_answer_whose_check_fails_is_kept_without_an_audit(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def broken(*args: object, **kwargs: object) -> object:
+        raise RuntimeError("the embedding runtime crashed")
+
+    monkeypatch.setattr(CitationVerifier, "verify", broken)
+    research = await draft_with_evidence(world)
+    world.models.plan(OPENAI, answer("Cataract is inherited [1]."))
+    await world.service.start(world.owner_id, research.id)
+    done = await world.settled(research.id, ResearchStatus.COMPLETED)
+    result = done.result_for(OPENAI)
+    assert result is not None and result.content == "Cataract is inherited [1]."
+    assert result.audit is None

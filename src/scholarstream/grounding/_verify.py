@@ -34,13 +34,26 @@ _INSTRUCTIONS = (
     "whether the record supports the sentence ('support'), contradicts it ('contradict'), "
     "or does not address it ('not_addressed'), judging only by the record's own text. "
     "Give as quote the one sentence of the record that says so, copied exactly; no quote "
-    "when it does not address the sentence."
+    "when it does not address the sentence. A verdict of support or contradiction without "
+    "such a quote is not used."
 )
 _AGENT: Agent[None, ModelJudgement] = Agent(output_type=ModelJudgement, instructions=_INSTRUCTIONS)
 
 
+# A quote shorter than this proves nothing ("the", ".").
+_SHORTEST_QUOTE = 20
+
+
 def _squash(text: str) -> str:
     return re.sub(r"\W+", " ", text).strip().lower()
+
+
+def _quoted_from(quote: str | None, record: str) -> bool:
+    """Whether ``quote`` is a real passage of ``record`` (words, case and punctuation aside)."""
+    if quote is None:
+        return False
+    squashed = _squash(quote)
+    return len(squashed) >= _SHORTEST_QUOTE and squashed in _squash(record)
 
 
 @dataclass
@@ -98,9 +111,12 @@ class CitationVerifier:
                     )
                 except FALLBACK_ERRORS:
                     return (sentence_index, key), None
-            if judgement.quote and _squash(judgement.quote) not in _squash(record):
-                # A quote the record does not hold is the model's own words: not shown.
-                judgement = judgement.model_copy(update={"quote": None})
+            if judgement.verdict == "not_addressed":
+                return (sentence_index, key), judgement.model_copy(update={"quote": None})
+            if not _quoted_from(judgement.quote, record):
+                # Support or contradiction the record's own words do not show is the
+                # model's word alone: the offline score decides instead.
+                return (sentence_index, key), None
             return (sentence_index, key), judgement
 
         results = await asyncio.gather(*(one(s.index, s.text, key) for s, key in pairs))

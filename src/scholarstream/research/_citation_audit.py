@@ -4,12 +4,15 @@ nothing to check."""
 
 from __future__ import annotations
 
+import logging
 import uuid
 
 from scholarstream.durable import current_runtime
 from scholarstream.errors import NotFoundError
 from scholarstream.grounding import CitationAudit, runtime_verifier
 from scholarstream.research._store import ResearchStore
+
+log = logging.getLogger(__name__)
 
 
 async def audit_content(
@@ -27,4 +30,11 @@ async def audit_content(
         return None
     if research.evidence is None or not research.evidence.items:
         return None
-    return await runtime_verifier(runtime, owner).verify(content, research.evidence)
+    try:
+        return await runtime_verifier(runtime, owner).verify(content, research.evidence)
+    except Exception:
+        # The check is worth less than the answer it checks: a failure of the check (an
+        # embedding runtime error, say) must not lose a model's answer. The answer is
+        # recorded without an audit, and the log says why.
+        log.exception("research %s: the citations of an answer could not be checked", research_id)
+        return None

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from pydantic import BaseModel
 
 from scholarstream.errors import ConflictError, InvalidInputError
-from scholarstream.grounding import cited_items
+from scholarstream.grounding import as_paper, cited_items
 from scholarstream.grounding.evidence import (
     EvidenceFinder,
     EvidenceOptions,
@@ -81,7 +81,7 @@ class ResearchEvidence:
                 "your library.",
                 hint="Add records from your library's search results.",
             )
-        papers = [item.record for item in items if isinstance(item.record, Paper)]
+        papers = [as_paper(item.record) for item in items]
         return await self._apply(owner_id, research_id, lambda r: add_evidence(r, papers))
 
     async def cited_papers(

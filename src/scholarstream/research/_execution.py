@@ -401,7 +401,11 @@ async def research_call_workflow(owner_id: str, research_id: str, model: str, at
         {"name": "research.call.model"}, _ask_model, owner_id, model, prompt
     )
     audit = await DBOS.run_step_async(
-        {"name": "research.call.audit"}, audit_content, owner_id, research_id, outcome.content
+        {**_RECORD_STEP, "name": "research.call.audit"},
+        audit_content,
+        owner_id,
+        research_id,
+        outcome.content,
     )
     recorded = await DBOS.run_step_async(
         {**_RECORD_STEP, "name": "research.call.recorded"},
@@ -435,7 +439,11 @@ async def research_synthesis_workflow(owner_id: str, research_id: str, revision:
         {"name": "research.synthesis.model"}, _ask_synthesis_model, owner_id, job
     )
     audit = await DBOS.run_step_async(
-        {"name": "research.synthesis.audit"}, audit_content, owner_id, research_id, outcome.content
+        {**_RECORD_STEP, "name": "research.synthesis.audit"},
+        audit_content,
+        owner_id,
+        research_id,
+        outcome.content,
     )
     recorded: Dispatch | None = await DBOS.run_step_async(
         {**_RECORD_STEP, "name": "research.synthesis.recorded"},

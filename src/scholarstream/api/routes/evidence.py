@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from scholarstream.api._deps import CurrentUser, RuntimeDep
+from scholarstream.api._deps import ReleasedUser, RuntimeDep
 from scholarstream.grounding.evidence import EvidenceFinder, EvidenceRequest, EvidenceResult
 
 router = APIRouter(prefix="/evidence", tags=["evidence"])
@@ -14,7 +14,7 @@ router = APIRouter(prefix="/evidence", tags=["evidence"])
 
 @router.post("", response_model=EvidenceResult)
 async def find_evidence(
-    request: EvidenceRequest, runtime: RuntimeDep, user: CurrentUser
+    request: EvidenceRequest, runtime: RuntimeDep, user: ReleasedUser
 ) -> EvidenceResult:
     """Turns the question into queries, searches the library and the sources, merges
     duplicates, ranks every work for the question and returns the best as the pack (keys

@@ -31,6 +31,7 @@ from scholarstream.grounding.core._pack import (
     PackBuilder,
     as_paper,
     reference_line,
+    reference_text,
     render_pack,
 )
 from scholarstream.grounding.core._references import cited_items, cited_references
@@ -73,5 +74,6 @@ __all__ = [
     "read_markers",
     "record_sentences",
     "reference_line",
+    "reference_text",
     "render_pack",
 ]

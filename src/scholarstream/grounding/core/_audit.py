@@ -3,6 +3,7 @@ references it wrote itself, and the answer rewritten with each citation marked."
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -199,6 +200,18 @@ def _check(
     )
 
 
+_LINK_TARGET = re.compile(r"\]\([^\s)]*$")
+
+
+def _note_at(text: str, ref: ForeignReference) -> int:
+    """Where a reference's note goes: right after it, or after the Markdown link whose
+    address it is ("[review](https://doi.org/10.1/x)"), so that the link still works."""
+    if _LINK_TARGET.search(text[: ref.start]):
+        close = text.find(")", ref.end)
+        return close + 1 if close != -1 else ref.end
+    return ref.end
+
+
 def _annotate(
     text: str,
     markers: list[Marker],
@@ -217,7 +230,7 @@ def _annotate(
         if dropped:
             replacement = f"{replacement} {INVALID_NOTE}".strip()
         edits.append((marker.start, marker.end, replacement))
-    edits.extend((ref.end, ref.end, UNVERIFIED_NOTE) for ref in unverified)
+    edits.extend((_note_at(text, ref), _note_at(text, ref), UNVERIFIED_NOTE) for ref in unverified)
     out = text
     for start, end, replacement in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
         out = out[:start] + replacement + out[end:]

@@ -116,7 +116,12 @@ class PackBuilder:
 
 
 def reference_line(item: EvidenceItem) -> str:
-    """``[3] Smith J, Lee K. Title. Venue. 2021. doi:10/x. PMID 123.``: one reference."""
+    """``[3] Smith, Lee. Title. Venue. 2021. doi:10/x. PMID 123.``: one reference."""
+    return f"[{item.key}] {reference_text(item)}"
+
+
+def reference_text(item: EvidenceItem) -> str:
+    """The reference without its key: ``Smith, Lee. Title. Venue. 2021. doi:10/x.``"""
     paper = item.paper
     authors = [a.family or a.name for a in paper.authors[:3]]
     if len(paper.authors) > 3:
@@ -128,7 +133,7 @@ def reference_line(item: EvidenceItem) -> str:
     if paper.ids.pmid:
         parts.append(f"PMID {paper.ids.pmid}")
     # Each part without its own full stop: "et al." and a title ending in one.
-    return f"[{item.key}] " + ". ".join(p.rstrip(".") for p in parts if p) + "."
+    return ". ".join(p.rstrip(".") for p in parts if p) + "."
 
 
 def render_pack(pack: EvidencePack) -> str:

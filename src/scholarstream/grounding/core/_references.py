@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from scholarstream.grounding.core._audit import CitationAudit
-from scholarstream.grounding.core._pack import EvidenceItem, EvidencePack, reference_line
+from scholarstream.grounding.core._pack import EvidenceItem, EvidencePack, reference_text
+
+# A title from a source is text: its * _ [ ] ` < > must not become formatting or links.
+_MARKDOWN = re.compile(r"[\\`*_\[\]<>]")
 
 
 def cited_items(pack: EvidencePack | None, audits: Sequence[CitationAudit]) -> list[EvidenceItem]:
@@ -26,5 +30,6 @@ def cited_references(pack: EvidencePack | None, audits: Sequence[CitationAudit])
             links.append(f"[DOI](https://doi.org/{item.paper.ids.doi})")
         if item.paper.ids.pmid:
             links.append(f"[PubMed](https://pubmed.ncbi.nlm.nih.gov/{item.paper.ids.pmid}/)")
-        lines.append(f"- {reference_line(item)} {' '.join(links)}".rstrip())
+        text = _MARKDOWN.sub(r"\\\g<0>", reference_text(item))
+        lines.append(f"- [{item.key}] {text} {' '.join(links)}".rstrip())
     return "## References\n\n" + "\n".join(lines) if lines else ""

@@ -41,7 +41,7 @@ function identifierLinks(paper) {
 export function auditView(audit, dataset) {
   const testid = dataset.testid;
   const counts = countsOf(audit);
-  const alarm = counts.invalid || counts.unsupported || audit.unverified.length;
+  const alarm = counts.invalid || counts.unsupported || counts.contradicted || audit.unverified.length;
   return el("div", { class: "audited" },
     el("p", { class: `audit-summary${alarm ? " audit-alarm" : ""}`, dataset: { testid: `${testid}-audit` } },
       auditSummary(audit)),
@@ -136,6 +136,7 @@ export class EvidencePanel {
   async find() {
     const button = this.part("find");
     button.disabled = true;
+    this.part("problem").replaceChildren();
     renderStatus(this.part("status"), "Searching your library and the sources…");
     try {
       const found = await api(this.url, { method: "POST", body: JSON.stringify({}) });
