@@ -38,6 +38,7 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from _measures import auroc
 from scholarstream.embeddings import shipped_embedder
 from scholarstream.errors import LLMError
 from scholarstream.grounding import (
@@ -92,23 +93,6 @@ def read_pairs(path: Path, corpus: dict[str, Paper]) -> list[Pair]:
         for doc in sorted(cited[cid])
         if doc in corpus
     ]
-
-
-def auroc(scores: npt.NDArray[np.float64], positive: npt.NDArray[np.bool_]) -> float:
-    """Area under the ROC curve by ranks (ties share their average rank)."""
-    order = np.argsort(scores, kind="mergesort")
-    ranks = np.empty(len(scores))
-    sorted_scores = scores[order]
-    i = 0
-    while i < len(scores):
-        j = i
-        while j + 1 < len(scores) and sorted_scores[j + 1] == sorted_scores[i]:
-            j += 1
-        ranks[order[i : j + 1]] = (i + j) / 2 + 1
-        i = j + 1
-    n_pos = int(positive.sum())
-    n_neg = len(scores) - n_pos
-    return float((ranks[positive].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
 
 
 def at_threshold(

@@ -1,6 +1,7 @@
 """Deduplication accuracy and speed on labelled duplicate sets.
 
-Each set is a directory in the layout of ../shared/data/dedup: a records CSV
+Each set is a directory in the layout of ../shared/data/dedup (the default runs those and
+the sets under bench/data/dedup, built from other fields): a records CSV
 (``records_pre_merged.csv``, or the ASySD ``labelled_test_set.csv``) and a CSV of the true
 duplicate clusters (``merged_record_ids.csv``, or ASySD's clusters taken from bib-dedupe,
 ``*clusters*.csv``), one cluster per row, record ids joined by ``;`` in column
@@ -31,6 +32,8 @@ from scholarstream.papers.dedup import find_clusters
 from scholarstream.papers.formats import RecordProblem, read_file
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "dedup"
+OWN_DATA = Path(__file__).resolve().parent / "data" / "dedup"
+"""Sets built for this project outside biomedicine (each with a SOURCE.txt)."""
 RECORD_FILES = ("records_pre_merged.csv", "labelled_test_set.csv")
 CLUSTER_FILES = ("merged_record_ids.csv", "*clusters*.csv")
 
@@ -181,11 +184,17 @@ def main() -> None:
         type=Path,
         nargs="+",
         default=None,
-        help=f"set directories (default: every set under {DATA})",
+        help=f"set directories (default: every set under {DATA} and {OWN_DATA})",
     )
     parser.add_argument("--json", type=Path, help="also write the figures as JSON here")
     args = parser.parse_args()
-    directories: list[Path] = args.data or sorted(p for p in DATA.iterdir() if p.is_dir())
+    directories: list[Path] = args.data or [
+        p
+        for root in (DATA, OWN_DATA)
+        if root.is_dir()
+        for p in sorted(root.iterdir())
+        if p.is_dir()
+    ]
     results = [run_set(directory) for directory in directories]
     print_table(results)
     if args.json:

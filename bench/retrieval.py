@@ -9,7 +9,10 @@ same process on the same data: plain bm25s (title + text) and SQLite FTS5 (porte
 stemming, bm25() ranking), the alternative the library's ranker was chosen against.
 
     python bench/retrieval.py --data ../shared/data/retrieval/scifact --split train \
-        [--json bench/results/retrieval.json]
+        [--json bench/results/retrieval.json] [--database postgresql+asyncpg://...]
+
+``--database`` runs the library on an empty PostgreSQL database instead of a temporary
+SQLite file; when that server has pgvector, the meaning half is ranked there.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import sqlite3
 import statistics
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -31,6 +34,7 @@ import bm25s
 import numpy as np
 import Stemmer
 
+from _measures import read_jsonl, read_qrels
 from scholarstream.db import upgrade_async
 from scholarstream.papers import Paper
 from scholarstream.runtime import build_runtime
@@ -48,23 +52,6 @@ class Result:
     index_seconds: float
     p50_ms: float
     p95_ms: float
-
-
-def read_jsonl(path: Path) -> Iterator[dict[str, str]]:
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            if line.strip():
-                yield json.loads(line)
-
-
-def read_qrels(path: Path) -> dict[str, dict[str, int]]:
-    qrels: dict[str, dict[str, int]] = {}
-    with path.open(encoding="utf-8") as handle:
-        next(handle)  # header
-        for line in handle:
-            query_id, doc_id, score = line.rstrip("\n").split("\t")
-            qrels.setdefault(query_id, {})[doc_id] = int(score)
-    return qrels
 
 
 def ndcg_at_10(ranking: Ranking, relevant: dict[str, int]) -> float:
@@ -116,18 +103,23 @@ class LibraryRun:
     embed_seconds: float
     vector_bytes: int
     passages: int
+    ranking: str
     systems: dict[str, tuple[dict[str, Ranking], list[float]]]
 
 
 async def library_system(
-    corpus: list[dict[str, str]], queries: dict[str, str], weights: list[float]
+    corpus: list[dict[str, str]],
+    queries: dict[str, str],
+    weights: list[float],
+    database_url: str | None,
 ) -> LibraryRun:
     """The product's library: import through the importer, embed with the shipped model,
     search through Library.search (hybrid, per fusion weight) and through its two halves."""
     with tempfile.TemporaryDirectory() as tmp:
-        settings = load_settings(data_dir=Path(tmp))
+        settings = load_settings(data_dir=Path(tmp), database_url=database_url)
         await upgrade_async(settings.app_database_url)
         runtime = build_runtime(settings)
+        await runtime.library.start()
         from scholarstream.accounts import create_user
 
         async with runtime.database.session() as session:
@@ -159,6 +151,7 @@ async def library_system(
         embed_seconds = time.perf_counter() - started
         assert embedded == len(corpus), (await runtime.library.semantic_status(owner)).problem
         stored = await stored_vectors(runtime.database, owner, embedder.name, embedder.dimension)
+        ranking = (await runtime.library.semantic_status(owner)).ranking or "none"
 
         systems: dict[str, tuple[dict[str, Ranking], list[float]]] = {}
 
@@ -192,6 +185,7 @@ async def library_system(
         embed_seconds=embed_seconds,
         vector_bytes=len(stored.ids) * embedder.dimension * 2,
         passages=len(stored.ids),
+        ranking=ranking,
         systems=systems,
     )
 
@@ -259,6 +253,9 @@ def main() -> None:
     parser.add_argument("--split", default="test", help="qrels/<split>.tsv")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument(
+        "--database", help="an empty PostgreSQL database URL for the library (SQLite if unset)"
+    )
+    parser.add_argument(
         "--weights",
         default=f"{Fusion().semantic_weight}",
         help="hybrid fusion weights of meaning to run, comma-separated (the product's default)",
@@ -272,7 +269,7 @@ def main() -> None:
     print(f"{args.data.name} / {args.split}: {len(corpus)} documents, {len(queries)} queries")
 
     weights = [float(w) for w in args.weights.split(",")]
-    run = asyncio.run(library_system(corpus, queries, weights))
+    run = asyncio.run(library_system(corpus, queries, weights, args.database))
     import_s = run.import_seconds
     results = [
         evaluate(name, run.index_seconds, rankings, latencies, qrels)
@@ -281,6 +278,7 @@ def main() -> None:
     results.append(evaluate("plain bm25s baseline", *bm25s_baseline(corpus, queries), qrels))
     results.append(evaluate("SQLite FTS5 (porter, bm25())", *fts5_baseline(corpus, queries), qrels))
 
+    print(f"meaning ranked: {run.ranking}")
     print(f"library import: {import_s:.2f} s ({len(corpus) / import_s:,.0f} records/s)")
     print(
         f"embedding: {run.embed_seconds:.1f} s ({len(corpus) / run.embed_seconds:,.1f} "
@@ -303,6 +301,7 @@ def main() -> None:
             "embedding_seconds": run.embed_seconds,
             "embedding_per_second": len(corpus) / run.embed_seconds,
             "vector_bytes": run.vector_bytes,
+            "meaning_ranked": run.ranking,
             "results": [asdict(r) for r in results],
         }
         args.json.write_text(json.dumps(payload, indent=2))

@@ -123,6 +123,22 @@ def postgres_server_url() -> str:
     return POSTGRES_URL
 
 
+@pytest.fixture(scope="session")
+def pgvector_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A PostgreSQL server with the pgvector extension, run from the ``pgserver``
+    wheel (the machine's own server has no pgvector package), stopped at the end."""
+    try:
+        from pgserver.postgres_server import get_server
+    except ImportError:
+        skip_or_fail("pgserver (PostgreSQL with pgvector) is not installed")
+    directory = tmp_path_factory.mktemp("pgvector")
+    server = get_server(directory, cleanup_mode="stop")
+    try:
+        yield f"postgresql+asyncpg://postgres@/postgres?host={directory}"
+    finally:
+        server.cleanup()
+
+
 @contextmanager
 def throwaway_postgres_database(server_url: str) -> Iterator[str]:
     """The URL of a new database on the real server, dropped afterwards."""

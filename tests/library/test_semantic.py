@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import io
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
+from pathlib import Path
 
 import pytest
 
@@ -18,7 +19,14 @@ from scholarstream.embeddings import Vectors
 from scholarstream.papers import Paper
 from scholarstream.runtime import Runtime
 from scholarstream.settings import Settings
-from scholarstream.sources.library import LibraryQuery, embedding_passages, import_items
+from scholarstream.sources.library import (
+    IN_PROCESS,
+    PGVECTOR,
+    LibraryQuery,
+    embedding_passages,
+    import_items,
+)
+from tests.conftest import throwaway_postgres_database
 from tests.helpers import ConceptEmbedder, make_runtime, new_user
 
 # Words of one concept share a dimension, so "heart attack" and "myocardial infarction"
@@ -47,6 +55,25 @@ PAPERS = [
     paper("Insomnia in shift workers", "Sleep was shorter."),
     paper("Heart rate variability in athletes", "Training load and autonomic tone."),
 ]
+
+
+@pytest.fixture(
+    params=[
+        "sqlite",
+        pytest.param("postgresql", marks=pytest.mark.postgres),
+        pytest.param("pgvector", marks=pytest.mark.postgres),
+    ]
+)
+def database_url(request: pytest.FixtureRequest, data_dir: Path) -> Iterator[str]:
+    """Every test here runs on SQLite, on PostgreSQL without pgvector (vectors ranked in
+    process) and on PostgreSQL with pgvector (ranked by the server)."""
+    if request.param == "sqlite":
+        yield f"sqlite+aiosqlite:///{data_dir / 'scholarstream.sqlite'}"
+    elif request.param == "postgresql":
+        yield request.getfixturevalue("postgres_url")
+    else:
+        with throwaway_postgres_database(request.getfixturevalue("pgvector_server_url")) as url:
+            yield url
 
 
 @pytest.fixture
@@ -206,3 +233,58 @@ async def test_a_record_is_as_close_as_its_closest_passage(runtime: Runtime) -> 
 
     # Diluted in one vector of the whole abstract, the last sentence would be lost.
     assert (await titles(runtime, owner.id, "sleep"))[0] == "A cohort study"
+
+
+async def test_status_says_where_vectors_are_ranked(
+    runtime: Runtime, request: pytest.FixtureRequest
+) -> None:
+    owner = await new_user(runtime)
+    await runtime.library.start()
+    status = await runtime.library.semantic_status(owner.id)
+    backend = request.node.callspec.params["database_url"]
+    if backend == "pgvector":
+        assert (status.ranking, status.ranking_note) == (PGVECTOR, None)
+    elif backend == "postgresql":
+        # The machine's own server has no pgvector: ranked here, and the status says why.
+        assert status.ranking == IN_PROCESS
+        assert status.ranking_note is not None and "no pgvector" in status.ranking_note
+    else:
+        assert (status.ranking, status.ranking_note) == (IN_PROCESS, None)
+
+
+async def test_vectors_saved_by_another_process_are_ranked_too(
+    semantic_settings: Settings,
+) -> None:
+    """A CLI import embeds in its own process; the server's next search ranks those vectors
+    (with pgvector, after filling their column)."""
+    importer = make_runtime(semantic_settings, embedder=ConceptEmbedder(CONCEPTS))
+    server = make_runtime(semantic_settings, embedder=ConceptEmbedder(CONCEPTS))
+    try:
+        owner = await new_user(server)
+        await server.library.start()
+        await add(importer, owner, PAPERS)
+        assert await importer.library.semantic.build(owner.id) == len(PAPERS)
+        assert set(await titles(server, owner.id, "heart attack")) == {
+            PAPERS[0].title,
+            PAPERS[3].title,
+        }
+    finally:
+        await importer.close()
+        await server.close()
+
+
+async def test_many_records_rank_the_same_whichever_backend(runtime: Runtime) -> None:
+    """More records than the depth looked up by meaning: the order is that of the exact
+    in-process ranking (checked on every backend against the same expectation)."""
+    owner = await new_user(runtime)
+    topics = ["malaria", "insomnia", "statins", "heart"]
+    many = [
+        paper(f"{topics[i % 4].title()} study {i}", f"Report {i} on {topics[i % 4]}.")
+        for i in range(160)
+    ]
+    await add(runtime, owner, many)
+    await runtime.library.semantic.build(owner.id)
+
+    page = await runtime.library.search(owner.id, LibraryQuery(text="plasmodium", limit=50))
+    assert page.total == 40
+    assert {item.record.title.split()[0] for item in page.items} == {"Malaria"}

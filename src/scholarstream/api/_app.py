@@ -114,6 +114,7 @@ def create_app(runtime: Runtime, *, engine: Launchable | None = None) -> FastAPI
         # and kept detached (the session factory does not expire on commit).
         app.state.local_user = local_user
         app.state.local_user_id = local_user.id
+        await runtime.library.start()
         if engine is not None:
             await engine.launch()
         try:

@@ -122,7 +122,8 @@ class TurnTranscript:
     """The model did not finish the answer (it failed, was cut off, or only repeated its
     tool calls after tools ran): the turn completed with what the tools returned."""
     evidence: PackBuilder = field(default_factory=PackBuilder)
-    """The records the turn's tools showed the model, under their citation keys."""
+    """The records the conversation's tools showed the model (in this turn and earlier
+    ones), under the citation keys they keep for the whole conversation."""
     feedback: list[str] = field(default_factory=list)
     """What the product told the model about its calls in this turn (refused arguments,
     skipped calls): an answer that repeats it is no answer. A tool's own error is not here:

@@ -24,7 +24,12 @@ from scholarstream.chat._commands import (
     parse_command,
 )
 from scholarstream.chat._compact_prompt import tool_definitions
-from scholarstream.chat._conversations import ConversationStore, MessageError, StartedTurn
+from scholarstream.chat._conversations import (
+    ConversationStore,
+    EvidenceChange,
+    MessageError,
+    StartedTurn,
+)
 from scholarstream.chat._planned_search import (
     SAME_SEARCH,
     offline_retrieval,
@@ -47,11 +52,13 @@ from scholarstream.chat.core import (
     ChatContext,
     ChatResponsePayload,
     CompleteEvent,
+    ConversationEvidence,
     ErrorEvent,
     ParsedAnswer,
     StatusEvent,
     SuggestedValue,
     TextDeltaEvent,
+    earlier_citations,
     parse_answer,
 )
 from scholarstream.chat.pages import Resolution, resolve
@@ -152,7 +159,8 @@ class Assistant:
     ) -> None:
         # Every way out of the turn waits for the message to be stored before storing the answer.
         recorded = asyncio.create_task(self._record_start(turn, started))
-        transcript = TurnTranscript()
+        # The conversation's records under their keys: what the tools show keeps them.
+        transcript = TurnTranscript(evidence=started.evidence.builder())
         context = ToolContext(
             self.tools,
             turn.owner_id,
@@ -182,6 +190,7 @@ class Assistant:
                 model_messages=transcript.new_messages,
                 also=self._usage_writer(transcript),
                 thread=_thread_update(continuity, transcript, response),
+                evidence=_evidence_update(transcript, response),
             )
             turn.publish(CompleteEvent(payload=response))
         except asyncio.CancelledError:
@@ -273,7 +282,11 @@ class Assistant:
             self.database, turn.owner_id, request.context.stream_id
         )
         capabilities = resolved.capabilities
-        conversation = context_pack(started.thread, continuity) if continuity else None
+        sections = [
+            context_pack(started.thread, continuity) if continuity else None,
+            earlier_citations(started.evidence),
+        ]
+        conversation = "\n\n".join(s for s in sections if s) or None
 
         def prompt(*, tools: bool) -> TurnPrompt:
             return build_turn_prompt(
@@ -389,6 +402,7 @@ class Assistant:
             content=response.message,
             response=response,
             error=MessageError(code="cancelled", message="Stopped before the answer was complete."),
+            evidence=_evidence_update(transcript, response),
         )
         if not turn.done:
             turn.publish(
@@ -418,6 +432,8 @@ class Assistant:
             status="error",
             content=transcript.text,
             error=MessageError(code=code, message=message, hint=hint),
+            # The keys the tools showed stay theirs, though no answer cites them.
+            evidence=_evidence_update(transcript, None),
         )
         turn.publish(
             ErrorEvent(code=code, message=message, hint=hint, conversation_id=turn.conversation_id)
@@ -449,6 +465,19 @@ def _thread_update(
         chips = finish_turn(state, continuity, transcript.queries, response.message)
         response.continuity = report(state, continuity, transcript.queries, transcript.corrections)
         response.suggested_values = _chips(chips, response.suggested_values)
+
+    return update
+
+
+def _evidence_update(
+    transcript: TurnTranscript, response: ChatResponsePayload | None
+) -> EvidenceChange:
+    """Folds the records the turn's tools showed, and those its answer cited, into the
+    conversation's (read afresh under the conversation's lock)."""
+    cited = response.citations.cited_keys if response and response.citations else []
+
+    def update(stored: ConversationEvidence) -> ConversationEvidence:
+        return stored.after_turn(transcript.evidence, cited)
 
     return update
 

@@ -1,7 +1,8 @@
 """The citations of a chat answer, checked as a research's are (issue 24): the records the
-turn's tools showed the model are its pack, each under the key it was shown with; the
-answer comes back with every citation marked, invalid ones removed and flagged, references
-the model wrote itself flagged as unverified, and the cited records listed after it."""
+conversation's tools showed the model, in this turn or an earlier one, are its pack, each
+under the key it keeps for the whole conversation; the answer comes back with every
+citation marked, invalid ones removed and flagged, references the model wrote itself
+flagged as unverified, and the records it cites (only those) listed after it."""
 
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ from scholarstream.grounding import (
 async def checked_citations(
     text: str, evidence: PackBuilder, services: ToolServices
 ) -> tuple[str, CitationAudit | None]:
-    """``text`` as shown, and its audit; unchanged, with no audit, when the turn's tools
-    showed no record or the answer cites none and names no other work."""
+    """``text`` as shown, and its audit; unchanged, with no audit, when the conversation's
+    tools showed no record yet or the answer cites none and names no other work."""
     if not evidence or not text.strip():
         return text, None
     semantic = services.library.semantic

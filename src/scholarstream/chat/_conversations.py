@@ -24,7 +24,7 @@ from sqlalchemy import CursorResult, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from scholarstream.chat.continuity import ThreadState
-from scholarstream.chat.core import ChatResponsePayload
+from scholarstream.chat.core import ChatResponsePayload, ConversationEvidence
 from scholarstream.db import Database, OwnerScope, utcnow
 from scholarstream.db.tables import ChatConversation, ChatMessage
 from scholarstream.errors import NotFoundError
@@ -34,6 +34,8 @@ MessageStatus = Literal["running", "complete", "error", "cancelled"]
 TITLE_CHARS = 80
 T = TypeVar("T")
 ThreadChange = Callable[[ThreadState], T]
+# A finished turn folded into the conversation's records (ConversationEvidence.after_turn).
+EvidenceChange = Callable[[ConversationEvidence], ConversationEvidence]
 
 
 class MessageError(BaseModel):
@@ -89,6 +91,10 @@ class StartedTurn(BaseModel):
     thread: ThreadState = Field(
         default_factory=ThreadState, description="The conversation's thread when the turn began"
     )
+    evidence: ConversationEvidence = Field(
+        default_factory=ConversationEvidence,
+        description="The records the conversation's answers may cite when the turn began",
+    )
 
     def model_history(self) -> list[ModelMessage]:
         return list(self.history)
@@ -142,6 +148,20 @@ def _thread_of(conversation: ChatConversation) -> ThreadState:
         return ThreadState()
 
 
+def _evidence_of(conversation: ChatConversation) -> ConversationEvidence:
+    stored = conversation.evidence
+    if not stored:
+        return ConversationEvidence()
+    try:
+        return ConversationEvidence.model_validate(stored)
+    except ValidationError:
+        # Records this version cannot read are dropped; the keys they had are not given
+        # again (when the state still says where they ended).
+        log.warning("conversation %s: unreadable evidence, its records dropped", conversation.id)
+        next_key = stored.get("next_key")
+        return ConversationEvidence(next_key=max(1, next_key) if isinstance(next_key, int) else 1)
+
+
 def _change_thread(conversation: ChatConversation, change: ThreadChange[T]) -> T:
     state = _thread_of(conversation)
     outcome = change(state)
@@ -167,6 +187,7 @@ class ConversationStore:
         Writes nothing, so the model can start while ``record_start`` stores the message."""
         rows: list[ChatMessage] = []
         thread = ThreadState()
+        evidence = ConversationEvidence()
         if conversation_id is not None:
             async with self.database.session() as session:
                 scope = OwnerScope(session, owner_id)
@@ -174,6 +195,7 @@ class ConversationStore:
                     ChatConversation, conversation_id, what="Conversation"
                 )
                 thread = _thread_of(conversation)
+                evidence = _evidence_of(conversation)
                 rows = list(
                     (
                         await session.scalars(
@@ -196,6 +218,7 @@ class ConversationStore:
             message=message,
             context=context,
             thread=thread,
+            evidence=evidence,
         )
 
     async def record_start(self, owner_id: uuid.UUID, started: StartedTurn) -> int:
@@ -279,16 +302,22 @@ class ConversationStore:
         error: MessageError | None = None,
         also: Callable[[OwnerScope], Awaitable[object]] | None = None,
         thread: ThreadChange[object] | None = None,
+        evidence: EvidenceChange | None = None,
     ) -> None:
         """Completes the answer row; ``also`` writes in the same transaction (the usage).
         ``thread`` changes the conversation's thread state, read afresh under the row's
         lock (the user may have edited objectives while the turn ran); it runs before the
-        answer is written, so it may still complete ``response``."""
+        answer is written, so it may still complete ``response``. ``evidence`` folds the
+        turn's records into the conversation's, read afresh under the same lock (another
+        turn of the conversation may have finished since this one began)."""
         async with self.database.session(write=True) as session:
-            if thread is not None:
+            if thread is not None or evidence is not None:
                 conversation = await self._locked(session, owner_id, message_id=message_id)
-                if conversation is not None:
+                if conversation is not None and thread is not None:
                     _change_thread(conversation, thread)
+                if conversation is not None and evidence is not None:
+                    changed = evidence(_evidence_of(conversation))
+                    conversation.evidence = changed.model_dump(mode="json", exclude_defaults=True)
             await session.execute(
                 update(ChatMessage)
                 .where(ChatMessage.id == message_id, ChatMessage.owner_id == owner_id)

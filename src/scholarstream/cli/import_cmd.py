@@ -106,8 +106,9 @@ async def _follow_semantic_index(
         await asyncio.sleep(0.5)
         status = await runtime.library.semantic_status(owner)
     progress.remove_task(task)
-    if status.problem:
-        err_console.print(escape(status.problem), highlight=False)
+    for notice in (status.problem, status.ranking_note):
+        if notice:
+            err_console.print(escape(notice), highlight=False)
 
 
 def _progress_of(progress: "Progress", task: "TaskID", stream: BinaryIO) -> Callable[[int], None]:

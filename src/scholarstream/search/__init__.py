@@ -15,6 +15,8 @@ from scholarstream.search._assembly import (
     SearchServices,
     build_skills,
     check_sources,
+    library_embedder,
+    offline_scorer,
 )
 from scholarstream.search._durable import cancel_search_run, deliver_decision, start_search_run
 from scholarstream.search._fallbacks import FALLBACK_ERRORS, FallbackLog, fallback_reason
@@ -132,6 +134,8 @@ __all__ = [
     "check_sources",
     "deliver_decision",
     "fallback_reason",
+    "library_embedder",
+    "offline_scorer",
     "paper_key",
     "preview_strategy",
     "start_search_run",

@@ -28,12 +28,18 @@ from scholarstream.search.core import (
 from scholarstream.search.intent import LLMIntentParser, RuleIntentParser
 from scholarstream.search.organize import LLMResultOrganizer, RuleResultOrganizer
 from scholarstream.search.query import LLMQueryBuilder, RuleQueryBuilder
-from scholarstream.search.scoring import LexicalRelevanceScorer, LLMRelevanceScorer
+from scholarstream.search.scoring import (
+    HybridRelevanceScorer,
+    LexicalRelevanceScorer,
+    LLMRelevanceScorer,
+    OfflineScorer,
+)
 from scholarstream.sources import SourceHub, SourceInfo, SourceStatus
 from scholarstream.sources.library import LIBRARY_INFO, Library, LibrarySource
 
 if TYPE_CHECKING:
     from scholarstream.db import Database
+    from scholarstream.embeddings import Embedder
     from scholarstream.llm import LLMGateway
     from scholarstream.settings import SearchSettings
 
@@ -102,6 +108,18 @@ def chosen_sources(
     return usable or [LIBRARY]
 
 
+def offline_scorer(embedder: Embedder | None) -> OfflineScorer:
+    """Relevance without a model: by words and meaning with an embedding model (``None``
+    when semantic ranking is off or its model failed to load), else by words alone."""
+    return LexicalRelevanceScorer() if embedder is None else HybridRelevanceScorer(embedder)
+
+
+def library_embedder(library: Library) -> Embedder | None:
+    """The library's embedding model when semantic ranking is on and the model can run."""
+    semantic = library.semantic
+    return semantic.embedder if semantic.available else None
+
+
 def build_skills(
     services: SearchServices,
     owner_id: uuid.UUID,
@@ -110,10 +128,13 @@ def build_skills(
     on_source_done: Callable[[SourceStatus], None] | None = None,
     fallbacks: FallbackLog | None = None,
     offline: bool | None = None,
+    by_meaning: bool = True,
 ) -> Skills:
     """The run's skills; the LLM ones record their fallbacks in ``fallbacks`` (one log per
     run, shared with the workflow that shows and stores them). ``offline``: whether this
-    user has no model (``ModelRegistry.offline_for_owner``); unset, the server's."""
+    user has no model (``ModelRegistry.offline_for_owner``); unset, the server's.
+    ``by_meaning``: the offline relevance uses the library's embedding model when it can
+    run (false for a caller that fuses meaning in itself)."""
     settings = services.settings
     fallbacks = fallbacks if fallbacks is not None else FallbackLog()
     sources = chosen_sources(services.sources, settings, options)
@@ -128,7 +149,7 @@ def build_skills(
         local={LIBRARY: LibrarySource(services.library, owner_id)},
         on_source_done=on_source_done,
     )
-    lexical = LexicalRelevanceScorer()
+    lexical = offline_scorer(library_embedder(services.library) if by_meaning else None)
     if offline is None:
         offline = services.llm.offline
     if options.offline or offline:

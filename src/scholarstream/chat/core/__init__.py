@@ -24,6 +24,13 @@ from scholarstream.chat.core._events import (
     event_id,
     resume_after,
 )
+from scholarstream.chat.core._evidence import (
+    CONVERSATION_RECORDS,
+    EARLIER_CITATIONS_NOTE,
+    ConversationEvidence,
+    ConversationRecord,
+    earlier_citations,
+)
 from scholarstream.chat.core._markers import (
     SUGGESTED_ACTIONS,
     SUGGESTED_VALUES,
@@ -49,6 +56,8 @@ from scholarstream.chat.core._response import (
 from scholarstream.chat.core._text_calls import TextCall, TextCallFilter, call_key
 
 __all__ = [
+    "CONVERSATION_RECORDS",
+    "EARLIER_CITATIONS_NOTE",
     "SUGGESTED_ACTIONS",
     "SUGGESTED_VALUES",
     "SUGGESTION_MARKERS",
@@ -57,6 +66,8 @@ __all__ = [
     "ChatEvent",
     "ChatResponsePayload",
     "CompleteEvent",
+    "ConversationEvidence",
+    "ConversationRecord",
     "CustomPayload",
     "ErrorEvent",
     "ItemSummary",
@@ -78,6 +89,7 @@ __all__ = [
     "ToolProgressEvent",
     "ToolStartEvent",
     "call_key",
+    "earlier_citations",
     "event_id",
     "get_payload_type",
     "make_json_parser",

@@ -55,8 +55,9 @@ class ChatResponsePayload(BaseModel):
     )
     citations: CitationAudit | None = Field(
         default=None,
-        description="The answer's citations of the records its tools showed, each checked "
-        "against the record (supported, weak, unsupported, invalid), and references it "
+        description="The answer's citations of the records the conversation's tools showed "
+        "(keys hold for the whole conversation), each checked against the record "
+        "(supported, weak, unsupported, invalid), and references it "
         "wrote itself (unverified); message shows them marked. None: nothing was cited.",
     )
     continuity: ContinuityReport | None = Field(

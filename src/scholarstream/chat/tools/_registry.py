@@ -67,7 +67,8 @@ class ToolContext:
     chat: ChatContext
     conversation_id: uuid.UUID | None = None
     evidence: PackBuilder = field(default_factory=PackBuilder)
-    """The citation keys of the records the turn's tools showed the model."""
+    """The citation keys of the records the conversation's tools showed the model: a
+    record keeps its key for the whole conversation."""
 
 
 ToolStream = AsyncIterator[ToolProgress | ToolResult]

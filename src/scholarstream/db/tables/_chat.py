@@ -22,6 +22,9 @@ class ChatConversation(Owned, CreatedAtMixin, Base):
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
     # Follow-up continuity (seed 004): topic, scope, last turns, objectives; see ThreadState.
     thread_state: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    # The records its answers may cite, under the keys they keep for the whole
+    # conversation; see ConversationEvidence.
+    evidence: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
 
 
 class ChatMessage(Owned, CreatedAtMixin, Base):

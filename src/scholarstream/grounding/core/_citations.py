@@ -8,16 +8,16 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from scholarstream.grounding.core._pack import EvidencePack
+from scholarstream.grounding.core._pack import LARGEST_KEY, EvidencePack
 from scholarstream.papers import Author, normalize_doi, normalize_pmid
 
 # [3], [1, 4], [2-5], [1; 7]; not a markdown link "[3](url)".
 _DASH = "\u2013-"  # en dash or hyphen
 _MARKER = re.compile(rf"\[(\d{{1,4}}(?:\s*[,;{_DASH}]\s*\d{{1,4}})*)\](?!\()")
 _NUMBER = re.compile(r"\d+")
-# Keys run from 1 to a few hundred: a bracket holding 0 or a year-sized number is an
-# interval or a year ("[0, 1]", "[2019]"), not a citation.
-_LARGEST_KEY = 999
+# A bracket holding 0 or a year-sized number is an interval or a year ("[0, 1]",
+# "[2019]"), not a citation.
+_LARGEST_KEY = LARGEST_KEY
 # A range wider than this is not a citation anybody meant ("[1-200]").
 _MAX_RANGE = 30
 # A sentence ends at . ! or ? followed by space and a capital, digit, bracket or quote, or

@@ -3,18 +3,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from scholarstream.papers import Author, Paper, Record, paper_key
+from scholarstream.papers import Author, Identifiers, Paper, Record, normalize_title, paper_key
 from scholarstream.prompt_fences import fence_for
 
 DEFAULT_PACK_SIZE = 20
 TRIAL_VENUE = "ClinicalTrials.gov"
 # An abstract is cut here in the prompt: the pack must fit a small model's context.
 PROMPT_ABSTRACT_CHARS = 1500
+# Keys run from 1 to a few hundred: a larger number in brackets is read as a year, not as
+# a citation.
+LARGEST_KEY = 999
 
 
 class EvidenceItem(BaseModel):
@@ -95,24 +98,114 @@ def as_paper(record: Record) -> Paper:
 
 @dataclass
 class PackBuilder:
-    """Keys for records as they are shown (a chat turn's tool results): the same work keeps
-    its key however often it is shown; ``pack()`` is what the answer may cite."""
+    """Keys for records as they are shown (a chat conversation's tool results): the same
+    work keeps its key however often it is shown, found by any identifier it shares with a
+    record already keyed, or by its title and year when no identifier says otherwise; a new
+    work gets the next key. ``continuing`` an earlier pack keeps its keys, and a key once
+    given (even one of a record since dropped) is not given to another work until every
+    key up to ``LARGEST_KEY`` is. ``pack()`` is what an answer may cite."""
 
-    _items: dict[str, EvidenceItem] = field(default_factory=dict)
+    _items: dict[int, EvidenceItem] = field(default_factory=dict)
+    _index: dict[str, int] = field(default_factory=dict)
+    _next_key: int = 1
+    _shown: dict[int, None] = field(default_factory=dict)
+    _reusable: list[int] = field(default_factory=list)
+
+    @classmethod
+    def continuing(
+        cls, items: Iterable[EvidenceItem], next_key: int = 1, reusable: Iterable[int] = ()
+    ) -> PackBuilder:
+        """A builder whose records are ``items``, under their keys; new works get keys from
+        ``next_key`` on (and after the highest key of ``items``), and once every key up to
+        ``LARGEST_KEY`` is given, the ``reusable`` keys in that order (keys of records
+        dropped: the only way a key is given again)."""
+        builder = cls()
+        for item in sorted(items, key=lambda i: i.key):
+            builder._add(item)
+        builder._next_key = max(builder._next_key, next_key)
+        builder._reusable = [k for k in reusable if k not in builder._items]
+        return builder
 
     def key_for(self, record: Record, origin: str) -> int:
-        identity = paper_key(record)
-        item = self._items.get(identity)
-        if item is None:
-            item = EvidenceItem(key=len(self._items) + 1, paper=as_paper(record), origin=origin)
-            self._items[identity] = item
-        return item.key
+        key = self._find(record)
+        if key is None:
+            key = self._new_key()
+            self._add(EvidenceItem(key=key, paper=as_paper(record), origin=origin))
+        else:
+            self._fill(key, as_paper(record))
+        self._shown.setdefault(key, None)
+        return key
 
     def pack(self, question: str = "") -> EvidencePack:
-        return EvidencePack(question=question, items=list(self._items.values()))
+        return EvidencePack(question=question, items=[self._items[k] for k in sorted(self._items)])
+
+    @property
+    def shown(self) -> list[int]:
+        """The keys ``key_for`` gave out, each once, in the order they were first given."""
+        return list(self._shown)
+
+    @property
+    def next_key(self) -> int:
+        """The key the next new work gets."""
+        return self._next_key
 
     def __bool__(self) -> bool:
         return bool(self._items)
+
+    def _new_key(self) -> int:
+        if self._next_key > LARGEST_KEY and self._reusable:
+            return self._reusable.pop(0)
+        return self._next_key
+
+    def _add(self, item: EvidenceItem) -> None:
+        self._items[item.key] = item
+        self._next_key = max(self._next_key, item.key + 1)
+        self._index_names(item.key, item.paper)
+
+    def _index_names(self, key: int, paper: Paper) -> None:
+        for name in (*_id_names(paper), _title_name(paper)):
+            if name is not None:
+                self._index.setdefault(name, key)
+
+    def _find(self, record: Record) -> int | None:
+        for name in _id_names(record):
+            if (key := self._index.get(name)) is not None:
+                return key
+        title = _title_name(record)
+        key = self._index.get(title) if title is not None else None
+        if key is not None and not _conflict(self._items[key].paper.ids, record.ids):
+            return key
+        return None
+
+    def _fill(self, key: int, shown: Paper) -> None:
+        """The record keeps what it had; an identifier or an abstract it lacked and the
+        work shown again has is added (the model read it)."""
+        item = self._items[key]
+        ids = {**shown.ids.present(), **item.paper.ids.present()}
+        update: dict[str, object] = {}
+        if ids != item.paper.ids.present():
+            update["ids"] = Identifiers(**ids)
+        if not item.paper.abstract and shown.abstract:
+            update["abstract"] = shown.abstract
+        if update:
+            paper = item.paper.model_copy(update=update)
+            self._items[key] = item.model_copy(update={"paper": paper})
+            self._index_names(key, paper)
+
+
+def _id_names(record: Record) -> list[str]:
+    return [f"{name}:{value}" for name, value in record.ids.present().items()]
+
+
+def _title_name(record: Record) -> str | None:
+    title = normalize_title(record.title)
+    return f"title:{title}|{record.year or ''}" if title else None
+
+
+def _conflict(kept: Identifiers, shown: Identifiers) -> bool:
+    """Whether the two name different works: one identifier with two values."""
+    present = shown.present()
+    return any(present.get(name, value) != value for name, value in kept.present().items())
 
 
 def reference_line(item: EvidenceItem) -> str:

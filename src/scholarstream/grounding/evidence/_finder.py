@@ -21,7 +21,7 @@ from scholarstream.grounding.evidence._models import (
     QueryUsed,
     SourceSearched,
 )
-from scholarstream.grounding.evidence._ranking import fused_order, meaning
+from scholarstream.grounding.evidence._ranking import fused_order
 from scholarstream.papers import Record, record_sources
 from scholarstream.search import (
     FallbackLog,
@@ -32,6 +32,7 @@ from scholarstream.search import (
     check_sources,
 )
 from scholarstream.search.core import QueryBuilderInput, ScoredPaper
+from scholarstream.search.scoring import meaning
 from scholarstream.settings import GroundingSettings
 from scholarstream.sources import SourceStatus
 from scholarstream.sources.library import LIBRARY_INFO
@@ -128,6 +129,7 @@ class EvidenceFinder:
             on_source_done=on_source_done,
             fallbacks=fallbacks,
             offline=no_model,
+            by_meaning=False,  # fused in below, once, with this finder's embedder
         )
         if not request.library:
             # Not even in place of unreachable sources: the library was left out.

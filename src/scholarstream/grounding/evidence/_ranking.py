@@ -1,38 +1,19 @@
 """The pack's order: the relevance score of the search (words, or the model's judgement)
-fused with meaning (the cosine of embeddings) the way the library fuses its rankings."""
+fused with meaning (the cosine of embeddings, ``scholarstream.search.scoring.meaning``) the
+way the library fuses its rankings.
+
+The search's offline ``HybridRelevanceScorer`` fuses meaning on a fixed scale, because a
+stream's scores are compared across runs; a pack is ordered once, among its own records,
+whatever scored them (a model's judgement has no cosine in it), so its cosine is scaled
+among the related records as the library's search scales it, with the library's weight and
+floor (tuned by ``bench/retrieval.py``). The finder asks the search for its scores by words
+alone so that meaning is counted once."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-
-from scholarstream.embeddings import Embedder
-from scholarstream.papers import Record
-from scholarstream.sources.library import Fusion, embedding_passages
-
-PASSAGES_PER_RECORD = 2
-"""Passages of each record the model reads: its title with the start of its abstract is
-most of what decides relevance, at a bounded cost (about 100 records per search)."""
-
-
-def meaning(embedder: Embedder, question: str, records: Sequence[Record]) -> list[float]:
-    """Each record's closeness in meaning to the question: the best cosine of its
-    passages (title, then the abstract in pieces)."""
-    if not records:
-        return []
-    texts: list[str] = []
-    owners: list[int] = []
-    for index, record in enumerate(records):
-        data = record.model_dump(include={"title", "abstract", "summary"})
-        for passage in embedding_passages(data)[:PASSAGES_PER_RECORD]:
-            texts.append(passage)
-            owners.append(index)
-    query = embedder.embed_query(question)
-    vectors = embedder.embed_documents(texts)
-    best = np.full(len(records), -1.0, dtype=np.float64)
-    np.maximum.at(best, np.asarray(owners, dtype=np.intp), vectors @ query)
-    return [float(value) for value in best]
+from scholarstream.sources.library import Fusion
 
 
 def fused_order(

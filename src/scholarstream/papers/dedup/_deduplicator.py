@@ -17,7 +17,12 @@ from typing import Protocol
 from scholarstream.papers import Record
 from scholarstream.papers.dedup._blocking import candidate_pairs
 from scholarstream.papers.dedup._clusters import DisjointSets
-from scholarstream.papers.dedup._matching import Verdict, compare, conflicts
+from scholarstream.papers.dedup._matching import (
+    Verdict,
+    compare,
+    conflicts,
+    mark_shared_titles,
+)
 from scholarstream.papers.dedup._merge import merge_records
 from scholarstream.papers.dedup._normalize import RecordKeys, record_keys
 
@@ -63,7 +68,7 @@ def judge_pairs(records: Sequence[Record | None]) -> PairReport:
     for an input record that could not be read into a ``Record`` (a file's record without
     a title): it cannot be compared, so it is its own cluster, like a record whose title
     has no words."""
-    report = PairReport(keys=[record_keys(record) for record in records])
+    report = PairReport(keys=mark_shared_titles([record_keys(record) for record in records]))
     keys = report.keys
     sets = DisjointSets(len(keys))
     seen: set[int] = set()

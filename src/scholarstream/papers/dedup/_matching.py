@@ -22,14 +22,15 @@ Pairs with a close title and nothing against them but not enough for them are
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from scholarstream.papers.dedup._normalize import IDENTIFIER_FIELDS, RecordKeys
 from scholarstream.papers.dedup._similarity import (
     author_similarity,
+    issues_agree,
     pages_agree,
     same_value,
     title_extends,
@@ -79,6 +80,7 @@ class Evidence:
     years_apart: int | None
     venue: bool | None
     volume: bool | None
+    issue: bool | None
     page: bool | None
 
     @property
@@ -90,7 +92,7 @@ class Evidence:
 
     @property
     def location_conflict(self) -> bool:
-        return self.volume is False or self.page is False
+        return self.volume is False or self.page is False or self.issue is False
 
     @property
     def authors_compatible(self) -> bool:
@@ -103,9 +105,15 @@ class Evidence:
 
     @property
     def generic_title(self) -> bool:
-        """ "Editorial", "Stroke rehabilitation": many works share such titles, so only an
-        identifier or the full citation (volume and pages) can tie two copies."""
-        return min(len(self.a.core_title.split()), len(self.b.core_title.split())) < 3
+        """ "Editorial", "Editor's comments", "Stroke rehabilitation", or a title the input
+        gives to several works: many works share such titles, so only an identifier or
+        the full citation (volume and pages, and no other issue) can tie two copies."""
+        return self.a.generic or self.b.generic
+
+    @property
+    def shared_title(self) -> bool:
+        """The input gives the title to several works (``mark_shared_titles``)."""
+        return self.a.shared or self.b.shared
 
     @property
     def years_compatible(self) -> bool:
@@ -132,6 +140,7 @@ def gather(a: RecordKeys, b: RecordKeys) -> Evidence:
         years_apart=years_apart(a, b),
         venue=venues_agree(a, b),
         volume=same_value(a.volume, b.volume),
+        issue=issues_agree(a, b),
         page=pages_agree(a, b),
     )
 
@@ -173,6 +182,7 @@ def conflicting_identifier(e: Evidence) -> PairDecision | None:
         return None
     citation_agrees = (
         e.conflicting_id == "doi"
+        and not e.generic_title
         and e.title >= SAME_TITLE
         and e.page is True
         and e.venue is True
@@ -203,10 +213,30 @@ def different_years(e: Evidence) -> PairDecision | None:
     return None if e.years_compatible else _distinct("published years apart")
 
 
+def generic_elsewhere(e: Evidence) -> PairDecision | None:
+    """A generic title ("Editor's comments") in another volume, issue or pages, or by
+    other authors, is another item: the citation is all that tells such items apart, so
+    any disagreement in it separates them, also through other copies."""
+    if not (e.generic_title or e.shared_title):
+        return None
+    if e.location_conflict:
+        return _distinct("a generic title in another volume, issue or pages")
+    if e.authors is not None and e.authors < AUTHORS_AGREE:
+        return _distinct("a generic title by other authors")
+    return None
+
+
 def same_citation(e: Evidence) -> PairDecision | None:
-    """Title, volume and pages agree: a one-in-a-million coincidence for two works, while
-    author lists get garbled (group names, given and family names swapped)."""
-    if e.title >= SAME_TITLE and e.volume and e.page and e.venue is not False:
+    """Title, volume and pages agree (and the issue does not differ): a one-in-a-million
+    coincidence for two works, while author lists get garbled (group names, given and
+    family names swapped)."""
+    if (
+        e.title >= SAME_TITLE
+        and e.volume
+        and e.page
+        and e.issue is not False
+        and e.venue is not False
+    ):
         return _duplicate("same title, volume and pages")
     return None
 
@@ -220,6 +250,8 @@ def different_authors(e: Evidence) -> PairDecision | None:
 def different_locations(e: Evidence) -> PairDecision | None:
     if e.volume is False and e.page is False:
         return _distinct("other volume and pages")
+    if e.issue is False and e.volume is not False:
+        return _distinct("another issue of the volume")
     if e.page is False and (e.venue or e.volume):
         return _distinct("other pages in the same venue")
     if e.venue is False and e.location_conflict:
@@ -228,7 +260,13 @@ def different_locations(e: Evidence) -> PairDecision | None:
 
 
 def generic_titles(e: Evidence) -> PairDecision | None:
-    return _distinct("a title too general to match on") if e.generic_title else None
+    """A generic title needs the full citation (``same_citation``); a title the input
+    gives to several works needs at least the same venue, volume and authors."""
+    if e.generic_title:
+        return _distinct("a title too general to match on")
+    if e.shared_title and not (e.volume and e.venue is not False and e.authors_agree):
+        return _distinct("a title of several works, without their volume")
+    return None
 
 
 def same_location(e: Evidence) -> PairDecision | None:
@@ -283,6 +321,7 @@ RULES: tuple[Rule, ...] = (
     conflicting_identifier,
     different_titles,
     different_years,
+    generic_elsewhere,
     same_citation,
     different_numbers,
     different_authors,
@@ -295,7 +334,14 @@ RULES: tuple[Rule, ...] = (
 
 
 HARD_VETOES: frozenset[Rule] = frozenset(
-    {different_kinds, different_notices, conflicting_identifier, different_years, different_numbers}
+    {
+        different_kinds,
+        different_notices,
+        conflicting_identifier,
+        different_years,
+        generic_elsewhere,
+        different_numbers,
+    }
 )
 """Vetoes that also keep two records out of one cluster when other records link them."""
 
@@ -330,3 +376,68 @@ def compare(a: RecordKeys, b: RecordKeys) -> PairDecision:
 
 def _may_share_id(a: RecordKeys, b: RecordKeys) -> bool:
     return not a.identifiers.isdisjoint(b.identifiers)
+
+
+MAX_SHARED_GROUP = 24
+"""A title carried by more records than this is taken as shared without comparing them."""
+MAX_BARE_COPIES = 2
+"""Records with a title but no volume, pages or identifier ("bare"): more of one title than
+this, written in more ways or dated in more years than this, are taken as several works
+("Trade press news", "Distinguished profiles" in every issue; two parts of one title), as
+nothing tells which are copies of which."""
+
+
+SEVERAL_WORKS: frozenset[Rule] = frozenset(
+    {conflicting_identifier, different_years, different_authors, different_locations}
+)
+"""Rules whose "distinct" says that the title names two works, not that a record is odd."""
+
+
+def _bare(keys: RecordKeys) -> bool:
+    return not (keys.volume or keys.first_page or keys.identifiers)
+
+
+def _bare_ambiguous(group: Sequence[RecordKeys]) -> bool:
+    """More bare records than two copies, written in more than two ways or dated in more
+    than one year: nothing tells which of them are copies of which. Records alike in every
+    field are one copy (a database's export holds some twice)."""
+    bare = [keys for keys in group if _bare(keys)]
+    if len(bare) <= MAX_BARE_COPIES:
+        return False
+    spellings = {(k.title, k.authors, k.venue, k.year) for k in bare}
+    return len(spellings) > MAX_BARE_COPIES or len({k.year for k in bare}) > 1
+
+
+def _several_works(group: Sequence[RecordKeys]) -> bool:
+    if len(group) > MAX_SHARED_GROUP or _bare_ambiguous(group):
+        return True
+    for index, a in enumerate(group):
+        for b in group[index + 1 :]:
+            evidence = gather(a, b)
+            for rule in RULES:
+                decision = rule(evidence)
+                if decision is not None:
+                    if decision.verdict is Verdict.DISTINCT and rule in SEVERAL_WORKS:
+                        return True
+                    break
+    return False
+
+
+def mark_shared_titles(keys: Sequence[RecordKeys]) -> list[RecordKeys]:
+    """The keys with ``shared`` set for every record whose title the input gives to
+    several works: records of one title (stop words aside) of which two cannot be one work
+    (years apart, other identifiers, other volume, issue or pages, other authors), or
+    which are too many bare records to tell apart. Such a title ("Reminiscences on
+    influential papers", a column in every issue) identifies no work on its own, so its
+    records need their volume (and authors) to match, and any other volume, issue or
+    pages keeps two of them apart, also through other copies."""
+    groups: defaultdict[str, list[int]] = defaultdict(list)
+    for index, record in enumerate(keys):
+        if record.comparable:
+            groups[record.core_title].append(index)
+    marked = list(keys)
+    for members in groups.values():
+        if len(members) > 1 and _several_works([keys[i] for i in members]):
+            for i in members:
+                marked[i] = replace(keys[i], shared=True)
+    return marked

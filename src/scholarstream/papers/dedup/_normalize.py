@@ -171,6 +171,138 @@ def title_numbers(folded_title: str) -> tuple[str, ...]:
     return tuple(sorted(numbers))
 
 
+_GENERIC_STOP = frozenset(
+    {"a", "an", "the", "of", "on", "in", "to", "for", "and", "from", "with", "by", "at", "s"}
+)
+_GENRE_WORDS = frozenset(
+    {
+        "editor",
+        "editors",
+        "editorial",
+        "editorials",
+        "guest",
+        "chair",
+        "chairs",
+        "president",
+        "presidents",
+        "comment",
+        "comments",
+        "commentary",
+        "note",
+        "notes",
+        "message",
+        "messages",
+        "introduction",
+        "introductions",
+        "preface",
+        "foreword",
+        "prologue",
+        "epilogue",
+        "overview",
+        "special",
+        "issue",
+        "issues",
+        "section",
+        "column",
+        "forum",
+        "book",
+        "books",
+        "review",
+        "reviews",
+        "reviewer",
+        "reviewers",
+        "reply",
+        "replies",
+        "response",
+        "rejoinder",
+        "letter",
+        "letters",
+        "call",
+        "calls",
+        "paper",
+        "papers",
+        "announcement",
+        "announcements",
+        "news",
+        "report",
+        "reports",
+        "index",
+        "contents",
+        "acknowledgment",
+        "acknowledgments",
+        "acknowledgement",
+        "acknowledgements",
+        "erratum",
+        "errata",
+        "correction",
+        "corrigendum",
+        "obituary",
+        "memoriam",
+        "welcome",
+        "abstract",
+        "abstracts",
+        "proceedings",
+        "conference",
+        "meeting",
+        "symposium",
+        "workshop",
+        "keynote",
+        "panel",
+        "tutorial",
+        "correspondence",
+        "miscellany",
+        "masthead",
+        "board",
+        "list",
+        "year",
+        "volume",
+        "thanks",
+        "desk",
+        "corner",
+        "perspective",
+        "perspectives",
+        "viewpoint",
+        "opinion",
+        "interview",
+        "statement",
+        "information",
+        "instructions",
+        "authors",
+        "author",
+        "readers",
+        "reader",
+        "new",
+        "recent",
+        "upcoming",
+        "selected",
+        "publications",
+        "bibliography",
+        "digest",
+    }
+)
+"""Words of a journal's furniture ("Editor's comments", "Introduction to the special
+issue", "Book review", "Call for papers", "Reviewers for volume 12"): a title made of them
+and of at most one other word names a kind of item, not a work."""
+
+
+def title_key(folded_title: str) -> tuple[str, ...]:
+    """The title's words without stop words: the records of one title, written with "on"
+    or without it."""
+    return tuple(w for w in folded_title.split() if w not in _GENERIC_STOP)
+
+
+def generic_title(folded_title: str) -> bool:
+    """Does the title fail to identify one work? True for titles of fewer than three words
+    ("Editorial", "Stroke rehabilitation"; a possessive's "s" is no word) and for titles
+    with fewer than two words beyond journal furniture ("Editor's comments", "Chair's
+    message", "Guest editors' introduction", "Book review column", "Reply to Smith")."""
+    words = [w for w in folded_title.split() if len(w) > 1 or w.isdigit()]
+    if len(words) < 3:
+        return True
+    content = [w for w in words if w not in _GENERIC_STOP and w not in _GENRE_WORDS]
+    return len(content) < 2
+
+
 # -- people --------------------------------------------------------------------------------
 
 _PARTICLES = frozenset(
@@ -248,7 +380,11 @@ _MONTH_NUMBERS = {
     )
 }
 _EXCEL_MONTH = re.compile(r"\b(" + "|".join(_MONTH_NUMBERS) + r")[a-z]*\b", re.IGNORECASE)
-_PAGE_RANGE = re.compile(r"^\s*([a-z]{0,3})(\d+)\s*-\s*([a-z]{0,3})(\d+)", re.IGNORECASE)
+_PAGE_LABEL = re.compile(r"^\s*(?:pp?\s*\.?|pages?\s*:?|s\.)\s*(?=\w*\d)", re.IGNORECASE)
+"""A "pp." / "p." / "pages" / German "S." label before the numbers."""
+_PAGE_RANGE = re.compile(
+    r"^\s*([a-z]{0,3})(\d+)\s*[-\u2013\u2014]+\s*([a-z]{0,3})(\d+)", re.IGNORECASE
+)
 _FIRST_PAGE = re.compile(r"^\s*([a-z]{0,3})(\d+)", re.IGNORECASE)
 
 
@@ -258,12 +394,41 @@ def volume_key(volume: str | None) -> str | None:
     return match.group(1).lstrip("0") or None if match else None
 
 
+_ISSUE = re.compile(
+    r"^\s*(?:(?:no|nr|num|number|issue|heft|iss)\b\.?\s*)?"
+    r"(s(?:upp?l?(?:ement)?)?\.?\s*)?(\d+)(?:\s*[-/\u2013&]\s*(\d+))?\s*$",
+    re.IGNORECASE,
+)
+
+
+MAX_ISSUE = 60
+"""No journal prints more issues a volume (weeklies: 52); a larger number is an article
+number ("791") in the issue field."""
+
+
+def issue_key(issue: str | None) -> str | None:
+    """The issue's number: "3", "No. 3" and "Issue 3" -> "3"; a double issue "3-4" or
+    "3/4" -> "3-4"; a supplement "Suppl 2" or "S2" -> "s2". Anything else (a month, a
+    season, "Supplement") is no issue number: it cannot be compared."""
+    match = _ISSUE.match(issue or "")
+    if not match:
+        return None
+    supplement, first, last = match.groups()
+    if int(first) > MAX_ISSUE:
+        return None  # an article or page number written into the issue field
+    number = first.lstrip("0") or "0"
+    if last and last.lstrip("0") != number:
+        number = f"{number}-{last.lstrip('0') or '0'}"
+    return f"s{number}" if supplement else number
+
+
 def page_keys(pages: str | None) -> tuple[str | None, str | None]:
     """``(first, last)`` page: "288-97" -> ("288", "297"), "S71-S73" -> ("s71", "s73"),
     "Oct-17" (a spreadsheet's date for "10-17") -> ("10", "17")."""
     if not pages:
         return None, None
     text = _EXCEL_MONTH.sub(lambda m: _MONTH_NUMBERS[m.group(1).lower()[:3]], pages)
+    text = _PAGE_LABEL.sub("", text, count=1)
     match = _PAGE_RANGE.match(text)
     if match:
         prefix, start, end_prefix, end = match.groups()
@@ -292,12 +457,15 @@ class RecordKeys:
     """Folded title without appended notes ("[Chinese]", "[Review] [45 refs]")."""
     numbers: tuple[str, ...]
     notice: str | None
+    generic: bool
+    """The title cannot identify a work on its own (``generic_title``: "Editor's comments")."""
     authors: tuple[str, ...]
     first_author: str | None
     year: int | None
     venue: tuple[str, ...]
     venue_main: tuple[str, ...]
     volume: str | None
+    issue: str | None
     first_page: str | None
     last_page: str | None
     doi: str | None
@@ -313,6 +481,8 @@ class RecordKeys:
     """``False`` for an input that cannot be compared with anything: a record read without a
     title (``record_keys(None)``) or whose title has no words ("." "[ ]"). Every rule needs
     the title, so such a record is its own cluster: never a candidate, never merged."""
+    shared: bool = False
+    """The input gives this title to several works (``matching.mark_shared_titles``)."""
 
 
 IDENTIFIER_FIELDS = ("doi", "pmid", "pmcid", "arxiv_id", "openalex_id", "s2_id", "nct_id")
@@ -324,12 +494,14 @@ UNCOMPARABLE = RecordKeys(
     core_title="",
     numbers=(),
     notice=None,
+    generic=True,
     authors=(),
     first_author=None,
     year=None,
     venue=(),
     venue_main=(),
     volume=None,
+    issue=None,
     first_page=None,
     last_page=None,
     doi=None,
@@ -355,9 +527,9 @@ def record_keys(record: Record | None) -> RecordKeys:
     title = fold(record.title)
     authors, first = _author_words(record)
     if isinstance(record, Paper):
-        venue, volume, pages = record.venue, record.volume, record.pages
+        venue, volume, issue, pages = record.venue, record.volume, record.issue, record.pages
     else:
-        venue = volume = pages = None
+        venue = volume = issue = pages = None
     first_page, last_page = page_keys(pages)
     ids = {name: value for name, value in record.ids.present().items() if name in IDENTIFIER_FIELDS}
     if record.kind != "trial":
@@ -368,12 +540,14 @@ def record_keys(record: Record | None) -> RecordKeys:
         core_title=core or title,
         numbers=title_numbers(core or title),
         notice=notice_kind(core_raw or record.title),
+        generic=generic_title(core or title),
         authors=authors,
         first_author=first,
         year=record.year,
         venue=venue_words(venue),
         venue_main=venue_main_words(venue),
         volume=volume_key(volume),
+        issue=issue_key(issue),
         first_page=first_page,
         last_page=last_page,
         doi=ids.get("doi"),

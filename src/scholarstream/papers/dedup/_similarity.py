@@ -50,6 +50,28 @@ def same_value(x: str | None, y: str | None) -> bool | None:
     return x == y
 
 
+def _issue_numbers(issue: str) -> tuple[str, set[int]]:
+    prefix = "s" if issue.startswith("s") else ""
+    first, _, last = issue.removeprefix("s").partition("-")
+    low = int(first)
+    high = max(low, int(last)) if last else low
+    return prefix, set(range(low, min(high, low + 12) + 1))
+
+
+def issues_agree(a: RecordKeys, b: RecordKeys) -> bool | None:
+    """Same issue number; a double issue ("3-4") agrees with either of its numbers. A
+    supplement ("s2") against a plain number cannot tell (databases write a supplement's
+    issue either way)."""
+    if not a.issue or not b.issue:
+        return None
+    if a.issue == b.issue:
+        return True
+    (prefix_a, numbers_a), (prefix_b, numbers_b) = _issue_numbers(a.issue), _issue_numbers(b.issue)
+    if prefix_a != prefix_b:
+        return None
+    return not numbers_a.isdisjoint(numbers_b)
+
+
 def _page_number(page: str) -> tuple[str, int]:
     digits = page.lstrip("abcdefghijklmnopqrstuvwxyz")
     return page[: len(page) - len(digits)], int(digits)
@@ -139,14 +161,28 @@ def _words_agree(x: tuple[str, ...], y: tuple[str, ...]) -> bool:
     return fuzz.ratio(" ".join(x), " ".join(y)) >= 90
 
 
+_PUBLISHERS = frozenset(
+    {"acm", "ieee", "siam", "aaai", "usenix", "iet", "asme", "informs", "springer", "elsevier"}
+)
+"""Publishers and societies that some databases put before a journal's name ("ACM SIGMOD
+Record" / "SIGMOD Record", "IEEE Transactions on ..." / "Transactions on ...")."""
+
+
+def _forms(venue: tuple[str, ...], main: tuple[str, ...]) -> set[tuple[str, ...]]:
+    forms = {venue, main}
+    for words in (venue, main):
+        start = 0
+        while start < len(words) - 1 and words[start] in _PUBLISHERS:
+            start += 1
+        forms.add(words[start:])
+    return {form for form in forms if form}
+
+
 def venues_agree(a: RecordKeys, b: RecordKeys) -> bool | None:
-    """Same venue, allowing abbreviations, acronyms and subtitles ("CMAJ: Canadian
-    Medical Association Journal"); ``None`` when either has none."""
+    """Same venue, allowing abbreviations, acronyms, subtitles ("CMAJ: Canadian Medical
+    Association Journal") and a publisher's name before the title ("ACM SIGMOD Record");
+    ``None`` when either has none."""
     if not a.venue or not b.venue:
         return None
-    return any(
-        _words_agree(x, y)
-        for x in {a.venue, a.venue_main}
-        for y in {b.venue, b.venue_main}
-        if x and y
-    )
+    forms_b = _forms(b.venue, b.venue_main)
+    return any(_words_agree(x, y) for x in _forms(a.venue, a.venue_main) for y in forms_b)

@@ -1,30 +1,36 @@
 """The relevance-feedback (active learning) model: learns from the papers the user judged
 and predicts, for the others, how likely each is relevant.
 
-Two views of every text, each with its own linear SVM: TF-IDF of words and word pairs (the
-recipe of ASReview's default model, ELAS u4) and TF-IDF of character 3-5-grams, which
-sees that "zolmitriptan" is like "sumatriptan" and "NSAID" like "NSAIDs". Both are trained
-with class weights that let the few relevant papers outweigh the many irrelevant ones.
-Their evidence is averaged. ``bench/screening.py`` measured the choice (docs/search.md).
+Two views of every text: TF-IDF of words and word pairs (the recipe of ASReview's default
+model, ELAS u4) and TF-IDF of character 3-5-grams, which sees that "zolmitriptan" is like
+"sumatriptan" and "NSAID" like "NSAIDs". One linear classifier reads both (each view's
+rows have unit length and weigh the same), trained with class weights that let the few
+relevant papers outweigh the many irrelevant ones. ``bench/screening.py`` measured the
+choice (docs/search.md).
 
-The features are built once over every text the model sees -- judged and unjudged papers
-share one vocabulary, so a term seen only in candidates still weighs by its rarity -- and
-``fit`` is cheap enough to run after each new judgement.
+The classifier is a regularised least-squares one (the squared hinge of a linear SVM
+with every judged paper inside the margin, which is where strong regularisation puts
+them), solved in its dual form: it needs only the dot products of the judged texts'
+feature vectors with every text. Those are computed once per judged text and kept, so a
+refit after a new judgement costs one small linear system over the judged texts, never
+a pass over the features. The features are built once over every text the model sees --
+judged and unjudged papers share one vocabulary, so a term seen only in candidates still
+weighs by its rarity.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
-from scipy import sparse
+from scipy import linalg, sparse
 
 if TYPE_CHECKING:
     from sklearn.feature_extraction.text import TfidfVectorizer
-    from sklearn.svm import LinearSVC
 
 from scholarstream.errors import InvalidInputError
 
@@ -32,6 +38,15 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 _SMALL_CORPUS = 20  # below this many texts, document-frequency cut-offs would empty a view
+# Dot products are computed for this many texts at once: the judged ones that lack them,
+# then the best-ranked unjudged ones (the likely next judgements). One sparse product for
+# a batch costs far less than one per text.
+_BATCH = 32
+# The kept Cholesky factor is redone once some D_ii has moved this far (relatively) from
+# the one it was computed with; conjugate gradients stop at this relative residual.
+_DRIFT = 0.1
+_TOLERANCE = 1e-8
+_MAX_STEPS = 50
 
 
 @dataclass(frozen=True)
@@ -40,12 +55,13 @@ class FeedbackSettings:
     char_ngrams: tuple[int, int] = (3, 5)
     max_df: float = 0.95  # a term in nearly every text says nothing about relevance
     char_min_df: int = 2  # a character n-gram of one text only is noise
-    c: float = 0.11  # SVM regularisation: strong, for a handful of labels
+    c: float = 0.11  # regularisation (as a linear SVM's C): strong, for a handful of labels
     # All relevant papers together weigh ``balance`` times as much as all irrelevant ones.
     balance: float = 9.8
     # Probability = sigmoid(scale * evidence); evidence 1 = as far from "no evidence" as
-    # the judged papers' mean is (see ``_View.fit``). Ranking reads evidence only.
+    # the judged papers' mean is (see ``FeedbackModel.fit``). Ranking reads evidence only.
     probability_scale: float = 2.0
+    # Kept for compatibility: the solver is exact and deterministic, nothing is drawn.
     random_state: int = 0
 
 
@@ -79,37 +95,207 @@ VIEWS: dict[str, Callable[[FeedbackSettings, bool], TfidfVectorizer]] = {
 }
 
 
-class _View:
+class _Similarities:
+    """Dot products of the texts' feature vectors (the views side by side, each scaled to
+    weigh the same): one row per text asked for, against every text, kept once computed."""
+
     def __init__(self, features: sparse.csr_matrix) -> None:
         self.features = features
-        self.classifier: LinearSVC | None = None
-        self.centre = 0.0
-        self.spread = 1.0
+        self.transposed = sparse.csr_matrix(features.T)
+        self.size = features.shape[0]
+        self.slot = np.full(self.size, -1, dtype=np.int64)
+        self.rows: FloatArray = np.empty((0, self.size), dtype=np.float64)
+        self.count = 0
 
-    def fit(
-        self, indices: IntArray, y: IntArray, weights: FloatArray, settings: FeedbackSettings
-    ) -> None:
-        from sklearn.svm import LinearSVC
+    def ensure(self, needed: IntArray, likely: IntArray) -> None:
+        """Computes the rows of ``needed``, and of ``likely`` to fill the batch."""
+        missing = list(dict.fromkeys(int(i) for i in needed if self.slot[i] < 0))
+        if not missing:
+            return
+        room = -len(missing) % _BATCH
+        if room:
+            taken = set(missing)
+            missing += [int(i) for i in likely if self.slot[i] < 0 and int(i) not in taken][:room]
+        total = self.count + len(missing)
+        if total > len(self.rows):
+            grown = np.empty((max(total, 2 * len(self.rows)), self.size), dtype=np.float64)
+            grown[: self.count] = self.rows[: self.count]
+            self.rows = grown
+        for start in range(0, len(missing), _BATCH):
+            batch = missing[start : start + _BATCH]
+            block = (self.features[batch] @ self.transposed).toarray()
+            self.rows[self.count : self.count + len(batch)] = block
+            self.slot[batch] = np.arange(self.count, self.count + len(batch))
+            self.count += len(batch)
 
-        classifier = LinearSVC(C=settings.c, random_state=settings.random_state)
-        classifier.fit(self.features[indices], y, sample_weight=weights)
-        self.classifier = classifier
-        # The class weights move the boundary toward "relevant", so a margin of 0 is not
-        # 50%. A text sharing no term with the judged ones has the intercept as margin:
-        # that is "no evidence either way". Half the gap between the judged relevant and
-        # irrelevant papers' mean margins is one unit of evidence.
-        trained = classifier.decision_function(self.features[indices])
-        relevant, irrelevant = float(trained[y == 1].mean()), float(trained[y == 0].mean())
-        self.centre = float(classifier.intercept_[0])
-        self.spread = (relevant - irrelevant) / 2 if relevant > irrelevant else 1.0
+    def block(self, rows: IntArray, columns: IntArray) -> FloatArray:
+        """Dot products of ``rows`` (computed) with ``columns``."""
+        return np.asarray(self.rows[self.slot[rows]][:, columns], dtype=np.float64)
 
-    def evidence(self, wanted: IntArray) -> FloatArray:
-        # No text wanted (an iteration that found nothing) is no question to ask the
-        # classifier: scikit-learn refuses a prediction over zero samples.
-        if self.classifier is None or len(wanted) == 0:
-            return np.zeros(len(wanted), dtype=np.float64)
-        margins = self.classifier.decision_function(self.features[wanted])
-        return np.asarray((margins - self.centre) / self.spread, dtype=np.float64)
+    def combine(self, judged: IntArray, weights: FloatArray) -> FloatArray:
+        """sum_i weights_i x_judged_i . x_t for every text t (``judged`` computed)."""
+        by_slot = np.zeros(self.count, dtype=np.float64)
+        by_slot[self.slot[judged]] = weights
+        return np.asarray(by_slot @ self.rows[: self.count], dtype=np.float64)
+
+
+class _Solver:
+    """Solves (K + 1 + D) x = y for the judged texts, K their dot products, D_ii = ``ridge``
+    of text i's class; keeps for the next fit what can be kept. Texts judged since are
+    appended to K. The irrelevant texts' block (K + 1 + D) is kept as a Cholesky factor,
+    extended by new rows (quadratic, not cubic, in the judged count); the few relevant
+    texts join it through their Schur complement, redone each fit. The class weights, so
+    D, change a little with every judgement: the factor's D may lag behind, its solution
+    is refined by conjugate gradients, and the factor is redone once the irrelevant
+    texts' D has moved too far or a judgement changed."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.judged: IntArray = np.zeros(0, dtype=np.int64)
+        self.labels: IntArray = np.zeros(0, dtype=np.int64)
+        self.gram: FloatArray = np.zeros((0, 0), dtype=np.float64)
+        self.dual: FloatArray = np.zeros(0, dtype=np.float64)
+        # Positions (in ``judged``) of the irrelevant texts in the factor, of the relevant.
+        self.irrelevant: list[int] = []
+        self.relevant: list[int] = []
+        self.factor: FloatArray = np.zeros((0, 0), dtype=np.float64)
+        self.factored_ridge = 0.0
+        self.coupling: FloatArray = np.zeros((0, 0), dtype=np.float64)  # factor^-1 A_MR
+
+    def order(self, labels: Mapping[int, bool]) -> IntArray:
+        """The judged texts: those of the last fit first, as they were, then the new."""
+        kept = self.judged.tolist()
+        if kept and all(
+            labels.get(i) is not None and labels[i] == bool(label)
+            for i, label in zip(kept, self.labels.tolist(), strict=True)
+        ):
+            known = set(kept)
+            return np.array([*kept, *(i for i in labels if i not in known)], dtype=np.int64)
+        self.reset()
+        return np.fromiter(labels.keys(), dtype=np.int64)
+
+    def solve(
+        self,
+        similarities: _Similarities,
+        judged: IntArray,
+        y: IntArray,
+        ridge: tuple[float, float],
+    ) -> tuple[FloatArray, FloatArray]:
+        """K and x, for ``judged`` as ``order`` gave them; ``ridge``: D of an irrelevant
+        text, of a relevant one."""
+        kept, size = len(self.judged), len(judged)
+        if size > kept:
+            cross = similarities.block(judged[kept:], judged)
+            gram = np.empty((size, size), dtype=np.float64)
+            gram[:kept, :kept] = self.gram
+            gram[kept:] = cross
+            gram[:kept, kept:] = cross[:, :kept].T
+            self.gram = gram
+        self.judged, self.labels = judged, y
+        new = range(kept, size)
+        new_irrelevant = [i for i in new if y[i] == 0]
+        new_relevant = [i for i in new if y[i] == 1]
+        irrelevant_ridge, relevant_ridge = ridge
+        if not self.irrelevant or abs(irrelevant_ridge / self.factored_ridge - 1.0) > _DRIFT:
+            self._factorise(irrelevant_ridge)
+        else:
+            self._extend(new_irrelevant, new_relevant)
+        diagonal = np.where(y == 1, relevant_ridge, irrelevant_ridge)
+        targets = np.where(y == 1, 1.0, -1.0)
+        self.dual = self._refine(targets, diagonal, relevant_ridge)
+        return self.gram, self.dual
+
+    def _block(self, rows: list[int], columns: list[int]) -> FloatArray:
+        # K + 1 over judged positions (no D).
+        return np.asarray(self.gram[np.ix_(rows, columns)] + 1.0, dtype=np.float64)
+
+    def _factorise(self, irrelevant_ridge: float) -> None:
+        self.irrelevant = [i for i in range(len(self.labels)) if self.labels[i] == 0]
+        self.relevant = [i for i in range(len(self.labels)) if self.labels[i] == 1]
+        block = self._block(self.irrelevant, self.irrelevant)
+        block[np.diag_indices_from(block)] += irrelevant_ridge
+        self.factor = linalg.cholesky(block, lower=True, check_finite=False)
+        self.factored_ridge = irrelevant_ridge
+        self.coupling = linalg.solve_triangular(
+            self.factor,
+            self._block(self.irrelevant, self.relevant),
+            lower=True,
+            check_finite=False,
+        )
+
+    def _extend(self, new_irrelevant: list[int], new_relevant: list[int]) -> None:
+        if new_irrelevant:
+            kept = len(self.irrelevant)
+            below = self._block(new_irrelevant, self.irrelevant)
+            left = linalg.solve_triangular(self.factor, below.T, lower=True, check_finite=False).T
+            corner = self._block(new_irrelevant, new_irrelevant)
+            corner[np.diag_indices_from(corner)] += self.factored_ridge
+            bottom = linalg.cholesky(corner - left @ left.T, lower=True, check_finite=False)
+            factor = np.zeros((kept + len(new_irrelevant),) * 2, dtype=np.float64)
+            factor[:kept, :kept] = self.factor
+            factor[kept:, :kept] = left
+            factor[kept:, kept:] = bottom
+            rows = linalg.solve_triangular(
+                bottom,
+                self._block(new_irrelevant, self.relevant) - left @ self.coupling,
+                lower=True,
+                check_finite=False,
+            )
+            self.factor = factor
+            self.coupling = np.vstack([self.coupling, rows])
+            self.irrelevant += new_irrelevant
+        if new_relevant:
+            columns = linalg.solve_triangular(
+                self.factor,
+                self._block(self.irrelevant, new_relevant),
+                lower=True,
+                check_finite=False,
+            )
+            self.coupling = np.hstack([self.coupling, columns])
+            self.relevant += new_relevant
+
+    def _refine(
+        self, targets: FloatArray, diagonal: FloatArray, relevant_ridge: float
+    ) -> FloatArray:
+        gram, factor, coupling = self.gram, self.factor, self.coupling
+        irrelevant, relevant = np.array(self.irrelevant), np.array(self.relevant)
+        schur = self._block(self.relevant, self.relevant) - coupling.T @ coupling
+        schur[np.diag_indices_from(schur)] += relevant_ridge
+        schur_factor = linalg.cho_factor(schur, lower=True, check_finite=False)
+
+        def times(x: FloatArray) -> FloatArray:
+            return np.asarray(gram @ x + x.sum() + diagonal * x, dtype=np.float64)
+
+        def precondition(r: FloatArray) -> FloatArray:
+            # Solves the system with the factor's D for the irrelevant texts, exactly.
+            half = linalg.solve_triangular(factor, r[irrelevant], lower=True, check_finite=False)
+            z = np.empty_like(r)
+            z[relevant] = linalg.cho_solve(
+                schur_factor, r[relevant] - coupling.T @ half, check_finite=False
+            )
+            z[irrelevant] = linalg.solve_triangular(
+                factor, half - coupling @ z[relevant], lower=True, trans="T", check_finite=False
+            )
+            return z
+
+        x = precondition(targets)
+        residual = targets - times(x)
+        goal = _TOLERANCE * float(np.linalg.norm(targets))
+        z = precondition(residual)
+        direction, rz = z, float(residual @ z)
+        for _ in range(_MAX_STEPS):
+            if float(np.linalg.norm(residual)) <= goal:
+                break
+            product = times(direction)
+            step = rz / float(direction @ product)
+            x = x + step * direction
+            residual = residual - step * product
+            z = precondition(residual)
+            rz, previous = float(residual @ z), rz
+            direction = z + (rz / previous) * direction
+        return x
 
 
 class FeedbackModel:
@@ -120,13 +306,25 @@ class FeedbackModel:
         self.settings = settings or FeedbackSettings()
         self.size = len(texts)
         small = len(texts) < _SMALL_CORPUS
-        self._views: list[_View] = []
+        views: list[sparse.csr_matrix] = []
         for make in VIEWS.values():
             try:
                 features = make(self.settings, small).fit_transform(texts)
             except ValueError:  # no term in any text (blank texts): nothing to learn from
                 continue
-            self._views.append(_View(sparse.csr_matrix(features)))
+            views.append(sparse.csr_matrix(features))
+        # Rows have unit length in each view (TF-IDF's norm); scaled by 1/sqrt(views), a
+        # dot product of two texts is the mean of their cosine similarities over the views.
+        self._similarities = (
+            _Similarities(sparse.csr_matrix(sparse.hstack(views) / math.sqrt(len(views))))
+            if views
+            else None
+        )
+        self._solver = _Solver()
+        self._judged: IntArray = np.zeros(0, dtype=np.int64)
+        self._dual: FloatArray = np.zeros(0, dtype=np.float64)
+        self._spread = 1.0
+        self._evidence: FloatArray | None = None
 
     @staticmethod
     def can_learn(labels: Iterable[bool]) -> bool:
@@ -149,22 +347,55 @@ class FeedbackModel:
                 "irrelevant paper to learn from.",
                 hint="Mark at least one paper of each kind.",
             )
-        indices = np.fromiter(labels.keys(), dtype=np.int64)
-        y = np.fromiter((int(v) for v in labels.values()), dtype=np.int64)
-        weights = self._weights(y)
-        for view in self._views:
-            view.fit(indices, y, weights, self.settings)
+        if self._similarities is None:
+            return self
+        judged = self._solver.order(labels)
+        y = np.fromiter((int(labels[int(i)]) for i in judged), dtype=np.int64)
+        self._similarities.ensure(judged, self._likely_next(judged))
+        # Minimise |w|^2 / 2 + sum_i c_i (y_i - w.x_i)^2 over w = sum_i dual_i x_i, with
+        # x extended by a constant 1 (the intercept, regularised as liblinear does):
+        # (K + 1 + D) dual = y, K the judged texts' dot products, D_ii = 1 / (2 c_i).
+        ridge = 1.0 / (2.0 * self.settings.c * self._weights(y))
+        gram, dual = self._solver.solve(
+            self._similarities, judged, y, (float(ridge[y == 0][0]), float(ridge[y == 1][0]))
+        )
+        # The class weights move the boundary toward "relevant", so a margin of 0 is not
+        # 50%. A text sharing no term with the judged ones has the intercept as margin:
+        # that is "no evidence either way". Half the gap between the judged relevant and
+        # irrelevant papers' mean margins is one unit of evidence.
+        trained = gram @ dual + dual.sum()
+        relevant, irrelevant = float(trained[y == 1].mean()), float(trained[y == 0].mean())
+        self._spread = (relevant - irrelevant) / 2 if relevant > irrelevant else 1.0
+        self._judged, self._dual = judged, dual
+        self._evidence = None
         return self
+
+    def _likely_next(self, judged: IntArray) -> IntArray:
+        """The unjudged texts the last fit ranked best: likely the next judgements."""
+        if self._evidence is None:
+            return np.zeros(0, dtype=np.int64)
+        evidence = self._evidence.copy()
+        evidence[judged] = -np.inf
+        count = min(_BATCH, self.size - 1)
+        top = np.argpartition(-evidence, count)[:count] if count > 0 else np.arange(0)
+        return np.asarray(top[np.isfinite(evidence[top])], dtype=np.int64)
+
+    def _all_evidence(self) -> FloatArray:
+        if self._evidence is None:
+            if self._similarities is None or len(self._judged) == 0:
+                self._evidence = np.zeros(self.size, dtype=np.float64)
+            else:
+                margins = self._similarities.combine(self._judged, self._dual)
+                self._evidence = np.asarray(margins / self._spread, dtype=np.float64)
+        return self._evidence
 
     def evidence(self, indices: Sequence[int] | None = None) -> FloatArray:
         """How strongly each text looks like the relevant rather than the irrelevant ones
-        (0 = no evidence either way), averaged over the views; empty for no ``indices``."""
+        (0 = no evidence either way); empty for no ``indices``."""
         wanted = np.arange(self.size) if indices is None else np.asarray(indices, dtype=np.int64)
-        if not self._views or len(wanted) == 0:
-            return np.zeros(len(wanted), dtype=np.float64)
-        return np.asarray(
-            np.mean([view.evidence(wanted) for view in self._views], axis=0), dtype=np.float64
-        )
+        if len(wanted) == 0:
+            return np.zeros(0, dtype=np.float64)
+        return np.asarray(self._all_evidence()[wanted], dtype=np.float64)
 
     def probabilities(self, indices: Sequence[int] | None = None) -> FloatArray:
         """Probability of relevance, 0-1 (0.5 where the model has nothing to go on)."""

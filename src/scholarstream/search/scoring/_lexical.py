@@ -122,8 +122,17 @@ def _coverage_reason(
     return f"{subject} {counted}: {_names(matched)}."
 
 
-def lexical_relevance(records: Sequence[Record], intent: ParsedIntent) -> list[Relevance]:
-    """Each record's relevance to the intent, with a reason naming what matched."""
+@dataclass(frozen=True)
+class Words:
+    """A record's relevance by its words, before any penalty for an excluded term."""
+
+    score: float
+    reason: str
+    excluded: str | None  # the first term the user excluded that the record mentions
+
+
+def word_relevance(records: Sequence[Record], intent: ParsedIntent) -> list[Words]:
+    """Each record's relevance by its words, with a reason naming what matched."""
     if not records:
         return []
     docs = tokenize([record_text(record) for record in records])
@@ -133,7 +142,7 @@ def lexical_relevance(records: Sequence[Record], intent: ParsedIntent) -> list[R
     relative = bm25 / best if best > 0 else bm25
     concepts, noun = _concepts(intent)
     excluded = [(term, p) for term in intent.exclude_terms if (p := _phrase(term))]
-    relevances = []
+    found = []
     for record, ids, lexical in zip(records, docs.ids, relative, strict=True):
         text = f" {' '.join(vocabulary[i] for i in ids)} "
         matched = [c for c in concepts if any(p in text for p in c.phrases)]
@@ -144,11 +153,26 @@ def lexical_relevance(records: Sequence[Record], intent: ParsedIntent) -> list[R
             score = float(lexical)
         reason = _coverage_reason(record, matched, concepts, noun, float(lexical))
         named = [term for term, p in excluded if p in text]
-        if named:
-            score *= EXCLUDED_PENALTY
-            reason = f"{reason.rstrip('.')}; but mentions the excluded term {named[0]!r}."
-        relevances.append(Relevance(min(1.0, max(0.0, score)), reason))
-    return relevances
+        found.append(Words(min(1.0, max(0.0, score)), reason, named[0] if named else None))
+    return found
+
+
+def penalised(score: float, reason: str, excluded: str | None) -> tuple[float, str]:
+    """``score`` and ``reason`` of a record that mentions the ``excluded`` term (if any)."""
+    if excluded is None:
+        return score, reason
+    return (
+        score * EXCLUDED_PENALTY,
+        f"{reason.rstrip('.')}; but mentions the excluded term {excluded!r}.",
+    )
+
+
+def lexical_relevance(records: Sequence[Record], intent: ParsedIntent) -> list[Relevance]:
+    """Each record's relevance to the intent, with a reason naming what matched."""
+    return [
+        Relevance(*penalised(words.score, words.reason, words.excluded))
+        for words in word_relevance(records, intent)
+    ]
 
 
 class LexicalRelevanceScorer:

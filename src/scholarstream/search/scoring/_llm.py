@@ -22,7 +22,7 @@ from scholarstream.search._llm import KnowsCapabilities, SkillLLM
 from scholarstream.search.core import LabelledPaper, ParsedIntent, ScoredPaper
 from scholarstream.search.scoring._cache import ScoreCache, cache_key
 from scholarstream.search.scoring._lexical import LexicalRelevanceScorer
-from scholarstream.search.scoring._ranking import Relevance, latest_labels, rank
+from scholarstream.search.scoring._ranking import OfflineScorer, Relevance, latest_labels, rank
 
 FEATURE = "search.score"
 LOCAL_BATCH_SIZE = 4
@@ -128,7 +128,7 @@ class LLMRelevanceScorer:
         *,
         batch_size: int = 10,
         cache: ScoreCache | None = None,
-        fallback: LexicalRelevanceScorer | None = None,
+        fallback: OfflineScorer | None = None,
         max_concurrency: int = 3,
         role: str = "fast",
         feature: str = FEATURE,
@@ -232,7 +232,7 @@ class LLMRelevanceScorer:
             for failure in failures:
                 lexical = offline[failure.index]
                 reason = f"Scored offline because {failure.cause}; {_lower_first(lexical.reason)}"
-                found[failure.index] = Relevance(lexical.score, reason)
+                found[failure.index] = Relevance(lexical.score, reason, lexical.by_meaning)
         return [found[i] for i in range(len(records))]
 
     async def score(

@@ -6,10 +6,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from scholarstream.papers import Record, paper_key, record_sources
 from scholarstream.papers.ranking import FeedbackModel, record_text
-from scholarstream.search.core import LabelledPaper, ScoredPaper
+from scholarstream.search.core import LabelledPaper, ParsedIntent, ScoredPaper
 
 # Labels at which the feedback model and the intent weigh the same; with more labels the
 # feedback model dominates (it has learnt what the user means, the intent is a guess).
@@ -25,6 +26,25 @@ class Relevance:
 
     score: float
     reason: str
+    by_meaning: bool = False
+    """Closeness in meaning lifted the score (``HybridRelevanceScorer``)."""
+
+
+class OfflineScorer(Protocol):
+    """A scorer that needs no model (``LexicalRelevanceScorer``, ``HybridRelevanceScorer``):
+    what the model scorer falls back on, and the offline ``RelevanceScorer``."""
+
+    async def relevance(
+        self, records: Sequence[Record], intent: ParsedIntent
+    ) -> list[Relevance]: ...
+
+    async def score(
+        self,
+        records: Sequence[Record],
+        intent: ParsedIntent,
+        *,
+        labelled: Sequence[LabelledPaper] = (),
+    ) -> list[ScoredPaper]: ...
 
 
 def feedback_weight(n_labelled: int) -> float:

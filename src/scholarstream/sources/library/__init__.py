@@ -12,17 +12,16 @@ from scholarstream.sources.library._models import (
     LibraryPage,
     LibraryQuery,
 )
-from scholarstream.sources.library._semantic import (
-    SemanticStatus,
-    embedding_passages,
-    stored_vectors,
-)
+from scholarstream.sources.library._semantic import SemanticStatus, embedding_passages
 from scholarstream.sources.library._source import INFO as LIBRARY_INFO
 from scholarstream.sources.library._source import LibrarySource
+from scholarstream.sources.library._vectors import IN_PROCESS, PGVECTOR, stored_vectors
 
 __all__ = [
+    "IN_PROCESS",
     "LIBRARY_INFO",
     "MAX_OFFSET",
+    "PGVECTOR",
     "Fusion",
     "ImportProblem",
     "ImportReport",

@@ -53,25 +53,25 @@ def hybrid_ranking(
 ) -> tuple[Indices, npt.NDArray[np.float64]]:
     """Candidates best first with their fused scores.
 
-    ``semantic`` is NaN for records with no vector yet: they rank by words alone, on the
+    ``semantic`` is NaN for records with no vector (yet): they rank by words alone, on the
     same 0..1 scale. Candidates are every record sharing a word with the query plus the
     closest by meaning (``depth``, at least ``fusion.depth``, above ``fusion.floor``).
+    Meaning is scaled among the candidates, so only their cosines need be known (pgvector
+    looks up no others).
     """
     words = np.flatnonzero(mask & (lexical > 0))
     embedded = np.flatnonzero(mask & ~np.isnan(semantic))
-    top = float(lexical[words].max()) if len(words) else 1.0
-    by_words = np.where(lexical > 0, lexical / top, 0.0).astype(np.float64)
-    fused = by_words.copy()
-    if len(embedded):
-        by_meaning = _scaled(semantic, embedded)
-        weight = fusion.semantic_weight
-        fused[embedded] = weight * by_meaning[embedded] + (1 - weight) * by_words[embedded]
-        close = embedded[semantic[embedded] >= fusion.floor]
-        count = max(depth, fusion.depth)
-        if len(close) > count:
-            close = close[np.argpartition(-semantic[close], count - 1)[:count]]
-    else:
-        close = embedded
+    close = embedded[semantic[embedded] >= fusion.floor]
+    count = max(depth, fusion.depth)
+    if len(close) > count:
+        close = close[np.argpartition(-semantic[close], count - 1)[:count]]
     candidates = np.union1d(words, close)
+    top = float(lexical[words].max()) if len(words) else 1.0
+    fused = np.where(lexical > 0, lexical / top, 0.0).astype(np.float64)
+    known = candidates[~np.isnan(semantic[candidates])]
+    if len(known):
+        by_meaning = _scaled(semantic, known)
+        weight = fusion.semantic_weight
+        fused[known] = weight * by_meaning[known] + (1 - weight) * fused[known]
     order = candidates[np.argsort(-fused[candidates], kind="stable")]
     return order, fused[order]

@@ -9,6 +9,7 @@ rebuilt when the library's revision changes.
 from __future__ import annotations
 
 import asyncio
+import functools
 import uuid
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
@@ -77,6 +78,11 @@ class LibraryIndex:
     def __len__(self) -> int:
         return len(self.ids)
 
+    @functools.cached_property
+    def positions(self) -> dict[uuid.UUID, int]:
+        """Each record's position in this index."""
+        return {record_id: i for i, record_id in enumerate(self.ids)}
+
     def _mask(
         self, year_from: int | None, year_to: int | None, publication_type: str | None
     ) -> npt.NDArray[np.bool_]:
@@ -93,7 +99,7 @@ class LibraryIndex:
     def aligned(self, ids: Sequence[uuid.UUID], vectors: Vectors) -> AlignedVectors:
         """Stored passage vectors (``ids``: each row's record) grouped by record in this
         index's order; rows of records the index does not have are dropped."""
-        position = {record_id: i for i, record_id in enumerate(self.ids)}
+        position = self.positions
         positions = np.array([position.get(record_id, -1) for record_id in ids], dtype=np.intp)
         kept = np.flatnonzero(positions >= 0)
         order = kept[np.argsort(positions[kept], kind="stable")]
@@ -102,6 +108,45 @@ class LibraryIndex:
         return AlignedVectors(
             passages=vectors[order], starts=starts, records=grouped[starts], size=len(self.ids)
         )
+
+    def words(
+        self,
+        text: str,
+        *,
+        year_from: int | None = None,
+        year_to: int | None = None,
+        publication_type: str | None = None,
+    ) -> WordScores:
+        """Each record's BM25 score for ``text`` and whether it passes the filters."""
+        mask = self._mask(year_from, year_to, publication_type)
+        if self._retriever is None:
+            return WordScores(np.zeros(0, np.float32), mask)
+        vocabulary = self._retriever.vocab_dict
+        tokens = [token for token in query_tokens(text) if token in vocabulary]
+        lexical = (
+            self._retriever.get_scores(tokens) if tokens else np.zeros(len(self.ids), np.float32)
+        )
+        return WordScores(lexical, mask)
+
+    def rank(
+        self, words: WordScores, *, offset: int = 0, limit: int = 20, meaning: Meaning | None = None
+    ) -> tuple[int, list[Hit]]:
+        """``(matching records, hits of the requested page)``, best first.
+
+        With ``meaning`` (each record's closeness to the query) the ranking is hybrid:
+        words and meaning fused; without it, BM25 alone.
+        """
+        if not self.ids:
+            return 0, []
+        end = offset + limit
+        if meaning is None:
+            order, scores = lexical_ranking(words.lexical, words.mask)
+        else:
+            order, scores = hybrid_ranking(
+                words.lexical, meaning.similarity, words.mask, meaning.fusion, depth=end
+            )
+        page = order[offset:end]
+        return len(order), [Hit(self.ids[i], float(scores[offset + n])) for n, i in enumerate(page)]
 
     def search(
         self,
@@ -114,27 +159,25 @@ class LibraryIndex:
         publication_type: str | None = None,
         meaning: Meaning | None = None,
     ) -> tuple[int, list[Hit]]:
-        """``(matching records, hits of the requested page)``, best first.
-
-        With ``meaning`` (the query's vector and the records' vectors) the ranking is
-        hybrid: words and meaning fused; without it, BM25 alone.
-        """
-        if self._retriever is None:
-            return 0, []
-        mask = self._mask(year_from, year_to, publication_type)
-        vocabulary = self._retriever.vocab_dict
-        tokens = [token for token in query_tokens(text) if token in vocabulary]
-        lexical = (
-            self._retriever.get_scores(tokens) if tokens else np.zeros(len(self.ids), np.float32)
+        """``words`` then ``rank``, for a caller that has the meaning already."""
+        words = self.words(
+            text, year_from=year_from, year_to=year_to, publication_type=publication_type
         )
-        end = offset + limit
-        if meaning is None:
-            order, scores = lexical_ranking(lexical, mask)
-        else:
-            similarity = meaning.vectors.similarity(meaning.query)
-            order, scores = hybrid_ranking(lexical, similarity, mask, meaning.fusion, depth=end)
-        page = order[offset:end]
-        return len(order), [Hit(self.ids[i], float(scores[offset + n])) for n, i in enumerate(page)]
+        return self.rank(words, offset=offset, limit=limit, meaning=meaning)
+
+
+@dataclass(frozen=True)
+class WordScores:
+    """BM25 scores of every record of an index (0 for no shared word) and the filters'
+    mask."""
+
+    lexical: npt.NDArray[np.float32]
+    mask: npt.NDArray[np.bool_]
+
+    @property
+    def candidates(self) -> npt.NDArray[np.intp]:
+        """Positions of the records that share a word with the query and pass the filters."""
+        return np.flatnonzero(self.mask & (self.lexical > 0))
 
 
 @dataclass(frozen=True)
@@ -158,10 +201,10 @@ class AlignedVectors:
 
 @dataclass(frozen=True)
 class Meaning:
-    """What hybrid ranking needs besides the words: the query's vector and the records'."""
+    """What hybrid ranking needs besides the words: each record's cosine with the query
+    (NaN for a record with no vector, or none looked up), and how to fuse."""
 
-    query: Vectors
-    vectors: AlignedVectors
+    similarity: npt.NDArray[np.float32]
     fusion: Fusion
 
 

@@ -22,7 +22,7 @@ from scholarstream.sources.library._index import (
     IndexedDoc,
     LibraryIndex,
     Meaning,
-    VectorsKey,
+    WordScores,
     index_text,
 )
 from scholarstream.sources.library._models import (
@@ -31,7 +31,7 @@ from scholarstream.sources.library._models import (
     LibraryPage,
     LibraryQuery,
 )
-from scholarstream.sources.library._semantic import SemanticIndexer, SemanticStatus, stored_vectors
+from scholarstream.sources.library._semantic import SemanticIndexer, SemanticStatus
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,9 @@ class Library:
         self.indexes = cache or IndexCache()
         self.limits = limits or LimitsSettings()
         """What one imported file may make the process hold."""
-        self.semantic = SemanticIndexer(database, embedder, batch_size=embedding_batch)
+        self.semantic = SemanticIndexer(
+            database, embedder, batch_size=embedding_batch, cache=self.indexes
+        )
         self.fusion = fusion or Fusion()
 
     async def import_file(
@@ -114,15 +116,16 @@ class Library:
                 total, items = await store.browse(session, owner_id, query)
             return LibraryPage(total=total, offset=query.offset, limit=query.limit, items=items)
         revision, index = await self._current(owner_id)
-        total, hits = index.search(
+        words = index.words(
             query.text,
-            offset=query.offset,
-            limit=query.limit,
             year_from=query.year_from,
             year_to=query.year_to,
             publication_type=query.publication_type,
-            meaning=await self._meaning(owner_id, revision, index, query.text),
         )
+        meaning = await self._meaning(
+            owner_id, revision, index, query.text, words, depth=query.offset + query.limit
+        )
+        total, hits = index.rank(words, offset=query.offset, limit=query.limit, meaning=meaning)
         async with self.database.session() as session:
             found = await store.items_by_id(session, owner_id, [hit.id for hit in hits])
         # A row deleted since the index was built is simply left out.
@@ -157,33 +160,47 @@ class Library:
                     )
             return revision, await self.indexes.build(owner_id, revision, docs)
 
+    async def start(self) -> None:
+        """Decides where vectors are ranked (pgvector or in process) before the first
+        search needs it."""
+        await self.semantic.ranking()
+
     async def _meaning(
-        self, owner_id: uuid.UUID, revision: store.Revision, index: LibraryIndex, text: str
+        self,
+        owner_id: uuid.UUID,
+        revision: store.Revision,
+        index: LibraryIndex,
+        text: str,
+        words: WordScores,
+        *,
+        depth: int,
     ) -> Meaning | None:
-        """The query's and the records' vectors, or None (words only) while no record has
-        one or the model cannot run. Starts building the vectors still missing."""
+        """Each record's closeness to the query, or None (words only) while no record has
+        a vector or the model cannot run. Starts building the vectors still missing."""
         embedder = self.semantic.embedder
-        if embedder is None or not self.semantic.available:
+        ranking = await self.semantic.ranking()
+        if embedder is None or ranking is None or not self.semantic.available:
             return None
         embedded = await self.semantic.embedded(owner_id)
         if embedded < revision.count:
             self.semantic.schedule(owner_id)
         if embedded == 0:
             return None
-        key = VectorsKey(revision, embedder.name, embedded)
-        vectors = self.indexes.cached_vectors(owner_id, key)
-        if vectors is None:
-            stored = await stored_vectors(
-                self.database, owner_id, embedder.name, embedder.dimension
-            )
-            vectors = await asyncio.to_thread(index.aligned, stored.ids, stored.vectors)
-            self.indexes.keep_vectors(owner_id, key, vectors)
         try:
             query = await asyncio.to_thread(embedder.embed_query, text)
         except Exception:
             log.exception("the embedding model failed on a query; ranking by words alone")
             return None
-        return Meaning(query=query, vectors=vectors, fusion=self.fusion)
+        similarity = await ranking.similarity(
+            owner_id,
+            index,
+            revision,
+            query,
+            candidates=words.candidates,
+            depth=max(depth, self.fusion.depth),
+            embedded=embedded,
+        )
+        return Meaning(similarity=similarity, fusion=self.fusion)
 
     async def semantic_status(self, owner_id: uuid.UUID) -> SemanticStatus:
         return await self.semantic.status(owner_id)

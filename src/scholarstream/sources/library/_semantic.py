@@ -12,17 +12,17 @@ import logging
 import re
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 from pydantic import BaseModel
-from sqlalchemy import func, select, tuple_
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from scholarstream.db import Database
 from scholarstream.db.tables import LibraryEmbedding, LibraryRecord
-from scholarstream.embeddings import Embedder, Vectors, pack, unpack_rows
+from scholarstream.embeddings import Embedder, Vectors, pack
+from scholarstream.sources.library._index import IndexCache
+from scholarstream.sources.library._vectors import VectorRanking, choose_vector_ranking
 
 log = logging.getLogger(__name__)
 
@@ -63,18 +63,14 @@ class SemanticStatus(BaseModel):
     total: int = 0
     building: bool = False
     problem: str | None = None
+    ranking: str | None = None
+    """Where vectors are compared with a query: "pgvector" or "in process"."""
+    ranking_note: str | None = None
+    """Why "in process" on PostgreSQL, in plain words."""
 
     @property
     def complete(self) -> bool:
         return self.available and self.embedded >= self.total
-
-
-@dataclass(frozen=True)
-class StoredVectors:
-    """Passage vectors, one row each, with the record each belongs to."""
-
-    ids: list[uuid.UUID]
-    vectors: Vectors
 
 
 async def _counts(session: AsyncSession, owner_id: uuid.UUID, model: str) -> tuple[int, int]:
@@ -117,42 +113,23 @@ async def _missing(
     return [(row.id, embedding_passages(row.data)) for row in rows]
 
 
-async def stored_vectors(
-    database: Database, owner_id: uuid.UUID, model: str, dimension: int, *, batch: int = 5000
-) -> StoredVectors:
-    """Every passage vector of the owner from ``model`` (keyset paging, a batch at a time)."""
-    ids: list[uuid.UUID] = []
-    parts: list[Vectors] = []
-    last: tuple[uuid.UUID, int] | None = None
-    async with database.session() as session:
-        while True:
-            statement = select(
-                LibraryEmbedding.record_id, LibraryEmbedding.passage, LibraryEmbedding.vector
-            ).where(LibraryEmbedding.owner_id == owner_id, LibraryEmbedding.model == model)
-            if last is not None:
-                statement = statement.where(
-                    tuple_(LibraryEmbedding.record_id, LibraryEmbedding.passage) > tuple_(*last)
-                )
-            ordered = statement.order_by(LibraryEmbedding.record_id, LibraryEmbedding.passage)
-            rows = list(await session.execute(ordered.limit(batch)))
-            if not rows:
-                break
-            ids.extend(row.record_id for row in rows)
-            parts.append(unpack_rows([row.vector for row in rows], dimension))
-            last = (rows[-1].record_id, rows[-1].passage)
-    vectors = np.concatenate(parts) if parts else np.zeros((0, dimension), dtype=np.float32)
-    return StoredVectors(ids=ids, vectors=vectors)
-
-
 class SemanticIndexer:
     """Embeds each user's records that have no vector yet, one background task per user."""
 
     def __init__(
-        self, database: Database, embedder: Embedder | None, *, batch_size: int = 32
+        self,
+        database: Database,
+        embedder: Embedder | None,
+        *,
+        batch_size: int = 32,
+        cache: IndexCache | None = None,
     ) -> None:
         self.database = database
         self.embedder = embedder
         self.batch_size = batch_size
+        self.cache = cache or IndexCache()
+        self._ranking: VectorRanking | None = None
+        self._ranking_lock = asyncio.Lock()
         self._tasks: dict[uuid.UUID, asyncio.Task[int]] = {}
         self._locks: dict[uuid.UUID, asyncio.Lock] = {}
         self._problem: str | None = None
@@ -160,6 +137,18 @@ class SemanticIndexer:
     @property
     def available(self) -> bool:
         return self.embedder is not None and self._problem is None
+
+    async def ranking(self) -> VectorRanking | None:
+        """Where vectors are ranked (pgvector or in process), decided on first use."""
+        embedder = self.embedder
+        if embedder is None:
+            return None
+        async with self._ranking_lock:
+            if self._ranking is None:
+                self._ranking = await choose_vector_ranking(
+                    self.database, self.cache, embedder.name, embedder.dimension
+                )
+        return self._ranking
 
     def building(self, owner_id: uuid.UUID) -> bool:
         task = self._tasks.get(owner_id)
@@ -199,7 +188,8 @@ class SemanticIndexer:
 
     async def _build(self, owner_id: uuid.UUID) -> int:
         embedder = self.embedder
-        if embedder is None or self._problem is not None:
+        ranking = await self.ranking()
+        if embedder is None or ranking is None or self._problem is not None:
             return 0
         done = 0
         while True:
@@ -218,6 +208,7 @@ class SemanticIndexer:
                 log.exception("the embedding model failed")
                 break
             await self._save(owner_id, embedder.name, batch, vectors)
+            await ranking.stored(owner_id)
             done += len(batch)
         return done
 
@@ -275,6 +266,7 @@ class SemanticIndexer:
                 problem="Semantic search is turned off in the settings; the library is "
                 "searched by its words only.",
             )
+        ranking = await self.ranking()
         async with self.database.session() as session:
             embedded, total = await _counts(session, owner_id, self.embedder.name)
         return SemanticStatus(
@@ -284,4 +276,6 @@ class SemanticIndexer:
             total=total,
             building=self.building(owner_id),
             problem=self._problem,
+            ranking=ranking.name if ranking else None,
+            ranking_note=ranking.note if ranking else None,
         )

@@ -1,9 +1,10 @@
 """Relevance of found items to a stream: a scorer from the paper search with the stream as
-its intent -- the offline lexical one (BM25 + concept coverage) or the model one, which
-gives its own one-line reason -- blended with the relevance-feedback model learnt from
-the items the user marked in earlier reports (the search's blend: the more judgements,
-the more they weigh). Also which of the stream's focus areas, competitors and keywords
-each item mentions, for the groups and the offline reason."""
+its intent -- the offline one (BM25 + concept coverage, fused with closeness in meaning
+when the embedding model is on) or the model one, which gives its own one-line reason --
+blended with the relevance-feedback model learnt from the items the user marked in earlier
+reports (the search's blend: the more judgements, the more they weigh). Also which of the
+stream's focus areas, competitors and keywords each item mentions, for the groups and the
+offline reason."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from scholarstream.papers import Record
 from scholarstream.search import FallbackLog
 from scholarstream.search.core import Concept, LabelledPaper, ParsedIntent
 from scholarstream.search.scoring import (
+    MEANING_NOTE,
     LexicalRelevanceScorer,
     Relevance,
     feedback_probabilities,
@@ -68,6 +70,7 @@ class StreamJudge:
 
 
 OFFLINE_JUDGE = StreamJudge(LexicalRelevanceScorer())
+"""The judge without a model or an embedding model: by words alone."""
 
 
 def stream_intent(stream: Stream) -> ParsedIntent:
@@ -141,6 +144,8 @@ async def judge(
         found = match(record, stream)
         score = relevance.score
         text = relevance.reason if by.explains else reason(found, relevance.reason)
+        if relevance.by_meaning and MEANING_NOTE not in text:
+            text = f"{text.rstrip('.')}; {MEANING_NOTE}."
         probability = None
         if probabilities is not None:
             probability = probabilities[i]

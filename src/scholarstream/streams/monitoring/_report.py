@@ -111,7 +111,8 @@ class Report(_Model):
     )
     scorer: ScorerName = Field(
         default="lexical",
-        description="lexical: offline relevance (BM25 + coverage), no model calls; "
+        description="lexical: offline relevance (BM25 + coverage, fused with closeness in "
+        "meaning when the embedding model is on), no model calls; "
         "model: the fast model judged each item (items it could not judge are scored "
         "offline, and their reason says so).",
     )

@@ -13,12 +13,13 @@ import uuid
 from dataclasses import dataclass
 
 from scholarstream.db import Database
+from scholarstream.embeddings import Embedder
 from scholarstream.errors import ScholarStreamError
 from scholarstream.llm import LLMGateway
 from scholarstream.notify import NotificationTargetStore, Notifier
 from scholarstream.runtime import Runtime
-from scholarstream.search import FallbackLog, GatewaySkillLLM
-from scholarstream.search.scoring import LexicalRelevanceScorer, LLMRelevanceScorer
+from scholarstream.search import FallbackLog, GatewaySkillLLM, library_embedder, offline_scorer
+from scholarstream.search.scoring import LLMRelevanceScorer
 from scholarstream.settings import Settings, StreamSettings
 from scholarstream.sources import SourceHub
 from scholarstream.sources.library import Library, LibrarySource
@@ -73,16 +74,19 @@ def stream_judge(
     owner_id: uuid.UUID,
     *,
     offline: bool | None = None,
+    embedder: Embedder | None = None,
 ) -> StreamJudge:
     """The owner's ``fast`` model when one is configured and ``streams.model_relevance``
-    allows it (what it cannot judge is scored offline); the offline scorer otherwise."""
+    allows it (what it cannot judge is scored offline); the offline scorer otherwise. The
+    offline scorer ranks by words and meaning with ``embedder`` (the library's, when
+    semantic ranking is on), by words alone without."""
     if (llm.offline if offline is None else offline) or not settings.model_relevance:
-        return OFFLINE_JUDGE
+        return OFFLINE_JUDGE if embedder is None else StreamJudge(offline_scorer(embedder))
     fallbacks = FallbackLog()  # one per run: the report tells the user once
     scorer = LLMRelevanceScorer(
         GatewaySkillLLM(llm, database, owner_id),
         batch_size=settings.relevance_batch_size,
-        fallback=LexicalRelevanceScorer(),
+        fallback=offline_scorer(embedder),
         feature=FEATURE,
         fallbacks=fallbacks,
     )
@@ -135,6 +139,7 @@ async def finish_run(runner: StreamRunner, owner_id: uuid.UUID, start: RunStart)
                 runner.settings.streams,
                 owner_id,
                 offline=await runner.llm.registry.offline_for_owner(runner.database, owner_id),
+                embedder=library_embedder(runner.library),
             ),
             labelled=start.labelled,
         )

@@ -315,7 +315,9 @@ function semanticText(status) {
   if (status.total === 0) return "";
   const counts = `${status.embedded.toLocaleString()} of ${status.total.toLocaleString()} records`;
   if (status.embedded >= status.total) {
-    return `Search ranks by words and meaning (${counts} indexed).`;
+    const where = status.ranking === "pgvector" ? " Meaning is ranked in the database (pgvector)." : "";
+    const note = status.ranking_note ? ` ${status.ranking_note}` : "";
+    return `Search ranks by words and meaning (${counts} indexed).${where}${note}`;
   }
   return `Indexing by meaning: ${counts}. Search works by words meanwhile.`;
 }
