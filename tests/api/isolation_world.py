@@ -69,6 +69,7 @@ class UserWorld:
     own_target_id: str = ""
     stream_target_id: str = ""
     record_ids: list[str] = field(default_factory=list)
+    merge_id: str = ""
     column_id: str = ""
     search_run_id: str = ""
     checkpoint_id: str = ""
@@ -104,6 +105,7 @@ class UserWorld:
             "ai column": self.column_id,
             "search run": self.search_run_id,
             "share token": self.share_token,
+            "merge": self.merge_id,
             "api token id": self.api_token_id,
             "spare token id": self.spare_token_id,
         }
@@ -209,6 +211,20 @@ def _library(client: TestClient, me: UserWorld) -> None:
     page = expect(client.get(f"{API}/library/records", headers=me.cookie()), 200)
     me.record_ids = [item["id"] for item in page["items"]]
     assert len(me.record_ids) == 3
+    # A copy of the first record from another file: merged into it, a merge to split.
+    copy = (
+        f"TY  - JOUR\nTI  - {me.marker} setmelanotide record 1\n"
+        f"AB  - Setmelanotide study 1 of {me.marker}, the longer abstract of another database.\n"
+        f"AU  - Doe, Jane\nPY  - {today.year}\nDO  - 10.9999/{doi}.1\nER  - \n"
+    )
+    response = client.post(
+        f"{API}/library/imports",
+        files={"file": ("copy.ris", copy.encode())},
+        headers=me.cookie(write=True),
+    )
+    assert expect(response, 201)["merged"] == 1
+    merges = expect(client.get(f"{API}/library/merges", headers=me.cookie()), 200)
+    me.merge_id = merges["items"][0]["id"]
 
 
 def _chat(client: TestClient, me: UserWorld) -> None:

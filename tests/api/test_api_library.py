@@ -155,6 +155,8 @@ def test_semantic_index_is_built_after_an_upload_and_reported(
         "total": 10,
         "building": False,
         "problem": None,
+        "ranking": "in process",  # SQLite
+        "ranking_note": None,
     }
     # Found by meaning: no record says "viral" or "young".
     found = client.get(

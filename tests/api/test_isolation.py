@@ -102,6 +102,7 @@ PATH_PARAMETERS: dict[str, OwnedId | Named | Capability] = {
     "research_id": OwnedId(lambda w: list(w.research_ids.values())),
     "run_id": OwnedId(lambda w: [w.search_run_id]),
     "record_id": OwnedId(lambda w: [w.record_ids[0]]),
+    "merge_id": OwnedId(lambda w: [w.merge_id]),
     "column_id": OwnedId(lambda w: [w.column_id]),
     "token_id": OwnedId(lambda w: [w.api_token_id, w.spare_token_id]),
     # Both targets under either path: a stream's target is no account target, and back.
@@ -239,6 +240,7 @@ WRITES_WITHOUT_IDS: dict[Route, Callable[[UserWorld], list[Probe]] | str] = {
     ("POST", "/api/v1/auth/logout"): "ends the caller's own session",
     ("POST", "/api/v1/tokens"): "makes a token of the caller",
     ("POST", "/api/v1/library/imports"): "imports into the caller's library",
+    ("POST", "/api/v1/library/find-duplicates"): "merges copies inside the caller's library",
     ("POST", "/api/v1/search/runs"): "starts a search run of the caller",
     ("POST", "/api/v1/ai-columns"): "makes an AI column of the caller",
     ("POST", "/api/v1/research/draft"): "makes a research draft of the caller",

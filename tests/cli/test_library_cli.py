@@ -125,3 +125,44 @@ def test_sources_list_and_library_search(data_dir: Path) -> None:
     result = runner.invoke(app, ["--data-dir", str(data_dir), "sources", "search", "nowhere", "x"])
     assert isinstance(result.exception, InvalidInputError)
     assert "pubmed" in (result.exception.hint or "")
+
+
+def test_import_merges_duplicates_and_split_undoes_one(data_dir: Path, tmp_path: Path) -> None:
+    from tests.library.copies import BIBTEX, RIS
+
+    ris = tmp_path / "zotero.ris"
+    ris.write_text(RIS, encoding="utf-8")
+    bib = tmp_path / "zotero.bib"
+    bib.write_text(BIBTEX, encoding="utf-8")
+    code, out, err = run(data_dir, "import", ris, bib)
+    assert code == 0, err
+    assert "merged into existing" in out and "duplicates in file" in out
+    assert "scholarstream library merges" in out
+    rows = {line.split("│")[1].strip(): line for line in out.splitlines() if "zotero." in line}
+    assert [cell.strip() for cell in rows["zotero.bib"].split("│")[3:8]] == [
+        "0",
+        "4",
+        "0",
+        "0",
+        "0",
+    ]
+
+    code, out, _ = run(data_dir, "library", "merges", "--json")
+    assert code == 0
+    page = json.loads(out)
+    assert page["total"] == 4
+    merge = page["items"][0]
+    code, out, _ = run(data_dir, "library", "merges")
+    assert code == 0 and "merged duplicates" in out and "what matched" in out
+
+    code, out, _ = run(data_dir, "library", "split", merge["id"])
+    assert code == 0
+    assert "its own record again" in out and "will not be merged again" in out
+    again = runner.invoke(app, ["--data-dir", str(data_dir), "library", "split", merge["id"]])
+    assert again.exit_code != 0 and "already split" in str(again.exception)
+    wrong = runner.invoke(app, ["--data-dir", str(data_dir), "library", "split", "not-an-id"])
+    assert isinstance(wrong.exception, InvalidInputError)
+    assert "not a merge id" in str(wrong.exception)
+
+    code, out, _ = run(data_dir, "library", "find-duplicates")
+    assert code == 0 and "Compared 5 records: no duplicates found." in out

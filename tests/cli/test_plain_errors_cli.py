@@ -31,6 +31,8 @@ NO_SUCH_USER = {
 # take no user, for the settings).
 FAILING_FOR_THE_USER: dict[str, list[str]] = {
     "evidence": ["evidence", "aspirin", "--sources", "library", "--offline"],
+    "library find-duplicates": ["library", "find-duplicates"],
+    "library merges": ["library", "merges"],
     "library search": ["library", "search", "aspirin"],
     "research list": ["research", "list"],
     "research show": ["research", "show", SOME_ID],

@@ -288,3 +288,29 @@ async def test_many_records_rank_the_same_whichever_backend(runtime: Runtime) ->
     page = await runtime.library.search(owner.id, LibraryQuery(text="plasmodium", limit=50))
     assert page.total == 40
     assert {item.record.title.split()[0] for item in page.items} == {"Malaria"}
+
+
+async def test_a_common_word_matching_most_of_a_large_library_loses_no_record(
+    runtime: Runtime,
+) -> None:
+    """More word matches than pgvector scores exactly (about a thousand): the rest keep
+    their place below, and every record can still be paged to, on every backend."""
+    owner = await new_user(runtime)
+    many = [
+        paper(f"Cardiac study {i}", "Heart attack outcomes.")
+        if i % 40 == 0
+        else paper(f"Survey study {i}", f"Report {i} on shift work.")
+        for i in range(1100)
+    ]
+    await add(runtime, owner, many)
+    await runtime.library.semantic.build(owner.id)
+
+    seen: list[str] = []
+    for offset in range(0, 1100, 100):
+        page = await runtime.library.search(
+            owner.id, LibraryQuery(text="myocardial study", offset=offset, limit=100)
+        )
+        assert page.total == 1100
+        seen.extend(item.record.title for item in page.items)
+    assert len(set(seen)) == 1100
+    assert {title.split()[0] for title in seen[:28]} == {"Cardiac"}

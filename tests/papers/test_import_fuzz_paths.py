@@ -107,10 +107,10 @@ def test_cli_imports_what_survives_and_refuses_what_cannot_be_read(
     assert "Check that this is the file you meant" in err  # what to do, for the empty one
     assert "save a spreadsheet as CSV first" in err
     rows = {cells[0]: cells[1:] for cells in table_rows(out)}
-    # format, imported, already in the library, skipped
-    assert rows["damaged.ris"] == ["ris", str(surviving), "0", "2"]
-    assert rows["utf16.ris"] == ["ris", "0", "10", "0"]  # the records of scopus.ris
-    assert rows["efetch.xml.gz"][0] == "pubmed-xml" and rows["efetch.xml.gz"][3] == "2"
+    # format, added, merged into existing, duplicates in file, already in library, skipped
+    assert rows["damaged.ris"] == ["ris", str(surviving), "0", "0", "0", "2"]
+    assert rows["utf16.ris"] == ["ris", "0", "0", "0", "10", "0"]  # the records of scopus.ris
+    assert rows["efetch.xml.gz"][0] == "pubmed-xml" and rows["efetch.xml.gz"][5] == "2"
 
     after = library_titles(data_dir)
     assert set(before) <= set(after)  # nothing saved before is lost

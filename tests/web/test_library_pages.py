@@ -115,14 +115,17 @@ def test_library_import_search_detail_and_back(
     summary = _import(page, SCOPUS)
     expect(summary).to_contain_text("scopus.ris")
     expect(_tally(summary, "imported")).to_have_text(str(total))
-    expect(_tally(summary, "duplicates")).to_have_text("0")
+    expect(_tally(summary, "merged")).to_have_text("0")
+    expect(_tally(summary, "in_file_duplicates")).to_have_text("0")
+    expect(_tally(summary, "already_present")).to_have_text("0")
     expect(_tally(summary, "skipped")).to_have_text("0")
     expect(page.get_by_test_id("result-count")).to_have_text(f"{total} records")
     expect(_results(page)).to_have_count(total)
 
     # The same file again: everything is already there.
     summary = _import(page, SCOPUS)
-    expect(_tally(summary, "duplicates")).to_have_text(str(total))
+    expect(_tally(summary, "already_present")).to_have_text(str(total))
+    expect(_tally(summary, "merged")).to_have_text("0")
     expect(_tally(summary, "imported")).to_have_text("0")
     expect(page.get_by_test_id("result-count")).to_have_text(f"{total} records")
 

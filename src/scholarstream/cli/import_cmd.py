@@ -27,6 +27,15 @@ if TYPE_CHECKING:
     from scholarstream.sources.library import ImportReport
 
 MAX_PROBLEMS_SHOWN = 20
+SUMMARY_COLUMNS = (
+    "file",
+    "format",
+    "added",
+    "merged into existing",
+    "duplicates in file",
+    "already in library",
+    "skipped",
+)
 
 
 def import_files(
@@ -40,8 +49,10 @@ def import_files(
 ) -> None:
     """Import PubMed XML, MEDLINE/.nbib, RIS, BibTeX, EndNote XML, CSV or JSON files.
 
-    Malformed records are reported (file, record number, line) and skipped; records already
-    in the library are not added again.
+    Malformed records are reported (file, record number, line) and skipped. A copy of a
+    record already in the library (same DOI, PMID, PMCID or arXiv id, or the same work by
+    title, authors, year and venue) is merged into it, and so is a copy inside the file;
+    `library merges` lists the merges and `library split` undoes one.
     """
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -124,11 +135,25 @@ def _print_summary(reports: "list[ImportReport]") -> None:
     if not reports:
         return
     table = Table(title="Import")
-    for column in ("file", "format", "imported", "already in library", "skipped"):
+    for column in SUMMARY_COLUMNS:
         table.add_column(column, justify="left" if column in ("file", "format") else "right")
     for r in reports:
-        table.add_row(escape(r.file), r.format, str(r.imported), str(r.duplicates), str(r.skipped))
+        table.add_row(
+            escape(r.file),
+            r.format,
+            str(r.imported),
+            str(r.merged),
+            str(r.in_file_duplicates),
+            str(r.already_present),
+            str(r.skipped),
+        )
     console.print(table)
+    if any(r.merged or r.in_file_duplicates for r in reports):
+        console.print(
+            "Duplicates were merged into one record each, keeping every identifier and file. "
+            "See them with `scholarstream library merges`; undo one with "
+            "`scholarstream library split ID`."
+        )
     for r in reports:
         for problem in r.problems[:MAX_PROBLEMS_SHOWN]:
             where = f"record {problem.record_number}"

@@ -1,4 +1,5 @@
-"""The current user's library: import files, search, read, delete, export."""
+"""The current user's library: import files, search, read, delete, export, and the merged
+duplicates (list, split, find more)."""
 
 from __future__ import annotations
 
@@ -17,11 +18,14 @@ from scholarstream.errors import InvalidInputError
 from scholarstream.papers.formats import export_format_names, get_format, import_format_names
 from scholarstream.sources.library import (
     MAX_OFFSET,
+    DuplicateScan,
     ImportReport,
     LibraryItem,
     LibraryPage,
     LibraryQuery,
+    MergePage,
     SemanticStatus,
+    SplitResult,
 )
 
 router = APIRouter(prefix="/library", tags=["library"])
@@ -54,8 +58,11 @@ async def import_file(
     ] = None,
 ) -> ImportReport:
     """Imports every valid record; malformed ones (and those with a field longer than the
-    server's limit) are listed in ``problems`` and skipped, records already in the library
-    are counted as ``duplicates``. The upload is spooled to a temporary file as it arrives
+    server's limit) are listed in ``problems`` and skipped. A copy of a record already in
+    the library is merged into it (``merged``), a copy of another record of the file too
+    (``in_file_duplicates``), and a record imported before exactly as it is is left alone
+    (``already_present``); each merge is listed at ``/library/merges`` and can be split. The
+    upload is spooled to a temporary file as it arrives
     and read from there a record at a time: the file is never held in memory."""
     filename = file.filename or "upload"
     most = runtime.settings.limits.import_body_bytes
@@ -130,6 +137,32 @@ async def get_record(record_id: uuid.UUID, runtime: RuntimeDep, user: CurrentUse
 @router.delete("/records/{record_id}", status_code=204)
 async def delete_record(record_id: uuid.UUID, runtime: RuntimeDep, user: CurrentUser) -> None:
     await runtime.library.delete(user.id, record_id)
+
+
+@router.get("/merges", response_model=MergePage)
+async def list_merges(
+    runtime: RuntimeDep,
+    user: CurrentUser,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+) -> MergePage:
+    """Records merged into another as duplicates, newest first: both records' titles and
+    identifiers and what matched (the identifier or the rule)."""
+    return await runtime.library.merges(user.id, offset=offset, limit=limit)
+
+
+@router.post("/merges/{merge_id}/split", response_model=SplitResult)
+async def split_merge(merge_id: uuid.UUID, runtime: RuntimeDep, user: CurrentUser) -> SplitResult:
+    """Undoes a merge: the absorbed record is its own record again, what it added to the
+    other is removed, and the two are never merged again."""
+    return await runtime.library.split(user.id, merge_id)
+
+
+@router.post("/find-duplicates", response_model=DuplicateScan)
+async def find_duplicates(runtime: RuntimeDep, user: CurrentUser) -> DuplicateScan:
+    """Compares the whole library and merges the copies it already holds, each into the
+    oldest record of its work; every merge can be split."""
+    return await runtime.library.find_duplicates(user.id)
 
 
 def _stream_and_close(spool: TextIO) -> Iterator[bytes]:

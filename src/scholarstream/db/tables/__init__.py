@@ -3,7 +3,12 @@
 from scholarstream.db.tables._accounts import ApiToken, User, WebSession
 from scholarstream.db.tables._ai_columns import AIColumnRow, AIColumnValueRow
 from scholarstream.db.tables._chat import ChatConversation, ChatMessage
-from scholarstream.db.tables._library import LibraryEmbedding, LibraryRecord
+from scholarstream.db.tables._library import (
+    LibraryEmbedding,
+    LibraryMatchKey,
+    LibraryMerge,
+    LibraryRecord,
+)
 from scholarstream.db.tables._llm import (
     LLMUsage,
     ModelChoiceRow,
@@ -33,6 +38,8 @@ __all__ = [
     "ChatMessage",
     "LLMUsage",
     "LibraryEmbedding",
+    "LibraryMatchKey",
+    "LibraryMerge",
     "LibraryRecord",
     "ModelChoiceRow",
     "ModelEndpointRow",

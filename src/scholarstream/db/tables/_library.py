@@ -6,7 +6,16 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, Index, LargeBinary, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    ForeignKey,
+    Index,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+    false,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from scholarstream.db._base import Base, CreatedAtMixin, Owned, utcnow
@@ -38,6 +47,10 @@ class LibraryRecord(Owned, CreatedAtMixin, Base):
     source_file: Mapped[str | None] = mapped_column(String(300))
     data: Mapped[dict[str, Any]] = mapped_column(JSON)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+    # The files of the records merged into this one (``source_file`` is its own).
+    merged_files: Mapped[list[str] | None] = mapped_column(JSON)
+    # Its keys are in library_match_keys (False for rows from before duplicate matching).
+    keyed: Mapped[bool] = mapped_column(default=False, server_default=false())
 
 
 class LibraryEmbedding(Base):
@@ -58,3 +71,46 @@ class LibraryEmbedding(Base):
     passage: Mapped[int] = mapped_column(primary_key=True)
     owner_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
     vector: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class LibraryMatchKey(Base):
+    """One key a record is found by when another record may be its copy: an identifier
+    (``id:doi:10.1/x``) or a blocking key of the deduplicator's kinds (title start and end,
+    title words, first author and year, volume and first page). An import looks its new
+    records' keys up here instead of comparing them with the whole library."""
+
+    __tablename__ = "library_match_keys"
+    __table_args__ = (Index("ix_library_match_keys_owner_key", "owner_id", "key"),)
+
+    record_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("library_records.id", ondelete="CASCADE"), primary_key=True
+    )
+    key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    owner_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+
+
+class LibraryMerge(Owned, CreatedAtMixin, Base):
+    """One record merged into another (``kept_id``), with everything needed to undo it: the
+    absorbed record's own fields, id, fingerprint and file, and the kept record as it was
+    before its first merge (``kept_original``: the same in every merge into one record). A
+    split sets ``split_at``: the row stays, so the pair is never merged again."""
+
+    __tablename__ = "library_merges"
+    __table_args__ = (
+        Index("ix_library_merges_owner_kept", "owner_id", "kept_id"),
+        Index("ix_library_merges_owner_fingerprint", "owner_id", "absorbed_fingerprint"),
+    )
+
+    kept_id: Mapped[uuid.UUID]
+    absorbed_id: Mapped[uuid.UUID]
+    absorbed_fingerprint: Mapped[str] = mapped_column(String(64))
+    absorbed_data: Mapped[dict[str, Any]] = mapped_column(JSON)
+    absorbed_source_file: Mapped[str | None] = mapped_column(String(300))
+    absorbed_added_at: Mapped[datetime]
+    kept_original: Mapped[dict[str, Any]] = mapped_column(JSON)
+    kept_files_original: Mapped[list[str]] = mapped_column(JSON, default=list)
+    origin: Mapped[str] = mapped_column(String(16))
+    """``import`` (matched a record already in the library), ``file`` (a copy inside the
+    imported file) or ``scan`` (found by "find duplicates")."""
+    evidence: Mapped[str] = mapped_column(Text)
+    split_at: Mapped[datetime | None]

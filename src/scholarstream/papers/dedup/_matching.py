@@ -27,12 +27,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from scholarstream.papers.dedup._normalize import IDENTIFIER_FIELDS, RecordKeys
+from scholarstream.papers.dedup._normalize import IDENTIFIER_FIELDS, RecordKeys, furniture_title
 from scholarstream.papers.dedup._similarity import (
     author_similarity,
+    close_title_agrees,
     issues_agree,
     pages_agree,
     same_value,
+    subtitle_extends,
     title_extends,
     title_similarity,
     venues_agree,
@@ -193,7 +195,10 @@ def conflicting_identifier(e: Evidence) -> PairDecision | None:
 
 
 def different_titles(e: Evidence) -> PairDecision | None:
-    if e.title < CLOSE_TITLE and not (e.extends and e.title >= 0.5):
+    """A title cut short still counts as close: half the longer title, or any length if the
+    longer one adds a subtitle of its own ("Unix RDBMS: the next generation" / "...: what
+    are the vendors doing ...")."""
+    if e.title < CLOSE_TITLE and not (e.extends and (e.title >= 0.5 or subtitle_extends(e.a, e.b))):
         return _distinct("different titles")
     return None
 
@@ -263,10 +268,29 @@ def generic_titles(e: Evidence) -> PairDecision | None:
     """A generic title needs the full citation (``same_citation``); a title the input
     gives to several works needs at least the same venue, volume and authors."""
     if e.generic_title:
+        if _short_title_agrees(e):
+            return _duplicate("a short title, the same authors, venue and year")
         return _distinct("a title too general to match on")
     if e.shared_title and not (e.volume and e.venue is not False and e.authors_agree):
         return _distinct("a title of several works, without their volume")
     return None
+
+
+def _short_title_agrees(e: Evidence) -> bool:
+    """A title generic only for its length ("Magic conditions", "Diluting ACID"; not
+    furniture like "Editor's notes" or "A TSQL2 tutorial", not a title the input gives to
+    several works) is one work when everything else agrees: the same words, both author
+    lists, the venue and the year (if both give it), and nothing against it in volume,
+    issue or pages."""
+    return (
+        not e.shared_title
+        and e.a.core_title == e.b.core_title
+        and not furniture_title(e.a.core_title)
+        and e.authors_agree
+        and e.venue is True
+        and e.years_apart in (0, None)
+        and not e.location_conflict
+    )
 
 
 def same_location(e: Evidence) -> PairDecision | None:
@@ -282,12 +306,18 @@ def same_location(e: Evidence) -> PairDecision | None:
 
 
 def same_venue_no_details(e: Evidence) -> PairDecision | None:
-    """Conference papers and reviews often have no volume or pages at all."""
+    """Conference papers and reviews often have no volume or pages at all. One title may
+    be the other with its subtitle or a note dropped, and one copy may lack the year (the
+    venue and authors still agree)."""
     if (
         e.venue
-        and e.title >= SAME_TITLE
+        and (
+            e.title >= SAME_TITLE
+            or (e.title >= CLOSE_TITLE and close_title_agrees(e.a, e.b))
+            or (e.extends and subtitle_extends(e.a, e.b))
+        )
         and e.authors_agree
-        and e.years_apart == 0
+        and e.years_apart in (0, None)
         and not e.location_conflict
     ):
         return _duplicate("same title, authors, venue and year")
@@ -305,6 +335,22 @@ def same_volume_no_venue(e: Evidence) -> PairDecision | None:
         and e.page is None
     ):
         return _duplicate("same title, authors, year and volume")
+    return None
+
+
+def same_authors_no_venue(e: Evidence) -> PairDecision | None:
+    """A database's short record gives title, authors and year but no venue: nothing in it
+    disagrees with a full copy of the same title, the same authors and the same year. Both
+    must list authors, and the short record has no volume or pages of its own."""
+    if (
+        e.venue is None
+        and e.title >= SAME_TITLE
+        and e.authors_agree
+        and e.years_apart == 0
+        and not e.location_conflict
+        and (_bare(e.a) if not e.a.venue else _bare(e.b))
+    ):
+        return _duplicate("same title, authors and year (one copy without venue)")
     return None
 
 
@@ -330,6 +376,7 @@ RULES: tuple[Rule, ...] = (
     same_location,
     same_venue_no_details,
     same_volume_no_venue,
+    same_authors_no_venue,
 )
 
 

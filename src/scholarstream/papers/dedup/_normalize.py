@@ -51,11 +51,13 @@ def fold(text: str) -> str:
 
 _TRAILING_NOTE = re.compile(
     r"\s*(?:\[(?:[^\[\]]|\[[^\[\]]*\]?)*(?:\]|$)|\((?:author'?s'? transl|provisional abstract|"
-    r"structured abstract|abstract|review)\)|\.{2,})\s*\.?\s*$",
+    r"structured abstract|extended abstract|abstract|review|short version|panel(?: summary)?)\)|"
+    r"\s-+\s*book review|\.{2,})\s*\.?\s*$",
     re.IGNORECASE,
 )
 """One bracketed note databases append ("[Chinese]", "[45 refs]", "[Erratum appears in
-...]", a note cut off at "["), or a similar parenthesised note."""
+...]", a note cut off at "["), a similar parenthesised note ("(Extended Abstract)",
+"(Panel Summary)"), or DBLP's " - Book Review" after a reviewed book's title."""
 _WRAPPED = re.compile(r"^\s*\[([^\[\]]+)\]\s*\.?\s*$")
 
 _END = r"(?:[:.\-\u2013\u2014]\s*|\"\s*)"
@@ -303,6 +305,22 @@ def generic_title(folded_title: str) -> bool:
     return len(content) < 2
 
 
+def furniture_title(folded_title: str) -> bool:
+    """A title of journal furniture ("Editor's comments", "Book review column", "A TSQL2
+    tutorial"): fewer than two words beyond furniture words. A short title that is not
+    furniture ("Magic conditions", "Diluting ACID") is generic only for its length."""
+    words = [w for w in folded_title.split() if len(w) > 1 or w.isdigit()]
+    content = [w for w in words if w not in _GENERIC_STOP and w not in _GENRE_WORDS]
+    return len(content) < 2
+
+
+def furniture_words(folded_words: str) -> bool:
+    """Only journal furniture and stop words ("guest editor's introduction", "book
+    review"): a title extended by them names an item about the shorter title's subject
+    (its introduction, a review of it), not necessarily the same item."""
+    return all(w in _GENERIC_STOP or w in _GENRE_WORDS or len(w) < 2 for w in folded_words.split())
+
+
 # -- people --------------------------------------------------------------------------------
 
 _PARTICLES = frozenset(
@@ -483,6 +501,9 @@ class RecordKeys:
     the title, so such a record is its own cluster: never a candidate, never merged."""
     shared: bool = False
     """The input gives this title to several works (``matching.mark_shared_titles``)."""
+    content_title: str = ""
+    """``core_title`` without stop words: some databases drop them ("How modify SQL queries
+    order guarantee sure answers" / "How to modify SQL queries in order to ...")."""
 
 
 IDENTIFIER_FIELDS = ("doi", "pmid", "pmcid", "arxiv_id", "openalex_id", "s2_id", "nct_id")
@@ -559,4 +580,5 @@ def record_keys(record: Record | None) -> RecordKeys:
         nct_id=ids.get("nct_id"),
         identifiers=frozenset(ids.items()),
         comparable=bool(core or title),
+        content_title=" ".join(title_key(core or title)),
     )

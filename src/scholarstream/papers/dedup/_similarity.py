@@ -10,12 +10,15 @@ from functools import cache
 
 from rapidfuzz import fuzz
 
-from scholarstream.papers.dedup._normalize import RecordKeys
+from scholarstream.papers.dedup._normalize import RecordKeys, furniture_words
 
 
 def title_similarity(a: RecordKeys, b: RecordKeys) -> float:
-    """0-1; the better of the full titles and the titles without appended notes."""
+    """0-1; the best of the full titles, the titles without appended notes and those
+    without stop words (some databases drop them)."""
     core = fuzz.ratio(a.core_title, b.core_title)
+    if core < 100 and a.content_title and b.content_title:
+        core = max(core, fuzz.ratio(a.content_title, b.content_title, score_cutoff=core))
     if core >= 100 or (a.title == a.core_title and b.title == b.core_title):
         return core / 100
     return max(core, fuzz.ratio(a.title, b.title)) / 100
@@ -26,6 +29,23 @@ def title_extends(a: RecordKeys, b: RecordKeys, min_length: int = 24) -> bool:
     / "...: a comparative study") or a database's length limit."""
     short, long_ = sorted((a.core_title, b.core_title), key=len)
     return len(short) >= min_length and long_.startswith(short)
+
+
+def subtitle_extends(a: RecordKeys, b: RecordKeys) -> bool:
+    """One title is the other with a subtitle dropped (``title_extends``), and the dropped
+    part has words of its own, not only furniture ("X: guest editor's introduction" is the
+    introduction to a section X, "X - book review" a review of a book X)."""
+    if not title_extends(a, b):
+        return False
+    short, long_ = sorted((a.core_title, b.core_title), key=len)
+    return not furniture_words(long_[len(short) :])
+
+
+def close_title_agrees(a: RecordKeys, b: RecordKeys) -> bool:
+    """Two close titles differ in words of their own (a typo, a word dropped or joined),
+    not in journal furniture ("Special issue on X" / "Special section on X" are two items)."""
+    x, y = set(a.core_title.split()), set(b.core_title.split())
+    return not any(furniture_words(word) for word in x ^ y)
 
 
 def author_similarity(a: RecordKeys, b: RecordKeys) -> float | None:

@@ -6,11 +6,16 @@ from scholarstream.sources.library._index import IndexCache, LibraryIndex, query
 from scholarstream.sources.library._library import Library
 from scholarstream.sources.library._models import (
     MAX_OFFSET,
+    DuplicateScan,
     ImportProblem,
     ImportReport,
     LibraryItem,
+    LibraryMergeInfo,
     LibraryPage,
     LibraryQuery,
+    MergedRecord,
+    MergePage,
+    SplitResult,
 )
 from scholarstream.sources.library._semantic import SemanticStatus, embedding_passages
 from scholarstream.sources.library._source import INFO as LIBRARY_INFO
@@ -22,6 +27,7 @@ __all__ = [
     "LIBRARY_INFO",
     "MAX_OFFSET",
     "PGVECTOR",
+    "DuplicateScan",
     "Fusion",
     "ImportProblem",
     "ImportReport",
@@ -29,10 +35,14 @@ __all__ = [
     "Library",
     "LibraryIndex",
     "LibraryItem",
+    "LibraryMergeInfo",
     "LibraryPage",
     "LibraryQuery",
     "LibrarySource",
+    "MergePage",
+    "MergedRecord",
     "SemanticStatus",
+    "SplitResult",
     "embedding_passages",
     "import_items",
     "query_tokens",

@@ -1,21 +1,46 @@
 """Importing files into the library: streamed, in batches, malformed records reported and
-skipped, records already present counted and left alone."""
+skipped, records already present counted and left alone, and copies of a record (in the
+library or earlier in the file) merged into it instead of added again.
+
+Each batch's records are matched against the library by key lookups (identifiers and the
+deduplicator's blocking keys, ``_duplicates.match_keys``), never against every record: the
+work grows with the batch and the few records sharing its keys, not with the library."""
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
+import logging
 import uuid
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
-from scholarstream.db import Database
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from scholarstream.db import Database, utcnow
+from scholarstream.db.tables import LibraryRecord
 from scholarstream.errors import InvalidInputError
+from scholarstream.papers import Record, normalize_title
 from scholarstream.papers.formats import ReadItem, RecordProblem, open_records
 from scholarstream.settings import LimitsSettings
+from scholarstream.sources.library._duplicates import plan_merges, record_match_keys
+from scholarstream.sources.library._merges import (
+    Absorbed,
+    Merger,
+    alternate_fingerprint,
+    candidates,
+    ensure_keys,
+    split_pairs,
+    stored_copies,
+)
 from scholarstream.sources.library._models import ImportProblem, ImportReport
-from scholarstream.sources.library._store import add_records, to_row
+from scholarstream.sources.library._store import fingerprint, record_data, record_of, to_row
+
+log = logging.getLogger(__name__)
 
 BATCH_SIZE = 500
 MAX_PROBLEMS_KEPT = 100
@@ -26,6 +51,20 @@ Progress = Callable[[int], None]
 
 def _next_batch(items: Iterator[ReadItem]) -> list[ReadItem]:
     return list(islice(items, BATCH_SIZE))
+
+
+@dataclass
+class _Run:
+    """What one import has seen so far, across its batches."""
+
+    file: str
+    report: ImportReport
+    seen: dict[str, set[str]] = field(default_factory=dict)
+    """The file's records read so far: their contents' digests by fingerprint."""
+    stored: set[str] = field(default_factory=set)
+    """Fingerprints of the records this import added."""
+    created: set[uuid.UUID] = field(default_factory=set)
+    """Records this import added (a later copy of one is a duplicate inside the file)."""
 
 
 async def import_items(
@@ -39,9 +78,12 @@ async def import_items(
 ) -> ImportReport:
     """Each batch is its own transaction: an error later in the file keeps what was saved."""
     report = ImportReport(file=file, format=format_name)
+    run = _Run(file=file[:300], report=report)
+    async with database.session() as session:
+        await ensure_keys(session, owner_id)
     handled = 0
     while batch := await asyncio.to_thread(_next_batch, items):
-        rows = []
+        records: list[Record] = []
         for item in batch:
             if isinstance(item, RecordProblem):
                 report.skipped += 1
@@ -55,15 +97,115 @@ async def import_items(
                         )
                     )
             else:
-                rows.append(to_row(item, source_file=file))
+                records.append(item)
         async with database.session() as session:
-            added = await add_records(session, owner_id, rows)
-        report.imported += added
-        report.duplicates += len(rows) - added
+            await _import_batch(session, owner_id, records, run)
         handled += len(batch)
         if progress is not None:
             progress(handled)
     return report
+
+
+async def _import_batch(
+    session: AsyncSession, owner_id: uuid.UUID, records: list[Record], run: _Run
+) -> None:
+    report = run.report
+    datas = [record_data(record) for record in records]
+    prints = [fingerprint(record) for record in records]
+    alternates = [alternate_fingerprint(p, d) for p, d in zip(prints, datas, strict=True)]
+    stored = await stored_copies(session, owner_id, {*prints, *alternates})
+    fresh: list[tuple[Record, str, str]] = []
+    for record, data, print_, alternate in zip(records, datas, prints, alternates, strict=True):
+        digest = _digest(data)
+        if digest in run.seen.get(print_, ()):
+            report.in_file_duplicates += 1  # the same record twice in the file
+        elif any(data == known for known in (*stored.get(print_, ()), *stored.get(alternate, ()))):
+            report.already_present += 1  # imported before, exactly as it is
+        else:
+            fresh.append((record, print_, alternate))
+        run.seen.setdefault(print_, set()).add(digest)
+    if not fresh:
+        return
+    keys = await asyncio.to_thread(lambda: [record_match_keys(item[0]) for item in fresh])
+    titles: dict[str, set[str]] = {}
+    for (record, _, _), found in zip(fresh, keys, strict=True):
+        title = normalize_title(record.title)
+        for key in found:
+            titles.setdefault(key, set()).add(title)
+    library = await candidates(session, owner_id, titles)
+    existing = len(library)
+    position = {row.id: index for index, row in enumerate(library)}
+    apart_pairs = {
+        frozenset(position[i] for i in pair)
+        for pair in await split_pairs(session, owner_id, list(position))
+        if all(i in position for i in pair)
+    }
+    compared = [record_of(row) for row in library] + [item[0] for item in fresh]
+    planned = await asyncio.to_thread(
+        lambda: plan_merges(
+            compared, existing=existing, apart=lambda i, j: frozenset((i, j)) in apart_pairs
+        )
+    )
+    plan = planned.merges
+    log.debug(
+        "import of %s: %d records, %d library records sharing a key, %d pairs compared",
+        run.file,
+        len(fresh),
+        existing,
+        planned.compared,
+    )
+    absorbed = {merge.absorbed for merge in plan}
+    merger = Merger(session, owner_id)
+    added: dict[int, LibraryRecord] = {}
+    for index in range(existing, len(compared)):
+        if index in absorbed:
+            continue
+        _, print_, alternate = fresh[index - existing]
+        if print_ in stored or print_ in run.stored:
+            # Another work holds the fingerprint (two editorials of one year).
+            print_ = alternate
+            if print_ in stored or print_ in run.stored:
+                report.already_present += 1
+                continue
+        row = to_row(compared[index], source_file=run.file)
+        row.fingerprint = print_
+        run.stored.add(print_)
+        row.id = uuid.uuid4()
+        row.owner_id = owner_id
+        row.keyed = True
+        session.add(row)
+        added[index] = row
+        run.created.add(row.id)
+        merger.changed[row.id] = keys[index - existing]
+        report.imported += 1
+    await merger.load_originals(library[merge.kept].id for merge in plan if merge.kept < existing)
+    for merge in plan:
+        if merge.kept < existing:
+            kept = library[merge.kept]
+        elif merge.kept in added:
+            kept = added[merge.kept]
+        else:  # its fingerprint was taken: counted above, not added
+            report.already_present += 1
+            continue
+        in_file = merge.kept >= existing or kept.id in run.created
+        if in_file:
+            report.in_file_duplicates += 1
+        else:
+            report.merged += 1
+        copy = Absorbed(
+            id=uuid.uuid4(),
+            record=compared[merge.absorbed],
+            fingerprint=fresh[merge.absorbed - existing][1],
+            source_file=run.file,
+            added_at=utcnow(),
+        )
+        merger.absorb(kept, copy, origin="file" if in_file else "import", evidence=merge.evidence)
+    await merger.finish()
+
+
+def _digest(data: dict[str, Any]) -> str:
+    text = json.dumps(data, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 async def import_stream(

@@ -179,6 +179,12 @@ class WordScores:
         """Positions of the records that share a word with the query and pass the filters."""
         return np.flatnonzero(self.mask & (self.lexical > 0))
 
+    @property
+    def best_first(self) -> npt.NDArray[np.intp]:
+        """``candidates`` ordered by BM25 score, best first."""
+        candidates = self.candidates
+        return candidates[np.argsort(-self.lexical[candidates], kind="stable")]
+
 
 @dataclass(frozen=True)
 class AlignedVectors:

@@ -1,4 +1,5 @@
-"""The local library of each user: import, search, read, delete, export."""
+"""The local library of each user: import (merging duplicates), search, read, delete,
+export, and the merges: list, split, find duplicates on demand."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from scholarstream.papers import Record
 from scholarstream.settings import LimitsSettings
 from scholarstream.sources.library import _exporter as exporter
 from scholarstream.sources.library import _importer as importer
+from scholarstream.sources.library import _merges as merges
 from scholarstream.sources.library import _store as store
 from scholarstream.sources.library._fusion import Fusion
 from scholarstream.sources.library._index import (
@@ -26,10 +28,13 @@ from scholarstream.sources.library._index import (
     index_text,
 )
 from scholarstream.sources.library._models import (
+    DuplicateScan,
     ImportReport,
     LibraryItem,
     LibraryPage,
     LibraryQuery,
+    MergePage,
+    SplitResult,
 )
 from scholarstream.sources.library._semantic import SemanticIndexer, SemanticStatus
 
@@ -103,7 +108,8 @@ class Library:
         self, owner_id: uuid.UUID, records: Sequence[Record], *, origin: str
     ) -> ImportReport:
         """Saves ``records`` found elsewhere (a research's references, say) to the library,
-        as an import named ``origin``: records already there are counted, not added."""
+        as an import named ``origin``: records already there are counted, not added, and
+        copies of a library record are merged into it."""
         report = await importer.import_items(
             self.database, owner_id, iter(records), file=origin, format_name="records"
         )
@@ -196,7 +202,7 @@ class Library:
             index,
             revision,
             query,
-            candidates=words.candidates,
+            candidates=words.best_first,
             depth=max(depth, self.fusion.depth),
             embedded=embedded,
         )
@@ -224,6 +230,27 @@ class Library:
     async def delete(self, owner_id: uuid.UUID, record_id: uuid.UUID) -> None:
         async with self.database.session() as session:
             await store.delete_record(OwnerScope(session, owner_id), record_id)
+
+    async def merges(self, owner_id: uuid.UUID, *, offset: int = 0, limit: int = 50) -> MergePage:
+        """The duplicates merged into other records (newest first), each one splittable."""
+        async with self.database.session() as session:
+            return await merges.list_merges(session, owner_id, offset=offset, limit=limit)
+
+    async def split(self, owner_id: uuid.UUID, merge_id: uuid.UUID) -> SplitResult:
+        """Undoes one merge: the absorbed record is its own record again, what it brought
+        is removed from the other, and the two are never merged again."""
+        async with self.database.session() as session:
+            result = await merges.split(OwnerScope(session, owner_id), merge_id)
+        self.semantic.schedule(owner_id)
+        return result
+
+    async def find_duplicates(self, owner_id: uuid.UUID) -> DuplicateScan:
+        """Merges the copies already in the library, as an import would have."""
+        async with self.database.session() as session:
+            scan = await merges.find_duplicates(session, owner_id)
+        if scan.merged:
+            self.semantic.schedule(owner_id)
+        return scan
 
     async def export(
         self,

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
 from scholarstream.papers import Record
 
@@ -40,6 +41,10 @@ class LibraryItem(BaseModel):
     record: Record
     added_at: datetime
     source_file: str | None = None
+    merged_from: list[str] = Field(
+        default_factory=list,
+        description="The files of the duplicates merged into this record (its own is source_file).",
+    )
     score: float | None = Field(default=None, description="BM25 score; None when listing.")
 
     @property
@@ -73,9 +78,81 @@ class ImportProblem(BaseModel):
 class ImportReport(BaseModel):
     file: str
     format: str
-    imported: int = 0
-    duplicates: int = Field(default=0, description="Records already in the library.")
+    imported: int = Field(default=0, description="New records added to the library.")
+    merged: int = Field(
+        default=0,
+        description="Copies of a record already in the library, merged into it (its "
+        "identifiers and richer fields added; the merge can be split again).",
+    )
+    in_file_duplicates: int = Field(
+        default=0,
+        description="Copies of another record of the same file, merged into it.",
+    )
+    already_present: int = Field(
+        default=0,
+        description="Records the library already holds exactly as they are (the same file "
+        "imported again): nothing to add.",
+    )
     skipped: int = Field(default=0, description="Malformed records, listed in problems.")
     problems: list[ImportProblem] = Field(
         default_factory=list, description=f"The first {100} problems."
+    )
+
+    @computed_field(  # type: ignore[prop-decorator]
+        description="Records not added as new ones: merged + in_file_duplicates + already_present."
+    )
+    @property
+    def duplicates(self) -> int:
+        return self.merged + self.in_file_duplicates + self.already_present
+
+
+class MergedRecord(BaseModel):
+    """One side of a merge, as a person recognises it."""
+
+    id: uuid.UUID
+    title: str
+    year: int | None = None
+    identifiers: dict[str, str] = Field(
+        default_factory=dict, description="DOI, PMID, PMCID, arXiv id, ... by name."
+    )
+    source_file: str | None = None
+
+
+class LibraryMergeInfo(BaseModel):
+    """A record merged into another: ``absorbed`` is the copy as it was before the merge,
+    ``kept`` the record it was merged into, as it is now."""
+
+    id: uuid.UUID
+    merged_at: datetime
+    origin: Literal["import", "file", "scan"] = Field(
+        description="import: matched a record already in the library; file: a copy inside "
+        "the same file; scan: found by find duplicates."
+    )
+    evidence: str = Field(description="What matched: the identifier or the rule.")
+    kept: MergedRecord
+    absorbed: MergedRecord
+    split_at: datetime | None = None
+
+
+class MergePage(BaseModel):
+    total: int
+    offset: int
+    limit: int
+    items: list[LibraryMergeInfo]
+
+
+class SplitResult(BaseModel):
+    merge: LibraryMergeInfo
+    restored: LibraryItem = Field(description="The absorbed record, its own record again.")
+    kept: LibraryItem = Field(description="The record it had been merged into, without it.")
+
+
+class DuplicateScan(BaseModel):
+    """What "find duplicates" did over the whole library."""
+
+    checked: int = Field(description="Records compared.")
+    groups: int = Field(description="Works found more than once.")
+    merged: int = Field(description="Records merged into another (each can be split).")
+    merges: list[LibraryMergeInfo] = Field(
+        default_factory=list, description="The first 100 merges made."
     )

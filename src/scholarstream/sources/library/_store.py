@@ -1,4 +1,4 @@
-"""Library rows: converting records to rows and back, adding without duplicates, reading."""
+"""Library rows: converting records to rows and back, reading, deleting."""
 
 from __future__ import annotations
 
@@ -8,13 +8,14 @@ import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from pydantic import TypeAdapter
-from sqlalchemy import ColumnElement, and_, func, or_, select
+from sqlalchemy import ColumnElement, and_, delete, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from scholarstream.db import OwnerScope
-from scholarstream.db.tables import LibraryRecord
+from scholarstream.db.tables import LibraryMerge, LibraryRecord
 from scholarstream.errors import NotFoundError
 from scholarstream.papers import Paper, Record, normalize_doi, normalize_pmid, normalize_title
 from scholarstream.sources.library._models import LibraryItem, LibraryQuery
@@ -40,24 +41,42 @@ def _type_list(record: Record) -> str:
     return "".join(f"|{t.lower()}" for t in types) + "|" if types else ""
 
 
+def record_data(record: Record) -> dict[str, Any]:
+    """The record as the ``data`` column holds it."""
+    return record.model_dump(mode="json", exclude_none=True, exclude_defaults=True) | {
+        "kind": record.kind,
+        "title": record.title,
+    }
+
+
+def set_record(row: LibraryRecord, record: Record) -> None:
+    """The row's record and the columns drawn from it (the fingerprint stays: it names
+    the file record the row was first imported from)."""
+    row.kind = record.kind
+    row.record_id = record.record_id[:200] if record.record_id else None
+    row.title = record.title
+    row.year = record.year
+    row.doi = record.ids.doi
+    row.pmid = record.ids.pmid
+    row.publication_types = _type_list(record)
+    row.data = record_data(record)
+
+
 def to_row(record: Record, *, source_file: str | None) -> LibraryRecord:
-    return LibraryRecord(
-        kind=record.kind,
+    row = LibraryRecord(
         fingerprint=fingerprint(record),
-        record_id=record.record_id[:200] if record.record_id else None,
-        title=record.title,
-        year=record.year,
-        doi=record.ids.doi,
-        pmid=record.ids.pmid,
-        publication_types=_type_list(record),
         source_file=source_file[:300] if source_file else None,
-        data=record.model_dump(mode="json", exclude_none=True, exclude_defaults=True)
-        | {"kind": record.kind, "title": record.title},
     )
+    set_record(row, record)
+    return row
 
 
 def record_of(row: LibraryRecord) -> Record:
     return _RECORD.validate_python(row.data)
+
+
+def record_of_data(data: dict[str, Any]) -> Record:
+    return _RECORD.validate_python(data)
 
 
 def item_of(row: LibraryRecord, score: float | None = None) -> LibraryItem:
@@ -66,6 +85,7 @@ def item_of(row: LibraryRecord, score: float | None = None) -> LibraryItem:
         record=record_of(row),
         added_at=row.created_at,
         source_file=row.source_file,
+        merged_from=row.merged_files or [],
         score=score,
     )
 
@@ -75,6 +95,7 @@ _ITEM_COLUMNS = (
     LibraryRecord.data,
     LibraryRecord.created_at,
     LibraryRecord.source_file,
+    LibraryRecord.merged_files,
 )
 
 
@@ -96,29 +117,10 @@ async def items_by_id(
             record=_RECORD.validate_python(row.data),
             added_at=row.created_at,
             source_file=row.source_file,
+            merged_from=row.merged_files or [],
         )
         for row in result
     }
-
-
-async def add_records(
-    session: AsyncSession, owner_id: uuid.UUID, rows: Sequence[LibraryRecord]
-) -> int:
-    """Adds the rows not in the library yet; returns how many were added."""
-    fresh: dict[str, LibraryRecord] = {}
-    for row in rows:
-        fresh.setdefault(row.fingerprint, row)
-    existing = await session.scalars(
-        select(LibraryRecord.fingerprint).where(
-            LibraryRecord.owner_id == owner_id, LibraryRecord.fingerprint.in_(list(fresh))
-        )
-    )
-    for known in existing:
-        fresh.pop(known, None)
-    for row in fresh.values():
-        row.owner_id = owner_id
-        session.add(row)
-    return len(fresh)
 
 
 def filter_clauses(owner_id: uuid.UUID, query: LibraryQuery) -> list[ColumnElement[bool]]:
@@ -180,7 +182,16 @@ async def find_item(scope: OwnerScope, reference: str) -> LibraryItem:
 
 
 async def delete_record(scope: OwnerScope, record_id: uuid.UUID) -> None:
-    await scope.delete(await scope.get(LibraryRecord, record_id, what="Library record"))
+    """The record and its merges: a copy of what it absorbed is new again after this."""
+    row = await scope.get(LibraryRecord, record_id, what="Library record")
+    await scope.session.execute(
+        delete(LibraryMerge).where(
+            LibraryMerge.owner_id == scope.owner_id,
+            LibraryMerge.kept_id == record_id,
+            LibraryMerge.split_at.is_(None),
+        )
+    )
+    await scope.delete(row)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-// The Library page: import a file, search the library, read and delete a record, export.
+// The Library page: import a file, search the library, read and delete a record, export,
+// and the merged duplicates: list them, split one, find more.
 // The search (words, years, type, page, open record) lives in the URL, so reload and the
 // browser's back button keep it.
 
@@ -226,6 +227,7 @@ async function showDetail(state) {
   const added = new Date(item.added_at);
   const extra = [
     item.source_file ? `Imported from ${item.source_file}` : null,
+    item.merged_from?.length ? `Merged with copies from ${item.merged_from.join(", ")}` : null,
     Number.isNaN(added.getTime()) ? null : `Added to the library ${added.toLocaleString()}`,
   ].filter(Boolean);
   const title = renderRecordDetail(detailRecord, item.record, extra);
@@ -260,17 +262,26 @@ async function deleteCurrent() {
 
 // --- import --------------------------------------------------------------------------
 
+const TALLY = [
+  ["imported", "Added as new records"],
+  ["merged", "Merged into records already in your library"],
+  ["in_file_duplicates", "Duplicates inside the file, merged"],
+  ["already_present", "Already in your library exactly"],
+  ["skipped", "Skipped (malformed)"],
+];
+
 function importSummary(report) {
   const problems = report.problems ?? [];
   const more = report.skipped - problems.length;
   const kind = report.skipped > 0 ? "import-summary has-problems" : "import-summary";
   return el("div", { class: kind, dataset: { testid: "import-summary" } },
     el("p", {}, el("strong", {}, report.file), ` (read as ${report.format})`),
-    el("dl", { class: "tally" },
-      el("dt", {}, "Imported"), el("dd", { dataset: { field: "imported" } }, String(report.imported)),
-      el("dt", {}, "Already in library"),
-      el("dd", { dataset: { field: "duplicates" } }, String(report.duplicates)),
-      el("dt", {}, "Skipped"), el("dd", { dataset: { field: "skipped" } }, String(report.skipped))),
+    el("dl", { class: "tally" }, TALLY.flatMap(([field, label]) => [
+      el("dt", {}, label), el("dd", { dataset: { field } }, String(report[field] ?? 0)),
+    ])),
+    report.merged || report.in_file_duplicates
+      ? el("p", { class: "muted" }, "Each merge is listed under Merged duplicates, where it can be split.")
+      : null,
     problems.length
       ? el("div", { class: "problems" },
           el("h3", {}, "Skipped records"),
@@ -297,11 +308,97 @@ importForm.addEventListener("submit", async (event) => {
     importForm.reset();
     show(readState());
     refreshSemanticStatus();
+    refreshMerges();
   } catch (error) {
     renderProblem(importStatus, error, `${file.name} was not imported.`);
   } finally {
     button.disabled = false;
     importStatus.removeAttribute("aria-busy");
+  }
+});
+
+// --- merged duplicates: list, split, find more ------------------------------------------
+
+const duplicates = root.querySelector('[data-testid="duplicates"]');
+const duplicatesStatus = duplicates.querySelector('[data-testid="duplicates-status"]');
+const mergeCount = duplicates.querySelector('[data-testid="merge-count"]');
+const mergeList = duplicates.querySelector('[data-testid="merges"]');
+const findButton = duplicates.querySelector('[data-action="find-duplicates"]');
+const MERGES_SHOWN = 50;
+const ID_LABELS = { doi: "DOI", pmid: "PMID", pmcid: "PMCID", arxiv_id: "arXiv" };
+
+function mergeSide(label, side) {
+  const ids = Object.entries(ID_LABELS)
+    .filter(([name]) => side.identifiers?.[name])
+    .map(([name, text]) => `${text} ${side.identifiers[name]}`);
+  const about = [side.year, ...ids, side.source_file ? `from ${side.source_file}` : null].filter(Boolean);
+  return el("div", { class: "merge-side" },
+    el("p", {}, el("span", { class: "muted" }, `${label}: `), side.title),
+    about.length ? el("p", { class: "meta muted" }, about.join(" · ")) : null);
+}
+
+function mergeItem(merge) {
+  const button = el("button", { type: "button", class: "secondary", dataset: { action: "split" } }, "Split");
+  button.setAttribute("aria-label", `Split “${merge.absorbed.title}” from the record it was merged into`);
+  button.addEventListener("click", () => splitMerge(merge, button));
+  return el("li", { class: "record-item", dataset: { mergeId: merge.id } },
+    mergeSide("Kept", merge.kept),
+    mergeSide("Merged copy", merge.absorbed),
+    el("p", { class: "meta" }, `Matched on: ${merge.evidence}`),
+    button);
+}
+
+async function refreshMerges() {
+  let page;
+  try {
+    page = await api(`/api/v1/library/merges?limit=${MERGES_SHOWN}`);
+  } catch (error) {
+    renderProblem(duplicatesStatus, error, "The merged duplicates could not be loaded.");
+    return;
+  }
+  mergeList.replaceChildren(...page.items.map(mergeItem));
+  if (page.total === 0) mergeCount.textContent = "No merged duplicates.";
+  else if (page.total <= page.items.length) {
+    mergeCount.textContent = page.total === 1 ? "1 merged duplicate." : `${page.total} merged duplicates.`;
+  } else {
+    mergeCount.textContent = `The newest ${page.items.length} of ${page.total} merged duplicates.`;
+  }
+}
+
+async function splitMerge(merge, button) {
+  button.disabled = true;
+  try {
+    await api(`/api/v1/library/merges/${encodeURIComponent(merge.id)}/split`, { method: "POST" });
+  } catch (error) {
+    button.disabled = false;
+    renderProblem(duplicatesStatus, error, "The merge was not split.");
+    return;
+  }
+  renderStatus(duplicatesStatus,
+    `Split: “${merge.absorbed.title}” is its own record again; the two will not be merged again.`, "done");
+  await refreshMerges();
+  show(readState());
+  findButton.focus();
+}
+
+findButton.addEventListener("click", async () => {
+  findButton.disabled = true;
+  duplicates.setAttribute("aria-busy", "true");
+  renderStatus(duplicatesStatus, "Comparing the records of your library…", "loading");
+  try {
+    const scan = await api("/api/v1/library/find-duplicates", { method: "POST" });
+    const noun = scan.checked === 1 ? "record" : "records";
+    renderStatus(duplicatesStatus, scan.merged
+      ? `Compared ${scan.checked} ${noun}: merged ${scan.merged} duplicate${scan.merged === 1 ? "" : "s"} `
+        + `of ${scan.groups} work${scan.groups === 1 ? "" : "s"}.`
+      : `Compared ${scan.checked} ${noun}: no duplicates found.`, "done");
+    await refreshMerges();
+    if (scan.merged) show(readState());
+  } catch (error) {
+    renderProblem(duplicatesStatus, error, "Finding duplicates failed.");
+  } finally {
+    findButton.disabled = false;
+    duplicates.removeAttribute("aria-busy");
   }
 });
 
@@ -466,3 +563,4 @@ window.addEventListener("popstate", () => show(readState()));
 
 show(readState());
 refreshSemanticStatus();
+refreshMerges();

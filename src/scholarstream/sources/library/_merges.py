@@ -1,0 +1,530 @@
+"""Merged duplicates in the database: the keys records are matched by, merging a copy into
+a record (kept so it can be undone), listing, splitting, and finding duplicates on demand.
+
+A merge keeps every identifier and file of both records and the richest fields
+(``papers.dedup.merge_records``); the ``library_merges`` row keeps the absorbed record as it
+was and the kept record as it was before its first merge, so a split rebuilds both. A split
+merge stays in the table: the pair is never merged again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import uuid
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import and_, delete, func, insert, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from scholarstream.db import OwnerScope, utcnow
+from scholarstream.db.tables import LibraryEmbedding, LibraryMatchKey, LibraryMerge, LibraryRecord
+from scholarstream.errors import ConflictError, NotFoundError
+from scholarstream.papers import Record
+from scholarstream.papers.dedup import merge_records
+from scholarstream.sources.library._duplicates import (
+    MATCHING_IDS,
+    is_identifier_key,
+    plan_merges,
+    record_match_keys,
+    titles_near,
+)
+from scholarstream.sources.library._models import (
+    DuplicateScan,
+    LibraryMergeInfo,
+    MergedRecord,
+    MergePage,
+    SplitResult,
+)
+from scholarstream.sources.library._store import (
+    item_of,
+    record_data,
+    record_of,
+    record_of_data,
+    set_record,
+)
+
+MAX_CANDIDATES_PER_KEY = 200
+"""A blocking key shared by more library records than this (a common surname and year) is
+too broad to look up; the record's other keys still find its copies. Identifiers are
+always looked up."""
+_CHUNK = 500
+MAX_MERGES_REPORTED = 100
+
+
+# -- keys ------------------------------------------------------------------------------------
+
+
+async def add_keys(
+    session: AsyncSession, owner_id: uuid.UUID, keys: dict[uuid.UUID, set[str]]
+) -> None:
+    """Adds the keys each record does not have yet (rows must be flushed)."""
+    keys = {record_id: found for record_id, found in keys.items() if found}
+    if not keys:
+        return
+    present: set[tuple[uuid.UUID, str]] = set()
+    ids = list(keys)
+    for start in range(0, len(ids), _CHUNK):
+        result = await session.execute(
+            select(LibraryMatchKey.record_id, LibraryMatchKey.key).where(
+                LibraryMatchKey.record_id.in_(ids[start : start + _CHUNK])
+            )
+        )
+        present.update((row.record_id, row.key) for row in result)
+    values = [
+        {"record_id": record_id, "key": key, "owner_id": owner_id}
+        for record_id, found in keys.items()
+        for key in sorted(found)
+        if (record_id, key) not in present
+    ]
+    if values:
+        await session.execute(insert(LibraryMatchKey), values)
+
+
+def _keys_of(rows: list[tuple[uuid.UUID, dict[str, Any]]]) -> dict[uuid.UUID, set[str]]:
+    return {record_id: record_match_keys(record_of_data(data)) for record_id, data in rows}
+
+
+async def ensure_keys(session: AsyncSession, owner_id: uuid.UUID) -> None:
+    """Keys for the owner's records that have none yet (rows from before duplicate
+    matching existed): built once, a batch at a time."""
+    while True:
+        rows = (
+            await session.execute(
+                select(LibraryRecord.id, LibraryRecord.data)
+                .where(LibraryRecord.owner_id == owner_id, LibraryRecord.keyed.is_(False))
+                .limit(_CHUNK)
+            )
+        ).all()
+        if not rows:
+            return
+        keys = await asyncio.to_thread(_keys_of, [(row.id, row.data) for row in rows])
+        await add_keys(session, owner_id, keys)
+        await session.execute(
+            update(LibraryRecord)
+            .where(LibraryRecord.id.in_([row.id for row in rows]))
+            .values(keyed=True)
+        )
+
+
+async def candidates(
+    session: AsyncSession, owner_id: uuid.UUID, keys: Mapping[str, Collection[str]]
+) -> list[LibraryRecord]:
+    """The library records that may be copies of the new records: those sharing an
+    identifier with one, and those sharing another key (too broad keys left out) whose
+    title is anywhere near the new record's (``keys``: each key with the normalised titles
+    of the new records that have it). Only these are read whole and compared."""
+    if not keys:
+        return []
+    by_key: dict[str, set[uuid.UUID]] = {}
+    wanted = sorted(keys)
+    for start in range(0, len(wanted), _CHUNK):
+        result = await session.execute(
+            select(LibraryMatchKey.key, LibraryMatchKey.record_id).where(
+                LibraryMatchKey.owner_id == owner_id,
+                LibraryMatchKey.key.in_(wanted[start : start + _CHUNK]),
+            )
+        )
+        for row in result:
+            by_key.setdefault(row.key, set()).add(row.record_id)
+    ids: set[uuid.UUID] = set()
+    near: dict[uuid.UUID, set[str]] = {}
+    for key, found in by_key.items():
+        if is_identifier_key(key):
+            ids |= found
+        elif len(found) <= MAX_CANDIDATES_PER_KEY:
+            for record_id in found:
+                near.setdefault(record_id, set()).update(keys[key])
+    unsure = [record_id for record_id in near if record_id not in ids]
+    for start in range(0, len(unsure), _CHUNK):
+        titles = await session.execute(
+            select(LibraryRecord.id, LibraryRecord.title).where(
+                LibraryRecord.id.in_(unsure[start : start + _CHUNK])
+            )
+        )
+        ids.update(row.id for row in titles if titles_near(row.title, near[row.id]))
+    rows: list[LibraryRecord] = []
+    ordered = sorted(ids)
+    for start in range(0, len(ordered), _CHUNK):
+        rows.extend(
+            await session.scalars(
+                select(LibraryRecord).where(
+                    LibraryRecord.owner_id == owner_id,
+                    LibraryRecord.id.in_(ordered[start : start + _CHUNK]),
+                )
+            )
+        )
+    return sorted(rows, key=lambda row: (row.created_at, row.id))
+
+
+def alternate_fingerprint(fingerprint: str, data: dict[str, Any]) -> str:
+    """The fingerprint of a record whose own one is taken by another work (two editorials
+    of one year, say): its whole content makes it unique and stable across re-imports."""
+    text = fingerprint + json.dumps(data, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+async def stored_copies(
+    session: AsyncSession, owner_id: uuid.UUID, fingerprints: Collection[str]
+) -> dict[str, list[dict[str, Any]]]:
+    """For each fingerprint the library holds, the records stored under it as they were
+    imported: a record's current and original data, and every copy merged into a record
+    still there (or split from it)."""
+    wanted = list(fingerprints)
+    found: dict[str, list[dict[str, Any]]] = {}
+    for start in range(0, len(wanted), _CHUNK):
+        part = wanted[start : start + _CHUNK]
+        rows = (
+            await session.execute(
+                select(LibraryRecord.id, LibraryRecord.fingerprint, LibraryRecord.data).where(
+                    LibraryRecord.owner_id == owner_id, LibraryRecord.fingerprint.in_(part)
+                )
+            )
+        ).all()
+        for row in rows:
+            found.setdefault(row.fingerprint, []).append(row.data)
+        by_id = {row.id: row.fingerprint for row in rows}
+        if by_id:
+            originals = await session.execute(
+                select(LibraryMerge.kept_id, LibraryMerge.kept_original).where(
+                    LibraryMerge.owner_id == owner_id, LibraryMerge.kept_id.in_(list(by_id))
+                )
+            )
+            for merge in originals:
+                found[by_id[merge.kept_id]].append(merge.kept_original)
+        for holder in (LibraryMerge.kept_id, LibraryMerge.absorbed_id):
+            merged = await session.execute(
+                select(LibraryMerge.absorbed_fingerprint, LibraryMerge.absorbed_data)
+                .join(LibraryRecord, LibraryRecord.id == holder)
+                .where(
+                    LibraryMerge.owner_id == owner_id,
+                    LibraryMerge.absorbed_fingerprint.in_(part),
+                )
+            )
+            for merge in merged:
+                found.setdefault(merge.absorbed_fingerprint, []).append(merge.absorbed_data)
+    return found
+
+
+async def split_pairs(
+    session: AsyncSession, owner_id: uuid.UUID, ids: Collection[uuid.UUID] | None = None
+) -> set[frozenset[uuid.UUID]]:
+    """Pairs of records a person split apart (among ``ids``, or all of the owner's)."""
+    statement = select(LibraryMerge.kept_id, LibraryMerge.absorbed_id).where(
+        LibraryMerge.owner_id == owner_id, LibraryMerge.split_at.is_not(None)
+    )
+    pairs: set[frozenset[uuid.UUID]] = set()
+    if ids is None:
+        result = await session.execute(statement)
+        return {frozenset((row.kept_id, row.absorbed_id)) for row in result}
+    wanted = list(ids)
+    for start in range(0, len(wanted), _CHUNK):
+        part = wanted[start : start + _CHUNK]
+        result = await session.execute(
+            statement.where(or_(LibraryMerge.kept_id.in_(part), LibraryMerge.absorbed_id.in_(part)))
+        )
+        pairs.update(frozenset((row.kept_id, row.absorbed_id)) for row in result)
+    return pairs
+
+
+# -- merging ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Absorbed:
+    """A record about to be merged into another: new from a file, or a library row."""
+
+    id: uuid.UUID
+    record: Record
+    fingerprint: str
+    source_file: str | None
+    added_at: datetime
+
+
+@dataclass
+class Merger:
+    """Merges copies into records within one session, remembering each kept record's
+    state before its first merge."""
+
+    session: AsyncSession
+    owner_id: uuid.UUID
+    originals: dict[uuid.UUID, tuple[dict[str, Any], list[str]]] = field(default_factory=dict)
+    made: list[LibraryMerge] = field(default_factory=list)
+    changed: dict[uuid.UUID, set[str]] = field(default_factory=dict)
+
+    async def load_originals(self, kept_ids: Iterable[uuid.UUID]) -> None:
+        wanted = [i for i in set(kept_ids) if i not in self.originals]
+        for start in range(0, len(wanted), _CHUNK):
+            result = await self.session.execute(
+                select(
+                    LibraryMerge.kept_id,
+                    LibraryMerge.kept_original,
+                    LibraryMerge.kept_files_original,
+                ).where(
+                    LibraryMerge.owner_id == self.owner_id,
+                    LibraryMerge.kept_id.in_(wanted[start : start + _CHUNK]),
+                )
+            )
+            for row in result:
+                self.originals.setdefault(
+                    row.kept_id, (row.kept_original, list(row.kept_files_original))
+                )
+
+    def absorb(
+        self, kept: LibraryRecord, copy: Absorbed, *, origin: str, evidence: str
+    ) -> LibraryMerge:
+        """Merges ``copy`` into ``kept`` (call ``load_originals`` for ``kept`` first)."""
+        original, files = self.originals.setdefault(
+            kept.id, (dict(kept.data), list(kept.merged_files or []))
+        )
+        merge = LibraryMerge(
+            id=uuid.uuid4(),
+            owner_id=self.owner_id,
+            kept_id=kept.id,
+            absorbed_id=copy.id,
+            absorbed_fingerprint=copy.fingerprint,
+            absorbed_data=record_data(copy.record),
+            absorbed_source_file=copy.source_file,
+            absorbed_added_at=copy.added_at,
+            kept_original=original,
+            kept_files_original=files,
+            origin=origin,
+            evidence=evidence[:500],
+            created_at=utcnow(),
+        )
+        self.session.add(merge)
+        self.made.append(merge)
+        set_record(kept, merge_records([record_of(kept), copy.record]))
+        kept.merged_files = _with_file(kept.merged_files, kept.source_file, copy.source_file)
+        kept.updated_at = utcnow()
+        self.changed.setdefault(kept.id, set()).update(
+            record_match_keys(record_of(kept)) | record_match_keys(copy.record)
+        )
+        return merge
+
+    async def finish(self) -> None:
+        """Keys for the changed records; their vectors are rebuilt (the text changed)."""
+        await self.session.flush()
+        await add_keys(self.session, self.owner_id, self.changed)
+        changed = list(self.changed)
+        for start in range(0, len(changed), _CHUNK):
+            await self.session.execute(
+                delete(LibraryEmbedding).where(
+                    LibraryEmbedding.record_id.in_(changed[start : start + _CHUNK])
+                )
+            )
+        self.changed.clear()
+
+
+def _with_file(files: list[str] | None, own: str | None, new: str | None) -> list[str]:
+    current = list(files or [])
+    if new and new != own and new not in current:
+        current.append(new)
+    return current
+
+
+# -- reading and splitting ---------------------------------------------------------------------
+
+
+def _side(record_id: uuid.UUID, data: dict[str, Any], source_file: str | None) -> MergedRecord:
+    ids = data.get("ids") or {}
+    return MergedRecord(
+        id=record_id,
+        title=str(data.get("title") or ""),
+        year=data.get("year"),
+        identifiers={name: str(ids[name]) for name in MATCHING_IDS if ids.get(name)},
+        source_file=source_file,
+    )
+
+
+def merge_info(merge: LibraryMerge, kept: LibraryRecord) -> LibraryMergeInfo:
+    return LibraryMergeInfo(
+        id=merge.id,
+        merged_at=merge.created_at,
+        origin=merge.origin,
+        evidence=merge.evidence,
+        kept=_side(kept.id, kept.data, kept.source_file),
+        absorbed=_side(merge.absorbed_id, merge.absorbed_data, merge.absorbed_source_file),
+        split_at=merge.split_at,
+    )
+
+
+async def list_merges(
+    session: AsyncSession, owner_id: uuid.UUID, *, offset: int, limit: int
+) -> MergePage:
+    """Merges in force whose kept record is in the library, newest first."""
+    where = and_(LibraryMerge.owner_id == owner_id, LibraryMerge.split_at.is_(None))
+    joined = select(LibraryMerge, LibraryRecord).join(
+        LibraryRecord, LibraryRecord.id == LibraryMerge.kept_id
+    )
+    total = await session.scalar(
+        select(func.count())
+        .select_from(LibraryMerge)
+        .join(LibraryRecord, LibraryRecord.id == LibraryMerge.kept_id)
+        .where(where)
+    )
+    result = await session.execute(
+        joined.where(where)
+        .order_by(LibraryMerge.created_at.desc(), LibraryMerge.id)
+        .offset(offset)
+        .limit(limit)
+    )
+    items = [merge_info(merge, kept) for merge, kept in result]
+    return MergePage(total=total or 0, offset=offset, limit=limit, items=items)
+
+
+async def split(scope: OwnerScope, merge_id: uuid.UUID) -> SplitResult:
+    """The absorbed record restored as its own record, the kept one rebuilt from its
+    original and the merges still in force; the pair is remembered as split."""
+    session = scope.session
+    merge = await scope.get(LibraryMerge, merge_id, what="Merge")
+    if merge.split_at is not None:
+        raise ConflictError(
+            "This merge was already split: both records are in your library.",
+            hint="List the merges in force with scholarstream library merges.",
+        )
+    kept = await session.get(LibraryRecord, merge.kept_id)
+    if kept is None or kept.owner_id != scope.owner_id:
+        raise NotFoundError(
+            "The record this copy was merged into is no longer in your library (deleted, "
+            "or itself merged into another record).",
+            hint="If it was merged into another record, split that merge first.",
+        )
+    if await session.get(LibraryRecord, merge.absorbed_id) is not None:
+        raise ConflictError("The merged copy is already a record of its own again.")
+    now = utcnow()
+    merge.split_at = now
+    others = list(
+        await session.scalars(
+            select(LibraryMerge)
+            .where(
+                LibraryMerge.owner_id == scope.owner_id,
+                LibraryMerge.kept_id == kept.id,
+                LibraryMerge.split_at.is_(None),
+                LibraryMerge.id != merge.id,
+            )
+            .order_by(LibraryMerge.created_at, LibraryMerge.id)
+        )
+    )
+    copies = [record_of_data(other.absorbed_data) for other in others]
+    rebuilt = merge_records([record_of_data(merge.kept_original), *copies])
+    set_record(kept, rebuilt)
+    files = list(merge.kept_files_original)
+    for other in others:
+        files = _with_file(files, kept.source_file, other.absorbed_source_file)
+    kept.merged_files = files
+    kept.updated_at = now
+
+    restored_record = record_of_data(merge.absorbed_data)
+    into_restored = list(
+        await session.scalars(
+            select(LibraryMerge.absorbed_source_file).where(
+                LibraryMerge.owner_id == scope.owner_id,
+                LibraryMerge.kept_id == merge.absorbed_id,
+                LibraryMerge.split_at.is_(None),
+            )
+        )
+    )
+    fingerprint = merge.absorbed_fingerprint
+    taken = await session.scalar(
+        select(func.count())
+        .select_from(LibraryRecord)
+        .where(LibraryRecord.owner_id == scope.owner_id, LibraryRecord.fingerprint == fingerprint)
+    )
+    if taken:
+        fingerprint = alternate_fingerprint(fingerprint, merge.absorbed_data)
+    restored = LibraryRecord(
+        id=merge.absorbed_id,
+        owner_id=scope.owner_id,
+        fingerprint=fingerprint,
+        source_file=merge.absorbed_source_file,
+        created_at=merge.absorbed_added_at,
+        keyed=True,
+    )
+    set_record(restored, restored_record)
+    for name in into_restored:
+        restored.merged_files = _with_file(restored.merged_files, restored.source_file, name)
+    session.add(restored)
+    await session.execute(delete(LibraryMatchKey).where(LibraryMatchKey.record_id == kept.id))
+    await session.execute(delete(LibraryEmbedding).where(LibraryEmbedding.record_id == kept.id))
+    await session.flush()
+    kept_keys = record_match_keys(rebuilt).union(*(record_match_keys(c) for c in copies))
+    await add_keys(
+        session,
+        scope.owner_id,
+        {kept.id: kept_keys, restored.id: record_match_keys(restored_record)},
+    )
+    return SplitResult(
+        merge=merge_info(merge, kept), restored=item_of(restored), kept=item_of(kept)
+    )
+
+
+# -- finding duplicates on demand --------------------------------------------------------------
+
+
+async def find_duplicates(session: AsyncSession, owner_id: uuid.UUID) -> DuplicateScan:
+    """Every record compared with the others through the deduplicator's blocking; each
+    work found more than once is merged into its oldest record. Records are read as plain
+    columns (no ORM objects but for the records merged)."""
+    await ensure_keys(session, owner_id)
+    ids: list[uuid.UUID] = []
+    records: list[Record] = []
+    result = await session.stream(
+        select(LibraryRecord.id, LibraryRecord.data)
+        .where(LibraryRecord.owner_id == owner_id)
+        .order_by(LibraryRecord.created_at, LibraryRecord.id)
+    )
+    async for partition in result.partitions(_CHUNK):
+        for found in partition:
+            ids.append(found.id)
+            records.append(record_of_data(found.data))
+    split = await split_pairs(session, owner_id)
+    position = {record_id: index for index, record_id in enumerate(ids)}
+    apart_pairs = {
+        frozenset(position[i] for i in pair) for pair in split if all(i in position for i in pair)
+    }
+
+    def apart(i: int, j: int) -> bool:
+        return frozenset((i, j)) in apart_pairs
+
+    plan = (await asyncio.to_thread(lambda: plan_merges(records, apart=apart))).merges
+    involved = sorted({ids[m.kept] for m in plan} | {ids[m.absorbed] for m in plan})
+    rows: dict[uuid.UUID, LibraryRecord] = {}
+    for start in range(0, len(involved), _CHUNK):
+        rows.update(
+            (row.id, row)
+            for row in await session.scalars(
+                select(LibraryRecord).where(LibraryRecord.id.in_(involved[start : start + _CHUNK]))
+            )
+        )
+    merger = Merger(session, owner_id)
+    await merger.load_originals(ids[m.kept] for m in plan)
+    absorbed_ids = [ids[m.absorbed] for m in plan]
+    for merge in plan:
+        row = rows[ids[merge.absorbed]]
+        copy = Absorbed(
+            id=row.id,
+            record=records[merge.absorbed],
+            fingerprint=row.fingerprint,
+            source_file=row.source_file,
+            added_at=row.created_at,
+        )
+        merger.absorb(rows[ids[merge.kept]], copy, origin="scan", evidence=merge.evidence)
+    for start in range(0, len(absorbed_ids), _CHUNK):
+        part = absorbed_ids[start : start + _CHUNK]
+        await session.execute(delete(LibraryMatchKey).where(LibraryMatchKey.record_id.in_(part)))
+        await session.execute(delete(LibraryEmbedding).where(LibraryEmbedding.record_id.in_(part)))
+    for record_id in absorbed_ids:
+        merger.changed.pop(record_id, None)
+        await session.delete(rows[record_id])
+    await merger.finish()
+    return DuplicateScan(
+        checked=len(ids),
+        groups=len({m.kept for m in plan}),
+        merged=len(plan),
+        merges=[merge_info(made, rows[made.kept_id]) for made in merger.made[:MAX_MERGES_REPORTED]],
+    )
