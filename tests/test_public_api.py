@@ -1053,6 +1053,7 @@ EXPORTED: dict[str, list[str]] = {
     ],
     "scholarstream.sources.library": [
         "DuplicateScan",
+        "FacetCount",
         "Fusion",
         "IN_PROCESS",
         "ImportProblem",
@@ -1060,6 +1061,7 @@ EXPORTED: dict[str, list[str]] = {
         "IndexCache",
         "LIBRARY_INFO",
         "Library",
+        "LibraryFacets",
         "LibraryIndex",
         "LibraryItem",
         "LibraryMergeInfo",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 from typing import Any
 
 import httpx
@@ -75,10 +76,64 @@ def test_export_downloads_every_format(client: TestClient) -> None:
     assert client.get("/api/v1/library/export?format=docx").status_code == 422
 
 
+def test_export_of_a_search_or_a_selection(client: TestClient) -> None:
+    upload(client, "wos.ris", (EXPORTS / "wos_test.ris").read_bytes())
+    found = client.get("/api/v1/library/records", params={"q": "taurine", "limit": 100}).json()
+    assert 0 < found["total"] < 50
+    ranked = [item["record"]["title"] for item in found["items"]]
+
+    searched = client.get("/api/v1/library/export", params={"format": "json", "q": "taurine"})
+    assert searched.status_code == 200, searched.text
+    assert [record["title"] for record in json.loads(searched.text)] == ranked
+
+    everything = client.get("/api/v1/library/records", params={"limit": 100}).json()["items"]
+    chosen = [everything[7]["id"], everything[2]["id"], everything[7]["id"]]
+    selection = client.get(
+        "/api/v1/library/export",
+        params=[("format", "json"), *(("id", record_id) for record_id in chosen)],
+    )
+    assert selection.status_code == 200, selection.text
+    titles = [record["title"] for record in json.loads(selection.text)]
+    assert titles == [everything[7]["record"]["title"], everything[2]["record"]["title"]]
+
+    too_many = [("id", everything[0]["id"])] * 1001
+    refused = client.get("/api/v1/library/export", params=[("format", "ris"), *too_many])
+    assert refused.status_code == 422
+    assert "at most 1000" in refused.json()["message"]
+
+
+def test_facets_count_types_and_years_of_what_a_search_finds(client: TestClient) -> None:
+    upload(client, "wos.ris", (EXPORTS / "wos_test.ris").read_bytes())
+    records = json.loads(client.get("/api/v1/library/export?format=json").text)
+    facets = client.get("/api/v1/library/facets").json()
+    assert facets["total"] == len(records) == 50
+    years = {facet["value"]: facet["count"] for facet in facets["years"]}
+    assert years == dict(Counter(str(r["year"]) for r in records if r.get("year")))
+    assert list(years) == sorted(years, reverse=True)
+    types = Counter(t.lower() for r in records for t in r.get("publication_types", []))
+    assert {f["value"]: f["count"] for f in facets["publication_types"]} == dict(types)
+
+    found = client.get("/api/v1/library/records", params={"q": "taurine"}).json()
+    searched = client.get("/api/v1/library/facets", params={"q": "taurine"}).json()
+    assert searched["total"] == found["total"]
+    assert sum(facet["count"] for facet in searched["years"]) <= found["total"]
+    newest = searched["years"][0]["value"]
+    narrowed = client.get(
+        "/api/v1/library/records",
+        params={"q": "taurine", "year_from": newest, "year_to": newest},
+    ).json()
+    assert narrowed["total"] == searched["years"][0]["count"]
+
+
 def test_query_validation_names_the_problem(client: TestClient) -> None:
     response = client.get("/api/v1/library/records", params={"year_from": 2020, "year_to": 2000})
     assert response.status_code == 422
-    assert "year_from" in response.json()["message"]
+    assert response.json()["message"] == (
+        "Invalid library query: the first year (2020) is after the last (2000): give the"
+        " earlier year first."
+    )
+    too_early = client.get("/api/v1/library/records", params={"year_from": 20})
+    assert too_early.json()["message"] == "Invalid library query: year_from must be at least 1000."
 
 
 def test_library_is_private_in_multi_user_mode(
@@ -99,6 +154,9 @@ def test_library_is_private_in_multi_user_mode(
     origin = {"Origin": "http://127.0.0.1"}
     assert bob.delete(f"/api/v1/library/records/{record_id}", headers=origin).status_code == 404
     assert json.loads(bob.get("/api/v1/library/export?format=json").text) == []
+    # A selection naming another user's record exports nothing of it.
+    taken = bob.get("/api/v1/library/export", params={"format": "json", "id": record_id})
+    assert taken.status_code == 200 and json.loads(taken.text) == []
 
 
 def test_sources_list_and_library_search(client: TestClient) -> None:

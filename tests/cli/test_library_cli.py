@@ -50,6 +50,11 @@ def test_import_search_show_export_round_trip(data_dir: Path, tmp_path: Path) ->
     code, out, _ = run(data_dir, "export", "--format", "json")
     assert code == 0 and len(json.loads(out)) == 60
 
+    code, out, err = run(data_dir, "export", "--format", "json", "--query", "taurine")
+    assert code == 0, err
+    assert "Exported 3 records" in err
+    assert "10.3390/ani15010003" in {record["ids"].get("doi") for record in json.loads(out)}
+
 
 def test_records_are_named_by_the_identifiers_people_know(data_dir: Path) -> None:
     assert run(data_dir, "import", EXPORTS / "scopus.ris")[0] == 0
@@ -83,7 +88,15 @@ def test_bad_input_says_what_to_do(data_dir: Path, tmp_path: Path) -> None:
     expected = {
         ("import", str(tmp_path / "missing.ris")): "Not a file",
         ("export", "--format", "docx"): "bibtex",  # the formats there are
-        ("library", "search", "x", "--year-from", "2020", "--year-to", "2000"): "year_from",
+        (
+            "library",
+            "search",
+            "x",
+            "--year-from",
+            "2020",
+            "--year-to",
+            "2000",
+        ): "first year (2020) is after the last (2000)",
     }
     for args, explanation in expected.items():
         result = subprocess.run(

@@ -109,7 +109,8 @@ def test_options_a_model_refuses_with_json(data_dir: Path) -> None:
     assert shown == {
         "error": {
             "code": "invalid_input",
-            "message": "year_from is after year_to.",
+            "message": "The first year (2020) is after the last (2000): give the earlier year"
+            " first.",
             "hint": "Correct the options and run the command again.",
         }
     }
@@ -147,7 +148,7 @@ def test_without_json_the_console_script_prints_two_plain_lines(data_dir: Path) 
     assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr.splitlines() == [
-        "Error: year_from is after year_to.",
+        "Error: The first year (2020) is after the last (2000): give the earlier year first.",
         "What to do: Correct the options and run the command again.",
     ]
 

@@ -175,6 +175,49 @@ def test_library_import_search_detail_and_back(
     problems.assert_none()
 
 
+def test_library_exports_a_search_or_the_records_ticked(
+    fresh_server: LiveServer, new_page: NewPage, problems: PageProblems, tmp_path: Path
+) -> None:
+    page = new_page(fresh_server)
+    page.goto("/library?limit=4")
+    expect(_tally(_import(page, SCOPUS), "imported")).to_have_text(str(_ris_record_count(SCOPUS)))
+
+    # The export follows the search words too: the taurine records, best first.
+    page.get_by_label("Search words or a question").fill("taurine")
+    page.get_by_role("button", name="Search", exact=True).click()
+    expect(page.get_by_test_id("result-count")).to_have_text(re.compile(r"records?$"))
+    found = page.request.get("/api/v1/library/records?q=taurine&limit=100").json()
+    with page.expect_download() as download_info:
+        page.get_by_test_id("export").get_by_role("link", name="RIS", exact=True).click()
+    searched = tmp_path / "searched.ris"
+    download_info.value.save_as(searched)
+    assert len(re.findall(r"^TY  - ", searched.read_text(encoding="utf-8"), re.M)) == found["total"]
+
+    # Tick two records of the whole library, across two pages, and export just those.
+    page.goto("/library?limit=4")
+    expect(page.get_by_test_id("result-count")).to_contain_text(f"Showing {_span(1, 4)}")
+    selection = page.get_by_test_id("export-selection")
+    expect(selection.get_by_role("link", name="RIS", exact=True)).to_be_hidden()
+    first = _result_titles(page)[0]
+    _results(page).first.get_by_role("checkbox").check()
+    page.get_by_test_id("pager").get_by_role("button", name="Next page").click()
+    expect(page.get_by_test_id("result-count")).to_contain_text(f"Showing {_span(5, 8)}")
+    second = _result_titles(page)[1]
+    _results(page).nth(1).get_by_role("checkbox").check()
+    expect(selection).to_contain_text("Export the 2 selected records")
+    with page.expect_download() as download_info:
+        selection.get_by_role("link", name="RIS", exact=True).click()
+    chosen = tmp_path / "chosen.ris"
+    download_info.value.save_as(chosen)
+    text = chosen.read_text(encoding="utf-8")
+    assert len(re.findall(r"^TY  - ", text, re.M)) == 2
+    assert first[:40] in text and second[:40] in text
+
+    selection.get_by_role("button", name="Clear the selection").click()
+    expect(selection.get_by_role("link", name="RIS", exact=True)).to_be_hidden()
+    expect(_results(page).nth(1).get_by_role("checkbox")).not_to_be_checked()
+
+
 def _check_first_record(detail: Locator) -> None:
     expect(detail).to_be_visible()
     expect(_field(detail, "title")).to_have_text(FIRST_TITLE)
@@ -263,14 +306,19 @@ def test_library_year_filter_paging_and_export(
     download_info.value.save_as(bibtex)
     assert len(re.findall(r"^@\w+\{", bibtex.read_text(encoding="utf-8"), re.MULTILINE)) == in_2025
 
-    # The publication type filter, and an export of that one record.
+    # The publication type facet, counted over what the search finds, narrows it to the
+    # one review; then an export of that one record.
     page.get_by_label("Year from").fill("")
     page.get_by_label("Year to").fill("")
-    page.get_by_label("Publication type").fill("Review")
     page.get_by_role("button", name="Search", exact=True).click()
+    expect(count).to_contain_text(f"of {total} records")
+    facets = page.get_by_test_id("facets")
+    expect(facets.get_by_role("button", name=f"2025 ({in_2025})", exact=True)).to_be_visible()
+    facets.get_by_role("button", name="Review (1)", exact=True).click()
     expect(count).to_have_text("1 record")
+    expect(page.get_by_label("Publication type")).to_have_value("review")
     expect(_results(page).first).to_contain_text(REVIEW_DOI)
-    assert _query(page) == {"publication_type": ["Review"], "limit": ["4"]}
+    assert _query(page) == {"publication_type": ["review"], "limit": ["4"]}
     with page.expect_download() as download_info:
         export.get_by_role("link", name="RIS", exact=True).click()
     reviews = tmp_path / "reviews.ris"
@@ -285,7 +333,8 @@ def test_library_year_filter_paging_and_export(
     page.get_by_label("Year to").fill("2024")
     page.get_by_role("button", name="Search", exact=True).click()
     alert = page.get_by_test_id("notice").get_by_role("alert")
-    expect(alert).to_contain_text("Invalid library query")
+    expect(alert).to_contain_text("Invalid library query: the first year (2025) is after the last")
+    expect(alert).not_to_contain_text("pydantic")
     expect(alert.locator(".problem-hint")).to_have_text(
         "Years are 4 digits with year_from <= year_to; limit is 1-500."
     )

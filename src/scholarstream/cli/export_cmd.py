@@ -1,4 +1,5 @@
-"""``export --format F [--out FILE]``: the library as a reference file."""
+"""``export --format F [--query WORDS] [--out FILE]``: the library, or what a search finds,
+as a reference file."""
 
 import sys
 from pathlib import Path
@@ -19,17 +20,24 @@ def export_library(
     out: Annotated[
         Path | None, typer.Option("--out", help="File to write (default: standard output).")
     ] = None,
+    search: Annotated[
+        str,
+        typer.Option("--query", help="Search words: export every record they find, best first."),
+    ] = "",
     year_from: Annotated[int | None, typer.Option("--year-from")] = None,
     year_to: Annotated[int | None, typer.Option("--year-to")] = None,
     publication_type: Annotated[str | None, typer.Option("--type")] = None,
     user: UserOption = "local",
 ) -> None:
-    """Export your library (optionally only some years or one publication type)."""
+    """Export your library, or the records a search finds (optionally only some years or
+    one publication type)."""
     from scholarstream.papers.formats import get_format
     from scholarstream.sources.library import LibraryQuery
 
     file_format = get_format(format_name, for_export=True)
-    query = LibraryQuery(year_from=year_from, year_to=year_to, publication_type=publication_type)
+    query = LibraryQuery(
+        text=search, year_from=year_from, year_to=year_to, publication_type=publication_type
+    )
     if out is not None:
         check_writable(out, "--out")
 

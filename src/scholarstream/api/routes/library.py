@@ -10,7 +10,7 @@ from typing import Annotated, TextIO
 
 from fastapi import APIRouter, File, Form, Query, UploadFile
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException
 
 from scholarstream.api._deps import CurrentUser, RuntimeDep
@@ -20,6 +20,7 @@ from scholarstream.sources.library import (
     MAX_OFFSET,
     DuplicateScan,
     ImportReport,
+    LibraryFacets,
     LibraryItem,
     LibraryPage,
     LibraryQuery,
@@ -27,10 +28,13 @@ from scholarstream.sources.library import (
     SemanticStatus,
     SplitResult,
 )
+from scholarstream.validation_messages import explain
 
 router = APIRouter(prefix="/library", tags=["library"])
 
 _CHUNK = 64 * 1024
+MAX_SELECTION = 1000
+"""Records one export may name by id (a few pages of results); more: export a search."""
 
 
 class FormatsOut(BaseModel):
@@ -94,11 +98,25 @@ def _query(
             offset=offset,
             limit=limit,
         )
-    except ValueError as exc:
+    except ValidationError as exc:
         raise InvalidInputError(
-            f"Invalid library query: {exc}",
+            f"Invalid library query: {explain(exc)}.",
             hint="Years are 4 digits with year_from <= year_to; limit is 1-500.",
         ) from exc
+
+
+@router.get("/facets", response_model=LibraryFacets)
+async def record_facets(
+    runtime: RuntimeDep,
+    user: CurrentUser,
+    q: str = "",
+    year_from: int | None = None,
+    year_to: int | None = None,
+    publication_type: str | None = None,
+) -> LibraryFacets:
+    """Publication types and years, with counts, of the records this search finds."""
+    query = _query(q, year_from, year_to, publication_type, 0, 20)
+    return await runtime.library.facets(user.id, query)
 
 
 @router.get("/records", response_model=LibraryPage)
@@ -182,17 +200,32 @@ async def export_records(
     runtime: RuntimeDep,
     user: CurrentUser,
     format: Annotated[str, Query(description="ris, bibtex, csv or json")] = "ris",
+    q: Annotated[
+        str, Query(description="Search words: export every record they find, best first.")
+    ] = "",
     year_from: int | None = None,
     year_to: int | None = None,
     publication_type: str | None = None,
+    record_id: Annotated[
+        list[uuid.UUID] | None,
+        Query(
+            alias="id",
+            max_length=MAX_SELECTION,
+            description="Export just these records (a selection), in this order; "
+            "repeat the parameter for each.",
+        ),
+    ] = None,
 ) -> StreamingResponse:
+    """Every record, the records a search finds (``q`` and the filters), or a selection."""
     file_format = get_format(format, for_export=True)
-    query = _query("", year_from, year_to, publication_type, 0, 20)
+    query = _query(q, year_from, year_to, publication_type, 0, 20)
     # Spooled to a temporary file first: an error while exporting becomes a proper error
     # response instead of a truncated download.
     spool = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")  # noqa: SIM115
     try:
-        await runtime.library.export(user.id, file_format.name, spool, query=query)
+        await runtime.library.export(
+            user.id, file_format.name, spool, query=query, ids=record_id or None
+        )
     except BaseException:
         spool.close()
         raise

@@ -10,17 +10,23 @@ from __future__ import annotations
 import asyncio
 import queue
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import TextIO
 
 from scholarstream.db import Database
 from scholarstream.papers import Record
 from scholarstream.papers.formats import get_format
 from scholarstream.sources.library._models import LibraryQuery
-from scholarstream.sources.library._store import filter_clauses, iter_rows, record_of
+from scholarstream.sources.library._store import (
+    filter_clauses,
+    items_by_id,
+    iter_rows,
+    record_of,
+)
 
 _DONE = object()
 _QUEUE_BATCHES = 4
+_SELECTION_BATCH = 500
 
 
 def _drain(batches: queue.Queue[list[Record] | object]) -> Iterator[Record]:
@@ -29,22 +35,15 @@ def _drain(batches: queue.Queue[list[Record] | object]) -> Iterator[Record]:
         yield from batch
 
 
-async def export_records(
-    database: Database,
-    owner_id: uuid.UUID,
-    format_name: str,
-    out: TextIO,
-    *,
-    query: LibraryQuery | None = None,
+async def _write(
+    format_name: str, out: TextIO, batches_of_records: AsyncIterator[list[Record]]
 ) -> int:
-    """Writes the owner's records (filtered by ``query``'s year/type filters) to ``out``;
-    returns how many were written."""
+    """Streams the batches to the format's writer (in a thread); returns records written."""
     file_format = get_format(format_name, for_export=True)
     assert file_format.write is not None
     write = file_format.write
     batches: queue.Queue[list[Record] | object] = queue.Queue(maxsize=_QUEUE_BATCHES)
     writer = asyncio.create_task(asyncio.to_thread(write, _drain(batches), out))
-    where = filter_clauses(owner_id, query)[1:] if query else []
 
     async def put(item: list[Record] | object) -> None:
         # Never block the event loop on a full queue; give the writer time instead.
@@ -58,11 +57,50 @@ async def export_records(
                 await asyncio.sleep(0.005)
 
     try:
-        async with database.session() as session:
-            async for rows in iter_rows(session, owner_id, where=where):
-                await put([record_of(row) for row in rows])
-                if writer.done():
-                    break
+        async for batch in batches_of_records:
+            await put(batch)
+            if writer.done():
+                break
     finally:
         await put(_DONE)
     return await writer
+
+
+async def export_records(
+    database: Database,
+    owner_id: uuid.UUID,
+    format_name: str,
+    out: TextIO,
+    *,
+    query: LibraryQuery | None = None,
+) -> int:
+    """Writes the owner's records (filtered by ``query``'s year/type filters) to ``out``;
+    returns how many were written."""
+    where = filter_clauses(owner_id, query)[1:] if query else []
+
+    async def records() -> AsyncIterator[list[Record]]:
+        async with database.session() as session:
+            async for rows in iter_rows(session, owner_id, where=where):
+                yield [record_of(row) for row in rows]
+
+    return await _write(format_name, out, records())
+
+
+async def export_selection(
+    database: Database,
+    owner_id: uuid.UUID,
+    format_name: str,
+    out: TextIO,
+    ids: Sequence[uuid.UUID],
+) -> int:
+    """Writes the owner's records among ``ids``, in that order (ids of other owners or of
+    deleted records are left out); returns how many were written."""
+
+    async def records() -> AsyncIterator[list[Record]]:
+        async with database.session() as session:
+            for start in range(0, len(ids), _SELECTION_BATCH):
+                chunk = ids[start : start + _SELECTION_BATCH]
+                found = await items_by_id(session, owner_id, chunk)
+                yield [found[i].record for i in chunk if i in found]
+
+    return await _write(format_name, out, records())

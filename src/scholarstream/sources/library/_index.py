@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import uuid
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -96,6 +96,24 @@ class LibraryIndex:
             mask &= np.array([wanted in types for types in self._types], dtype=np.bool_)
         return mask
 
+    def passing(
+        self, year_from: int | None, year_to: int | None, publication_type: str | None
+    ) -> npt.NDArray[np.intp]:
+        """Positions of the records passing the filters."""
+        return np.flatnonzero(self._mask(year_from, year_to, publication_type))
+
+    def facet_counts(
+        self, positions: npt.NDArray[np.intp]
+    ) -> tuple[list[tuple[str, int]], list[tuple[int, int]]]:
+        """Publication types (most frequent first) and years (newest first) of the records
+        at ``positions``, with their counts."""
+        types: Counter[str] = Counter()
+        for position in positions.tolist():
+            types.update(t for t in self._types[position].split("|") if t)
+        years, counts = np.unique(self._years[positions], return_counts=True)
+        by_year = [(int(y), int(c)) for y, c in zip(years, counts, strict=True) if y > 0]
+        return types.most_common(), sorted(by_year, reverse=True)
+
     def aligned(self, ids: Sequence[uuid.UUID], vectors: Vectors) -> AlignedVectors:
         """Stored passage vectors (``ids``: each row's record) grouped by record in this
         index's order; rows of records the index does not have are dropped."""
@@ -129,12 +147,20 @@ class LibraryIndex:
         return WordScores(lexical, mask)
 
     def rank(
-        self, words: WordScores, *, offset: int = 0, limit: int = 20, meaning: Meaning | None = None
+        self,
+        words: WordScores,
+        *,
+        offset: int = 0,
+        limit: int = 20,
+        meaning: Meaning | None = None,
+        depth: int | None = None,
     ) -> tuple[int, list[Hit]]:
         """``(matching records, hits of the requested page)``, best first.
 
         With ``meaning`` (each record's closeness to the query) the ranking is hybrid:
-        words and meaning fused; without it, BM25 alone.
+        words and meaning fused; without it, BM25 alone. ``depth``: how many records
+        closest by meaning may join (at least the fusion's own depth; default: down to
+        the end of the page).
         """
         if not self.ids:
             return 0, []
@@ -143,7 +169,11 @@ class LibraryIndex:
             order, scores = lexical_ranking(words.lexical, words.mask)
         else:
             order, scores = hybrid_ranking(
-                words.lexical, meaning.similarity, words.mask, meaning.fusion, depth=end
+                words.lexical,
+                meaning.similarity,
+                words.mask,
+                meaning.fusion,
+                depth=end if depth is None else depth,
             )
         page = order[offset:end]
         return len(order), [Hit(self.ids[i], float(scores[offset + n])) for n, i in enumerate(page)]

@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
+import numpy as np
+
 from scholarstream.db import Database, OwnerScope
 from scholarstream.embeddings import Embedder
 from scholarstream.papers import Record
@@ -20,6 +22,7 @@ from scholarstream.sources.library import _merges as merges
 from scholarstream.sources.library import _store as store
 from scholarstream.sources.library._fusion import Fusion
 from scholarstream.sources.library._index import (
+    Hit,
     IndexCache,
     IndexedDoc,
     LibraryIndex,
@@ -29,7 +32,9 @@ from scholarstream.sources.library._index import (
 )
 from scholarstream.sources.library._models import (
     DuplicateScan,
+    FacetCount,
     ImportReport,
+    LibraryFacets,
     LibraryItem,
     LibraryPage,
     LibraryQuery,
@@ -121,6 +126,18 @@ class Library:
             async with self.database.session() as session:
                 total, items = await store.browse(session, owner_id, query)
             return LibraryPage(total=total, offset=query.offset, limit=query.limit, items=items)
+        total, hits = await self._ranked(owner_id, query, offset=query.offset, limit=query.limit)
+        async with self.database.session() as session:
+            found = await store.items_by_id(session, owner_id, [hit.id for hit in hits])
+        # A row deleted since the index was built is simply left out.
+        items = [found[h.id].model_copy(update={"score": h.score}) for h in hits if h.id in found]
+        return LibraryPage(total=total, offset=query.offset, limit=query.limit, items=items)
+
+    async def _ranked(
+        self, owner_id: uuid.UUID, query: LibraryQuery, *, offset: int, limit: int | None
+    ) -> tuple[int, list[Hit]]:
+        """The records matching ``query.text`` and its filters, best first (words and
+        meaning); ``limit`` None: every one the first page counts in its total."""
         revision, index = await self._current(owner_id)
         words = index.words(
             query.text,
@@ -128,15 +145,29 @@ class Library:
             year_to=query.year_to,
             publication_type=query.publication_type,
         )
-        meaning = await self._meaning(
-            owner_id, revision, index, query.text, words, depth=query.offset + query.limit
+        # Records joining by meaning alone: down to the end of the page, at least the
+        # fusion's depth; for "every one", the fusion's depth, as on the first page.
+        depth = offset + limit if limit is not None else self.fusion.depth
+        meaning = await self._meaning(owner_id, revision, index, query.text, words, depth=depth)
+        end = len(index) if limit is None else offset + limit
+        return index.rank(words, offset=offset, limit=end - offset, meaning=meaning, depth=depth)
+
+    async def facets(self, owner_id: uuid.UUID, query: LibraryQuery) -> LibraryFacets:
+        """Publication types and years, with counts, of the records ``query`` finds."""
+        _, index = await self._current(owner_id)
+        if query.text.strip():
+            _, hits = await self._ranked(owner_id, query, offset=0, limit=None)
+            # The index may have been rebuilt meanwhile: count the records it still has.
+            known = index.positions
+            positions = np.array([known[h.id] for h in hits if h.id in known], dtype=np.intp)
+        else:
+            positions = index.passing(query.year_from, query.year_to, query.publication_type)
+        types, years = index.facet_counts(positions)
+        return LibraryFacets(
+            total=len(positions),
+            publication_types=[FacetCount(value=t, count=c) for t, c in types],
+            years=[FacetCount(value=str(y), count=c) for y, c in years],
         )
-        total, hits = index.rank(words, offset=query.offset, limit=query.limit, meaning=meaning)
-        async with self.database.session() as session:
-            found = await store.items_by_id(session, owner_id, [hit.id for hit in hits])
-        # A row deleted since the index was built is simply left out.
-        items = [found[h.id].model_copy(update={"score": h.score}) for h in hits if h.id in found]
-        return LibraryPage(total=total, offset=query.offset, limit=query.limit, items=items)
 
     async def index(self, owner_id: uuid.UUID) -> LibraryIndex:
         """The owner's current index, rebuilt when the library changed since the last one."""
@@ -259,5 +290,15 @@ class Library:
         out: TextIO,
         *,
         query: LibraryQuery | None = None,
+        ids: Sequence[uuid.UUID] | None = None,
     ) -> int:
+        """Writes records to ``out``; returns how many. ``ids``: those records (a
+        selection), in that order; otherwise, with search words, every record the search
+        finds, best first; otherwise every record passing the query's filters."""
+        if ids is None and query is not None and query.text.strip():
+            _, hits = await self._ranked(owner_id, query, offset=0, limit=None)
+            ids = [hit.id for hit in hits]
+        if ids is not None:
+            ids = list(dict.fromkeys(ids))  # each record once, in the order first given
+            return await exporter.export_selection(self.database, owner_id, format_name, out, ids)
         return await exporter.export_records(self.database, owner_id, format_name, out, query=query)

@@ -32,7 +32,10 @@ class LibraryQuery(BaseModel):
     @model_validator(mode="after")
     def _years_in_order(self) -> LibraryQuery:
         if self.year_from and self.year_to and self.year_from > self.year_to:
-            raise ValueError("year_from is after year_to")
+            raise ValueError(
+                f"the first year ({self.year_from}) is after the last ({self.year_to}):"
+                " give the earlier year first"
+            )
         return self
 
 
@@ -64,6 +67,19 @@ class LibraryPage(BaseModel):
     offset: int
     limit: int
     items: list[LibraryItem]
+
+
+class FacetCount(BaseModel):
+    value: str = Field(description="A publication type (lower case) or a year.")
+    count: int
+
+
+class LibraryFacets(BaseModel):
+    """How the records a search finds spread over publication types and years."""
+
+    total: int = Field(description="Records matching the query and filters.")
+    publication_types: list[FacetCount] = Field(description="Most frequent first.")
+    years: list[FacetCount] = Field(description="Newest first; records without a year left out.")
 
 
 class ImportProblem(BaseModel):

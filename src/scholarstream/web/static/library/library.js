@@ -98,11 +98,79 @@ function formState() {
 function updateExportLinks(state) {
   for (const link of root.querySelectorAll("[data-export]")) {
     const params = new URLSearchParams({ format: link.dataset.export });
-    for (const name of ["year_from", "year_to", "publication_type"]) {
+    for (const name of ["q", "year_from", "year_to", "publication_type"]) {
       if (state[name]) params.set(name, state[name]);
     }
     link.href = `/api/v1/library/export?${params}`;
   }
+}
+
+// --- facets: publication types and years of what the search finds, each a filter ------
+
+const facets = root.querySelector('[data-testid="facets"]');
+const FACETS_SHOWN = 12;
+
+function facetButton(label, count, narrowed) {
+  const button = el("button", { type: "button", class: "link facet" }, `${label} (${count})`);
+  button.addEventListener("click", () => go({ ...narrowed, offset: 0, record: "" }));
+  return button;
+}
+
+async function showFacets(state) {
+  const params = toParams(state, { withRecord: false });
+  let counts;
+  try {
+    counts = await api(`/api/v1/library/facets?${params}`);
+  } catch {
+    facets.hidden = true; // the results say what went wrong
+    return;
+  }
+  const types = counts.publication_types.slice(0, FACETS_SHOWN).map((facet) =>
+    facetButton(facet.value.charAt(0).toUpperCase() + facet.value.slice(1), facet.count,
+      { ...state, publication_type: facet.value }));
+  const years = counts.years.slice(0, FACETS_SHOWN).map((facet) =>
+    facetButton(facet.value, facet.count, { ...state, year_from: facet.value, year_to: facet.value }));
+  facets.querySelector('[data-role="types"]').replaceChildren(
+    ...(types.length ? types : ["none given"]));
+  facets.querySelector('[data-role="years"]').replaceChildren(
+    ...(years.length ? years : ["none given"]));
+  facets.hidden = counts.total === 0;
+}
+
+// --- selection: records ticked in the results, kept across pages of one search ----------
+
+const MAX_SELECTION = 1000; // the export endpoint's limit on ids
+const selected = new Set();
+let selectionSearch = "";
+
+function keepSelectionFor(state) {
+  const search = JSON.stringify(FILTERS.map((name) => state[name] ?? ""));
+  if (search !== selectionSearch) selected.clear();
+  selectionSearch = search;
+}
+
+function renderSelection() {
+  const label = root.querySelector('[data-role="selection-count"]');
+  const links = root.querySelector('[data-role="selection-links"]');
+  const size = selected.size;
+  label.textContent = size
+    ? `Export the ${size === 1 ? "selected record" : `${size} selected records`}:`
+    : "Select records in the results to export just those.";
+  links.hidden = size === 0;
+  for (const link of root.querySelectorAll("[data-export-selection]")) {
+    const params = new URLSearchParams({ format: link.dataset.exportSelection });
+    for (const id of selected) params.append("id", id);
+    link.href = `/api/v1/library/export?${params}`;
+  }
+  for (const box of list.querySelectorAll("input[data-select]")) {
+    box.checked = selected.has(box.dataset.select);
+  }
+}
+
+function toggleSelected(id, on) {
+  if (on && selected.size < MAX_SELECTION) selected.add(id);
+  else selected.delete(id);
+  renderSelection();
 }
 
 // --- results -------------------------------------------------------------------------
@@ -122,8 +190,16 @@ function resultItem(item, state) {
     event.preventDefault();
     go({ ...state, record: item.id }, { historyState: { fromList: true } });
   });
+  const box = el("input", {
+    type: "checkbox",
+    class: "select-record",
+    dataset: { select: item.id },
+    "aria-label": `Select “${record.title}” for export`,
+  });
+  box.checked = selected.has(item.id);
+  box.addEventListener("change", () => toggleSelected(item.id, box.checked));
   return el("li", { class: "record-item", dataset: { recordId: item.id } },
-    el("h3", {}, link),
+    el("h3", {}, box, " ", link),
     meta.length ? el("p", { class: "meta" }, meta.join(" · ")) : null,
     types?.length || record.ids?.doi
       ? el("p", { class: "meta muted" },
@@ -239,6 +315,9 @@ async function showDetail(state) {
 function show(state) {
   fillForm(state);
   updateExportLinks(state);
+  keepSelectionFor(state);
+  renderSelection();
+  if (!state.record) showFacets(state);
   return state.record ? showDetail(state) : showResults(state);
 }
 
@@ -547,6 +626,17 @@ searchForm.addEventListener("submit", (event) => {
 searchForm.addEventListener("reset", () => {
   // After the browser has reset the fields.
   setTimeout(() => go({ ...formState(), limit: DEFAULT_LIMIT }), 0);
+});
+root.querySelector('[data-action="select-page"]').addEventListener("click", () => {
+  for (const item of shown?.page?.items ?? []) {
+    if (selected.size >= MAX_SELECTION) break;
+    selected.add(item.id);
+  }
+  renderSelection();
+});
+root.querySelector('[data-action="clear-selection"]').addEventListener("click", () => {
+  selected.clear();
+  renderSelection();
 });
 detail.querySelector('[data-action="back"]').addEventListener("click", backToResults);
 detail.querySelector('[data-action="delete"]').addEventListener("click", () => {
