@@ -199,7 +199,7 @@ function resultItem(item, state) {
   box.checked = selected.has(item.id);
   box.addEventListener("change", () => toggleSelected(item.id, box.checked));
   return el("li", { class: "record-item", dataset: { recordId: item.id } },
-    el("h3", {}, box, " ", link),
+    el("h3", {}, box, link),
     meta.length ? el("p", { class: "meta" }, meta.join(" · ")) : null,
     types?.length || record.ids?.doi
       ? el("p", { class: "meta muted" },
