@@ -1,4 +1,5 @@
-"""What the retrieval, relevance and citation benches share: BEIR-layout readers and AUROC."""
+"""What the retrieval, relevance and citation benches share: BEIR-layout readers, the plain
+bm25s baseline index, and AUROC."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ import math
 from collections.abc import Iterator
 from pathlib import Path
 
+import bm25s
 import numpy as np
 import numpy.typing as npt
+import Stemmer
 
 
 def read_jsonl(path: Path) -> Iterator[dict[str, str]]:
@@ -49,3 +52,17 @@ def auroc(
     if not n_pos or not n_neg:
         return math.nan
     return float((ranks[positive].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
+def bm25s_index(corpus: list[dict[str, str]]) -> tuple[bm25s.BM25, Stemmer.Stemmer]:
+    """Plain bm25s over title and text (English stop words and stemming), and its stemmer."""
+    stemmer = Stemmer.Stemmer("english")
+    tokens = bm25s.tokenize(
+        [f"{doc.get('title', '')} {doc['text']}" for doc in corpus],
+        stopwords="en",
+        stemmer=stemmer,
+        show_progress=False,
+    )
+    retriever = bm25s.BM25()
+    retriever.index(tokens, show_progress=False)
+    return retriever, stemmer

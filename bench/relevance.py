@@ -33,9 +33,8 @@ from pathlib import Path
 import bm25s
 import numpy as np
 import numpy.typing as npt
-import Stemmer
 
-from _measures import auroc, read_jsonl, read_qrels
+from _measures import auroc, bm25s_index, read_jsonl, read_qrels
 from scholarstream.embeddings import Vectors, shipped_embedder
 from scholarstream.papers import Paper, Record
 from scholarstream.search.intent import RuleIntentParser
@@ -124,15 +123,7 @@ def pools(
     random_k: int,
     seed: int,
 ) -> list[Pool]:
-    stemmer = Stemmer.Stemmer("english")
-    tokens = bm25s.tokenize(
-        [f"{doc.get('title', '')} {doc['text']}" for doc in corpus],
-        stopwords="en",
-        stemmer=stemmer,
-        show_progress=False,
-    )
-    retriever = bm25s.BM25()
-    retriever.index(tokens, show_progress=False)
+    retriever, stemmer = bm25s_index(corpus)
     papers = [
         Paper(
             record_id=doc["_id"], title=doc.get("title") or doc["text"][:200], abstract=doc["text"]

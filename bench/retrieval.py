@@ -32,9 +32,8 @@ from pathlib import Path
 
 import bm25s
 import numpy as np
-import Stemmer
 
-from _measures import read_jsonl, read_qrels
+from _measures import bm25s_index, read_jsonl, read_qrels
 from scholarstream.db import upgrade_async
 from scholarstream.papers import Paper
 from scholarstream.runtime import build_runtime
@@ -193,17 +192,9 @@ async def library_system(
 def bm25s_baseline(
     corpus: list[dict[str, str]], queries: dict[str, str]
 ) -> tuple[float, dict[str, Ranking], list[float]]:
-    stemmer = Stemmer.Stemmer("english")
     ids = [doc["_id"] for doc in corpus]
     started = time.perf_counter()
-    tokens = bm25s.tokenize(
-        [f"{doc.get('title', '')} {doc['text']}" for doc in corpus],
-        stopwords="en",
-        stemmer=stemmer,
-        show_progress=False,
-    )
-    retriever = bm25s.BM25()
-    retriever.index(tokens, show_progress=False)
+    retriever, stemmer = bm25s_index(corpus)
     index_seconds = time.perf_counter() - started
 
     def run(text: str) -> Ranking:

@@ -18,14 +18,14 @@ import numpy as np
 
 from scholarstream.embeddings import Embedder
 from scholarstream.papers import Record
-from scholarstream.search.core import LabelledPaper, ParsedIntent, ScoredPaper
+from scholarstream.search.core import ParsedIntent
 from scholarstream.search.scoring._lexical import (
     Words,
     lexical_relevance,
     penalised,
     word_relevance,
 )
-from scholarstream.search.scoring._ranking import Relevance, rank
+from scholarstream.search.scoring._ranking import OfflineScorer, Relevance
 from scholarstream.sources.library import embedding_passages
 
 log = logging.getLogger(__name__)
@@ -122,7 +122,7 @@ def hybrid_relevance(
     ]
 
 
-class HybridRelevanceScorer:
+class HybridRelevanceScorer(OfflineScorer):
     """The offline ``RelevanceScorer`` with an embedding model: no model calls. When the
     embedding model cannot run, the records are scored by their words alone."""
 
@@ -149,12 +149,3 @@ class HybridRelevanceScorer:
 
     async def relevance(self, records: Sequence[Record], intent: ParsedIntent) -> list[Relevance]:
         return await asyncio.to_thread(self._relevance, list(records), intent)
-
-    async def score(
-        self,
-        records: Sequence[Record],
-        intent: ParsedIntent,
-        *,
-        labelled: Sequence[LabelledPaper] = (),
-    ) -> list[ScoredPaper]:
-        return await rank(records, await self.relevance(records, intent), labelled)

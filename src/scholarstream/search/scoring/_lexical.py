@@ -17,8 +17,8 @@ import numpy.typing as npt
 
 from scholarstream.papers import Record
 from scholarstream.papers.ranking import mention_phrase, record_text
-from scholarstream.search.core import LabelledPaper, ParsedIntent, ScoredPaper
-from scholarstream.search.scoring._ranking import Relevance, rank
+from scholarstream.search.core import ParsedIntent
+from scholarstream.search.scoring._ranking import OfflineScorer, Relevance
 from scholarstream.sources.library import query_tokens, tokenize
 
 COVERAGE_SHARE = 0.6  # of the score; BM25 (relative to the best candidate) has the rest
@@ -175,17 +175,8 @@ def lexical_relevance(records: Sequence[Record], intent: ParsedIntent) -> list[R
     ]
 
 
-class LexicalRelevanceScorer:
+class LexicalRelevanceScorer(OfflineScorer):
     """The offline ``RelevanceScorer``: no model calls."""
 
     async def relevance(self, records: Sequence[Record], intent: ParsedIntent) -> list[Relevance]:
         return await asyncio.to_thread(lexical_relevance, list(records), intent)
-
-    async def score(
-        self,
-        records: Sequence[Record],
-        intent: ParsedIntent,
-        *,
-        labelled: Sequence[LabelledPaper] = (),
-    ) -> list[ScoredPaper]:
-        return await rank(records, await self.relevance(records, intent), labelled)

@@ -32,7 +32,8 @@ class Relevance:
 
 class OfflineScorer(Protocol):
     """A scorer that needs no model (``LexicalRelevanceScorer``, ``HybridRelevanceScorer``):
-    what the model scorer falls back on, and the offline ``RelevanceScorer``."""
+    what the model scorer falls back on, and the offline ``RelevanceScorer``. Subclass it
+    to score by ``relevance`` and the user's labels."""
 
     async def relevance(
         self, records: Sequence[Record], intent: ParsedIntent
@@ -44,7 +45,8 @@ class OfflineScorer(Protocol):
         intent: ParsedIntent,
         *,
         labelled: Sequence[LabelledPaper] = (),
-    ) -> list[ScoredPaper]: ...
+    ) -> list[ScoredPaper]:
+        return await rank(records, await self.relevance(records, intent), labelled)
 
 
 def feedback_weight(n_labelled: int) -> float:
