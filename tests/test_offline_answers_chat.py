@@ -178,8 +178,9 @@ def test_one_source_cannot_be_reached(server: tuple[httpx.Client, Sources]) -> N
     assert text == answer(
         reading,
         f"Nothing in your library matches “{query}”.",
-        "Found 5 papers in OpenAlex. PubMed could not be reached; the other source answered. "
-        "Try again later.",
+        "Found 5 papers in OpenAlex. PubMed could not be reached (no network connection from "
+        "this server?); the other source answered. Try again when the connection is back; "
+        "your library works offline.",
     )
 
 

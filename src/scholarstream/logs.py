@@ -97,7 +97,35 @@ class _CurrentStderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
         """StreamHandler assigns its stream on creation; the current stderr is used instead."""
 
 
-def configure_logging(settings: LoggingSettings, *, secrets: Iterable[str] = ()) -> None:
+# Other libraries' loggers: quiet (warnings and errors only) unless DEBUG is asked for.
+THIRD_PARTY_LOGGERS = (
+    "aiosqlite", "alembic", "anthropic", "apprise", "asyncio", "bm25s", "dbos", "filelock",
+    "fsspec", "google_genai", "hpack", "httpcore", "httpx", "markdown_it", "multipart",
+    "onnxruntime", "openai", "PIL", "sqlalchemy", "tokenizers", "urllib3", "uvicorn.access",
+)  # fmt: skip
+
+SERVER_COMMANDS = frozenset({"serve", "worker"})
+"""Commands that run a server: they log at the configured level (INFO by default)."""
+
+
+def command_log_level(settings: LoggingSettings, *, verbose: int = 0, command: str | None) -> str:
+    """The level a command line logs at. An interactive command logs only warnings and
+    errors, so that no progress line of a library or of ours lands in its screens, unless
+    ``--verbose`` asks for more (INFO; twice: DEBUG) or a level was set (``--log-level``,
+    ``SCHOLARSTREAM_LOGGING__LEVEL`` or the settings file). A server logs at the
+    configured level."""
+    if verbose:
+        return "DEBUG" if verbose > 1 else "INFO"
+    if command in SERVER_COMMANDS or "level" in settings.model_fields_set:
+        return settings.level
+    return "WARNING"
+
+
+def configure_logging(
+    settings: LoggingSettings, *, secrets: Iterable[str] = (), level: str | None = None
+) -> None:
+    """``level``: instead of the settings' level (``command_log_level``)."""
+    level = level or settings.level
     handler = _CurrentStderrHandler()
     handler.addFilter(_ContextFilter(secrets))
     handler.setFormatter(
@@ -107,12 +135,12 @@ def configure_logging(settings: LoggingSettings, *, secrets: Iterable[str] = ())
     for existing in list(root.handlers):
         root.removeHandler(existing)
     root.addHandler(handler)
-    root.setLevel(settings.level)
+    root.setLevel(level)
     # Library loggers that would otherwise bypass our handler or flood it.
     for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "dbos"):
         lib = logging.getLogger(name)
         lib.handlers.clear()
         lib.propagate = True
-    logging.getLogger("uvicorn.access").setLevel(logging.WARNING)
-    for noisy in ("httpx", "alembic"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
+    quiet = logging.NOTSET if level == "DEBUG" else logging.WARNING
+    for name in THIRD_PARTY_LOGGERS:
+        logging.getLogger(name).setLevel(quiet)

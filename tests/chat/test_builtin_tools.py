@@ -478,7 +478,7 @@ async def test_retrieve_library_records_only_from_the_page(runtime: Runtime, own
     assert [item["id"] for item in data["items"]] == [summaries[0]["id"], summaries[2]["id"]]
     assert data["items"][0]["record"]["title"] == page.items[0].record.title
     assert [(m["id"], m["reason"].split(" (")[0]) for m in data["not_found"]] == [
-        (elsewhere, "not on the page")
+        (elsewhere, "not on this page")
     ]
     assert "Retrieved 2 of 3." in done.result.text
     assert page.items[2].record.title in done.result.text
@@ -587,7 +587,7 @@ async def test_retrieve_reports_a_failed_kind_and_returns_the_rest(
     assert [i["id"] for i in done.data["items"]] == [str(item.id)]
     (failed,) = done.data["not_found"]
     assert failed["id"] == PMID_IN_SAMPLE
-    assert failed["reason"].startswith("retrieval failed: ")
+    assert failed["reason"].startswith("could not be fetched: ")
 
 
 async def test_retrieve_refuses_too_many_ids(runtime: Runtime, owner: User) -> None:

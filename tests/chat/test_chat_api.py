@@ -71,6 +71,7 @@ def test_a_turn_streams_tool_progress_text_and_a_complete_payload(tmp_path: Path
             "tool": "chat_test_split",
             "input": {"text": "alpha beta gamma"},
             "index": 0,
+            "label": "Chat test split",
         }
         progress = next(e for e in events if e.type == "tool_progress")
         assert (progress.data["stage"], progress.data["progress"]) == ("splitting", 0.5)
@@ -426,7 +427,8 @@ def test_offline_mode_runs_commands_and_says_free_text_needs_a_model(tmp_path: P
             "type": "chat_test_items",
             "data": {"words": ["one", "two"]},
         }
-        assert payload["message"] == "2 words: one, two"
+        # The command's answer is the tool's words for a person, never its text for a model.
+        assert payload["message"] == "Split the text into 2 words."
 
         missing = send(client, "/split")
         assert (
@@ -458,7 +460,8 @@ def test_server_actions_run_on_the_server(tmp_path: Path) -> None:
             "/api/v1/chat/actions/run_search", json={"params": {}, "context": context()}
         )
         assert empty.status_code == 422
-        assert "properties" not in str(empty.json()) and "query" in empty.json()["hint"]
+        assert "properties" not in str(empty.json()) and "{" not in empty.json()["hint"]
+        assert empty.json()["message"] == "The query is missing."
         unknown = client.post("/api/v1/chat/actions/format_disk", json={"context": context()})
         assert unknown.status_code == 404
         assert "run_search" in unknown.json()["hint"]

@@ -130,7 +130,7 @@ def test_an_unknown_tool_written_as_text_is_hidden_with_a_plain_notice(tmp_path:
         assert "{" not in text
         complete = events[-1].data["payload"]
         assert complete["message"] == text.strip()
-        assert "does not have (chat_test_splitter), so nothing was run" in text
+        assert "does not have (“Chat test splitter”), so nothing was run" in text
         assert "The nearest command here is /split alpha beta" in text
         assert {"label": "/split alpha beta", "value": "/split alpha beta"} in complete[
             "suggested_values"
@@ -147,7 +147,9 @@ def test_a_call_to_a_tool_of_another_page_with_more_text_is_never_shown(tmp_path
         assert not any(e.type.startswith("tool_") for e in events)
         text = streamed(events)
         assert "{" not in text and '"arguments"' not in text
-        assert "compare_reports" in text  # named in the plain notice, never as JSON
+        # Named in the plain notice in words, never as JSON or by its identifier.
+        assert "“Compare reports”" in text
+        assert "compare_reports" not in text
         assert events[-1].type == "complete"
 
 
@@ -160,7 +162,7 @@ def test_a_call_in_tags_that_cannot_be_read_is_hidden_and_the_command_offered(
         assert not any(e.type.startswith("tool_") for e in events)
         message = events[-1].data["payload"]["message"]
         assert message == (
-            "The model tried to run chat_test_split, but it is not readable JSON, so nothing "
+            "The model tried to run “Chat test split”, but it is not readable JSON, so nothing "
             "was run. You can run it yourself: /split TEXT"
         )
         assert {"label": "/split TEXT", "value": "/split "} in events[-1].data["payload"][
@@ -422,7 +424,7 @@ def test_a_model_without_tools_gets_no_tools_and_its_question_is_searched_for_it
     message = written[-1].data["payload"]["message"]
     assert message == (
         "This model is set up to answer without tools, so its request to run "
-        "chat_test_split was not carried out. You can run it yourself: /split alpha beta"
+        "“Chat test split” was not carried out. You can run it yourself: /split alpha beta"
     )
     assert "/split alpha beta" in [
         c["value"] for c in written[-1].data["payload"]["suggested_values"]

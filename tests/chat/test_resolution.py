@@ -40,7 +40,7 @@ from scholarstream.errors import ConfigurationError, InvalidInputError
 
 
 async def _echo(params: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    return ToolResult(text=str(params))
+    return ToolResult(text=str(params), for_user="Echoed.")
 
 
 @dataclass

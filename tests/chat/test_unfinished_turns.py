@@ -160,7 +160,7 @@ def test_arguments_refused_until_the_retries_are_used_up_skip_the_call(tmp_path:
         assert "Not run" in str(script.seen[-1][-1])
         assert answer["message"] == "I could not split it; the command above will."
         notice = (
-            "The model could not give chat_test_split arguments it takes, so it was skipped. "
+            "The model could not give “Chat test split” details it takes, so it was skipped. "
             "You can run it yourself: /split TEXT"
         )
         assert notice in answer["warnings"]

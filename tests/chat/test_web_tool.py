@@ -637,7 +637,10 @@ def test_the_read_command_reads_a_page_in_offline_mode(tmp_path: Path) -> None:
         refused = chat(client, "/read http://127.0.0.1:8000/admin")
         done = next(e for e in refused if e.type == "tool_complete")
         assert done.data["ok"] is False
-        assert done.data["error"].startswith(
+        # The command's answer says why, once: the tool's line does not repeat it.
+        assert done.data["message"] is None
+        said = refused[-1].data["payload"]["message"]
+        assert said.startswith(
             "http://127.0.0.1:8000/admin cannot be read: it is on a private network or on "
             "this server"
         )

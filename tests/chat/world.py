@@ -69,6 +69,7 @@ async def _split_words(
     words = str(params["text"]).split()
     yield ToolResult(
         text=f"{len(words)} words: {', '.join(words)}",
+        for_user=f"Split the text into {len(words)} words.",
         payload=CustomPayload(type="chat_test_items", data={"words": words}),
     )
 
@@ -78,7 +79,10 @@ async def _always_down(params: dict[str, Any], ctx: ToolContext) -> ToolResult:
 
 
 async def _page_echo(params: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    return ToolResult(text=f"page={ctx.chat.current_page} items={len(ctx.chat.item_summaries)}")
+    return ToolResult(
+        text=f"page={ctx.chat.current_page} items={len(ctx.chat.item_summaries)}",
+        for_user=f"Read the page: {len(ctx.chat.item_summaries)} items.",
+    )
 
 
 register_tool(
@@ -95,6 +99,7 @@ register_tool(
         payload_type="chat_test_items",
         is_global=False,
         command="split",
+        command_summary="Split text into words",
         command_argument="text",
     )
 )

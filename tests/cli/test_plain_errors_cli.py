@@ -36,6 +36,10 @@ FAILING_FOR_THE_USER: dict[str, list[str]] = {
     "library search": ["library", "search", "aspirin"],
     "research list": ["research", "list"],
     "research show": ["research", "show", SOME_ID],
+    "screening create": ["screening", "create", "Statins review", "--library-query", "statin"],
+    "screening list": ["screening", "list"],
+    "screening status": ["screening", "status", SOME_ID],
+    "search runs": ["search", "runs"],
     "search strategy": ["search", "strategy", "statins in older adults", "--offline"],
     "sources search": ["sources", "search", "library", "aspirin"],
     "streams list": ["streams", "list"],
@@ -117,11 +121,19 @@ def test_options_a_model_refuses_with_json(data_dir: Path) -> None:
 
 
 def test_options_click_refuses_with_json(data_dir: Path) -> None:
-    code, shown = invoke(data_dir, "research", "show", "not-an-id", "--json")
+    code, shown = invoke(data_dir, "research", "list", "--status", "sleeping", "--json")
     assert code == 2
     assert shown["error"]["code"] == "usage_error"
-    assert "not-an-id" in shown["error"]["message"]
+    assert "sleeping" in shown["error"]["message"]
     assert "--help" in shown["error"]["hint"]
+
+    # An id is the whole id or its first characters (as lists show it): anything else is
+    # refused in our words.
+    code, shown = invoke(data_dir, "research", "show", "not-an-id", "--json")
+    assert code == 2
+    assert shown["error"]["code"] == "invalid_input"
+    assert shown["error"]["message"] == "'not-an-id' is not an id."
+    assert "scholarstream research list" in shown["error"]["hint"]
 
     code, shown = invoke(data_dir, "library", "search", "x", "--limit", "0", "--json")
     assert code == 2

@@ -287,10 +287,12 @@ def test_cancel_fails_the_research_then_it_is_retried(
     assert (research["status"], research["failureReason"]) == ("failed", "cancelled_by_user")
 
     listed = run(data_dir, "research", "list", "--status", "failed")
-    assert listed.code == 0 and research["id"] in listed.stdout and "1/2 answered" in listed.stdout
+    (row,) = [line for line in listed.stdout.splitlines() if research["id"][:8] in line]
+    assert listed.code == 0 and "failed" in row and "1/2" in row
     assert run(data_dir, "research", "list", "--status", "completed").stdout.startswith("No ")
 
-    retried = run(data_dir, "research", "retry", research["id"], "--on-partial-failure", "cancel")
+    short = research["id"][:8]  # as the list shows it
+    retried = run(data_dir, "research", "retry", short, "--on-partial-failure", "cancel")
     assert retried.code == 0, retried
     assert "Retrying failed providers..." in retried.stderr
     assert "## Synthesis" in retried.stdout
@@ -325,6 +327,54 @@ def test_without_a_terminal_ask_needs_the_flag(data_dir: Path, models: ScriptedM
     assert "Pass --on-partial-failure proceed" in result.stderr
     assert stored(data_dir) == []
     assert not models.calls
+
+
+def test_without_a_terminal_and_without_a_model_the_missing_model_is_said_first(
+    data_dir: Path, models: ScriptedModels
+) -> None:
+    no_roles: dict[str, str | None] = dict.fromkeys(ROLES)
+    result = run(data_dir, "research", PROMPT, env=no_roles)  # stdin is no terminal here
+
+    assert result.code == 2, result
+    errors = " ".join(result.stderr.split())
+    assert "No model is available for research" in errors
+    assert "SCHOLARSTREAM_LLM__ROLES__DEFAULT" in errors and "scholarstream models" in errors
+    assert "not a terminal" not in errors
+    assert stored(data_dir) == []
+
+
+LONG_PROMPT = (
+    "Tirzepatide safety in adolescents with obesity and type 2 diabetes: gastrointestinal "
+    "events, pancreatitis, gallbladder disease and growth over two years of treatment"
+)
+
+
+def test_the_list_fits_the_terminal_with_short_ids_that_the_commands_take(
+    data_dir: Path, models: ScriptedModels
+) -> None:
+    done = run(data_dir, "research", LONG_PROMPT, "-m", OPENAI, "--on-partial-failure", "proceed")
+    assert done.code == 0, done
+    (research,) = stored(data_dir)
+    short = research["id"][:8]
+
+    for width in (80, 120):
+        listed = run(data_dir, "research", "list", env={"COLUMNS": str(width)})
+        assert listed.code == 0, listed
+        lines = listed.stdout.splitlines()
+        assert all(len(line) <= width for line in lines), listed.stdout
+        (row,) = [line for line in lines if short in line]
+        assert research["id"] not in listed.stdout  # the short id only
+        assert "Tirzepatide safety in" in row
+        assert "completed" in row and "1/1" in row
+        if width == 80:  # the title is cut to fit, not wrapped
+            assert "…" in row
+
+    shown = run(data_dir, "research", "show", short)
+    assert shown.code == 0 and shown.stdout == done.stdout
+    unknown = run(data_dir, "research", "show", "0000")
+    assert unknown.code == 1 and "No research has an id starting 0000" in unknown.stderr
+    not_an_id = run(data_dir, "research", "show", "tirzepatide")
+    assert not_an_id.code == 2 and "'tirzepatide' is not an id" in not_an_id.stderr
 
 
 @pytest.mark.parametrize(
@@ -394,7 +444,7 @@ def test_missing_credentials_name_the_models_and_store_nothing(
     errors = " ".join(result.stderr.split())
     # The synthesis model of two answers is checked too: its key is missing as well.
     assert f"Error: No API key for {ANTHROPIC}, {SYNTHESIZER}." in errors
-    assert "What to do: Add your own key for anthropic, google-gla" in errors
+    assert "What to do: Add your key for anthropic, google-gla" in errors
     assert stored(data_dir) == []
     assert not models.calls
 

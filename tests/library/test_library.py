@@ -58,7 +58,43 @@ async def test_malformed_record_is_reported_and_the_rest_imported(
 async def test_unknown_content_is_refused_with_a_hint(runtime: Runtime, owner: User) -> None:
     with pytest.raises(InvalidInputError) as caught:
         await runtime.library.import_stream(owner.id, io.BytesIO(b"\x00\x01 binary"), "x.bin")
-    assert caught.value.hint is not None and "ris" in caught.value.hint
+    assert "x.bin is in an unrecognised format" in caught.value.message
+    assert caught.value.hint is not None and "RIS" in caught.value.hint
+
+
+@pytest.mark.parametrize("name", ["notes.txt", "notes.xml", "notes.foo", "notes"])
+async def test_a_file_of_no_format_read_is_unrecognised(
+    runtime: Runtime, owner: User, name: str
+) -> None:
+    """A ``.txt`` of notes is not "not a MEDLINE file": no format reads it, and the error
+    lists the formats read with their extensions, naming the file once. (An extension that
+    names one format, ``.ris``, gets that reader's account.)"""
+    notes = io.BytesIO(b"Things to read next week\nthe taurine papers\n")
+    with pytest.raises(InvalidInputError) as caught:
+        await runtime.library.import_stream(owner.id, notes, name)
+    message = caught.value.message
+    assert message.startswith(f"{name} is in an unrecognised format")
+    assert message.count(name) == 1
+    assert "MEDLINE" not in message.split(":")[0]
+    for listed in ("RIS (.ris, .txt)", "BibTeX (.bib", "MEDLINE / PubMed (.nbib", "CSV (.csv"):
+        assert listed in message
+    assert (await runtime.library.search(owner.id, LibraryQuery())).total == 0
+
+
+async def test_a_format_chosen_or_named_by_the_extension_keeps_its_readers_message(
+    runtime: Runtime, owner: User
+) -> None:
+    with pytest.raises(InvalidInputError) as caught:
+        await runtime.library.import_stream(
+            owner.id, io.BytesIO(b"just words\n"), "refs.txt", format_name="ris"
+        )
+    assert "is not a RIS file" in caught.value.message
+    with pytest.raises(InvalidInputError) as caught:
+        await runtime.library.import_stream(owner.id, io.BytesIO(b"just words\n"), "refs.ris")
+    assert caught.value.message.startswith("refs.ris is not a RIS file")
+    with pytest.raises(InvalidInputError) as caught:
+        await runtime.library.import_stream(owner.id, io.BytesIO(b"id,note\n1,x\n"), "refs.csv")
+    assert "refs.csv has no title column" in caught.value.message
 
 
 async def test_search_ranks_filters_and_pages(runtime: Runtime, owner: User) -> None:

@@ -23,6 +23,7 @@ from scholarstream.sources.library import (
     IN_PROCESS,
     PGVECTOR,
     LibraryQuery,
+    NothingMatchedError,
     embedding_passages,
     import_items,
 )
@@ -314,3 +315,81 @@ async def test_a_common_word_matching_most_of_a_large_library_loses_no_record(
         seen.extend(item.record.title for item in page.items)
     assert len(set(seen)) == 1100
     assert {title.split()[0] for title in seen[:28]} == {"Cardiac"}
+
+
+# -- records related by meaning: listed after those with the words, and only when close --
+
+RELATED_CONCEPTS = (
+    ("taurine", "aminosulfonic"),
+    ("heart", "hearts", "cardiac"),
+    ("dog", "dogs", "canine", "spaniel", "spaniels"),
+)
+WITH_WORDS = [
+    paper("Taurine deficiency"),
+    paper("Taurine in dogs"),
+    paper("Plasma taurine in spaniels"),
+    paper("Taurine supplements"),
+]
+CLOSE = paper("Aminosulfonic acid supplements")  # as close as the typical word match
+LOOSE = paper("Aminosulfonic acid in canine hearts")  # related, less than they are
+UNRELATED = paper("Hip dysplasia in retrievers")
+
+
+async def test_records_without_the_words_come_after_and_only_when_as_close_as_those_with_them(
+    semantic_settings: Settings,
+) -> None:
+    runtime = make_runtime(semantic_settings, embedder=ConceptEmbedder(RELATED_CONCEPTS))
+    try:
+        owner = await new_user(runtime)
+        await add(runtime, owner, [LOOSE, *WITH_WORDS, UNRELATED, CLOSE])
+        await runtime.library.semantic.build(owner.id)
+
+        page = await runtime.library.search(owner.id, LibraryQuery(text="taurine"))
+        assert (page.total, page.matching, page.related) == (5, 4, 1)
+        assert {i.record.title for i in page.items[:4]} == {p.title for p in WITH_WORDS}
+        assert [i.match for i in page.items] == ["words"] * 4 + ["meaning"]
+        assert page.items[4].record.title == CLOSE.title
+
+        words_only = await runtime.library.search(
+            owner.id, LibraryQuery(text="taurine", related=False)
+        )
+        assert (words_only.total, words_only.related) == (4, 0)
+        facets = await runtime.library.facets(owner.id, LibraryQuery(text="taurine"))
+        assert facets.total == 5
+
+        # An export of the search takes the records with the words unless asked for more.
+        assert (
+            await runtime.library.prepare_export(
+                owner.id, query=LibraryQuery(text="taurine", related=False)
+            )
+        ).count == 4
+        assert (
+            await runtime.library.prepare_export(
+                owner.id, query=LibraryQuery(text="taurine", related=True)
+            )
+        ).count == 5
+    finally:
+        await runtime.close()
+
+
+async def test_with_no_record_having_the_words_the_closest_are_listed_as_related(
+    semantic_settings: Settings,
+) -> None:
+    runtime = make_runtime(semantic_settings, embedder=ConceptEmbedder(RELATED_CONCEPTS))
+    try:
+        owner = await new_user(runtime)
+        await add(runtime, owner, [CLOSE, LOOSE, UNRELATED])
+        await runtime.library.semantic.build(owner.id)
+
+        page = await runtime.library.search(owner.id, LibraryQuery(text="taurine"))
+        assert (page.matching, page.related) == (0, 2)
+        assert [i.record.title for i in page.items] == [CLOSE.title, LOOSE.title]
+        assert {i.match for i in page.items} == {"meaning"}
+        with pytest.raises(NothingMatchedError) as caught:
+            await runtime.library.prepare_export(
+                owner.id, query=LibraryQuery(text="taurine", related=False)
+            )
+        assert caught.value.related == 2
+        assert "2 records are related by meaning" in (caught.value.hint or "")
+    finally:
+        await runtime.close()

@@ -201,6 +201,7 @@ def test_a_research_runs_from_draft_to_synthesis_as_its_events_stream(
     assert ok(alice.get(f"{RESEARCH}/models")) == {
         "selectedLlms": [OPENAI, SYNTHESIZER],
         "synthesisLlm": SYNTHESIZER,
+        "titleModel": None,  # titles are cut from the prompt here (no title role)
     }
     refused(alice.post(f"{RESEARCH}/draft", json={"prompt": " "}), 422, "validation_error")
     research = draft(alice, title="Tirzepatide")

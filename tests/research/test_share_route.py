@@ -80,9 +80,15 @@ OTHER_TOKENS = [
 def test_any_other_token_is_not_found(client: TestClient, settings: Settings) -> None:
     store_page(settings)
     for token in OTHER_TOKENS:
-        response = client.get(f"/shared/research/{token}")
+        response = client.get(f"/shared/research/{token}", headers={"accept": "application/json"})
         assert response.status_code == 404, (token, response.text)
         assert response.json()["code"] == "not_found"
+        # A browser gets a page that says so, as inert as a report, never an error body.
+        page = client.get(f"/shared/research/{token}", headers={"accept": "text/html"})
+        assert page.status_code == 404
+        assert page.headers["content-type"] == "text/html; charset=utf-8"
+        assert '"code"' not in page.text
+        assert "not found" in page.text.lower()
 
 
 def test_a_shared_report_is_served_under_any_host_name_and_nothing_else_is(

@@ -45,7 +45,7 @@ def test_every_model_without_a_key_is_named_with_how_to_add_one() -> None:
         start_research(draft, has_credentials=lambda model: model == GOOGLE, now=LATER)
     assert caught.value.message == f"No API key for {OPENAI}, {ANTHROPIC}."
     assert caught.value.hint is not None
-    assert "Add your own key for anthropic, openai under Settings" in caught.value.hint
+    assert "Add your key for anthropic, openai under Settings → Your API keys" in caught.value.hint
     assert "SCHOLARSTREAM_LLM__PROVIDERS__<PROVIDER>__API_KEY" in caught.value.hint
 
 

@@ -201,3 +201,22 @@ def test_copies_of_a_shared_title_still_merge_by_volume() -> None:
         paper(title, **paper_, pages="444-50"),
     ]
     assert find_clusters(records) == [[0, 1], [2, 3]]
+
+
+# -- numbered events: "4th" and "fourth" ---------------------------------------------------
+
+
+def test_a_numbered_workshop_report_matches_its_copy_with_the_ordinal_in_words() -> None:
+    venue = {"venue": "SIGMOD Record", "year": 1999, "authors": "Etzion, Opher"}
+    digits = paper("Report on NGITS'99: The 4th International Workshop on Next Generation", **venue)
+    words = paper(
+        "Report on NGITS'99: the fourth international workshop on next generation", **venue
+    )
+    assert verdict(digits, words) is Verdict.DUPLICATE
+
+
+def test_reports_on_other_editions_of_a_workshop_stay_apart() -> None:
+    venue = {"venue": "SIGMOD Record", "year": 1999, "authors": "Etzion, Opher"}
+    fourth = paper("Report on the fourth international workshop on information systems", **venue)
+    fifth = paper("Report on the fifth international workshop on information systems", **venue)
+    assert verdict(fourth, fifth) is Verdict.DISTINCT

@@ -7,7 +7,6 @@ import asyncio
 import datetime as dt
 import email.utils
 import itertools
-import re
 from collections.abc import Collection, Iterator
 
 import httpx
@@ -110,7 +109,9 @@ async def test_exhausted_retries_make_the_source_unavailable(clock: FakeClock) -
     with pytest.raises(SourceUnavailableError) as caught:
         await get(http_for(recorder, clock))
 
-    assert re.fullmatch(r"example answered HTTP 503.*, 4 attempts made\.", caught.value.message)
+    assert caught.value.message == (
+        "example answered with an error on its side (HTTP 503 Service Unavailable)."
+    )
     assert caught.value.source == "example"
     assert caught.value.code == "source_unavailable"
     assert caught.value.hint is not None
@@ -122,8 +123,12 @@ async def test_exhausted_retries_make_the_source_unavailable(clock: FakeClock) -
 async def test_a_source_that_cannot_be_reached_is_unavailable(clock: FakeClock) -> None:
     recorder = Recorder(scripted(*([httpx.ConnectError] * 4)))
 
-    with pytest.raises(SourceUnavailableError, match=r"could not connect, 4 attempts"):
+    with pytest.raises(SourceUnavailableError) as caught:
         await get(http_for(recorder, clock))
+
+    assert (
+        caught.value.message == "Could not reach example (no network connection from this server?)."
+    )
 
     assert len(recorder.requests) == 4
 
@@ -136,8 +141,11 @@ async def test_a_retry_after_too_long_to_wait_is_unavailability_at_once(
     with pytest.raises(SourceUnavailableError) as caught:
         await get(http_for(recorder, clock))
 
-    assert "asks us to wait 3600 s" in caught.value.message
-    assert caught.value.hint == "Try again in 60 minutes."
+    assert caught.value.message == (
+        "example is limiting how often it may be searched and asks us to wait 60 minutes."
+    )
+    assert caught.value.hint is not None
+    assert caught.value.hint.startswith("Wait 60 minutes, then try again")
     assert len(recorder.requests) == 1
     assert clock.sleeps == []
 

@@ -67,8 +67,10 @@ async def test_a_source_that_is_down_is_reported_and_the_other_answers(
     assert (trials.source, trials.ok, trials.returned) == ("clinicaltrials", False, 0)
     assert trials.error_code == "source_unavailable"
     assert trials.error is not None
-    assert trials.error.startswith("ClinicalTrials.gov answered HTTP 503")
-    assert trials.error.endswith("4 attempts made.")
+    assert trials.error == (
+        "ClinicalTrials.gov answered with an error on its side (HTTP 503 Service Unavailable)."
+    )
+    assert trials.cause == "server_error"
     assert trials.hint is not None
     assert "try again in a few minutes" in trials.hint
     assert [status.source for status in result.failed] == ["clinicaltrials"]

@@ -97,7 +97,8 @@ async def test_offline_costs_one_attempt_per_source_and_the_library_answers(
             "source_unavailable",
         )
         assert status.error is not None
-        assert "appears to be offline" in status.error
+        assert status.error.endswith(": this server appears to have no network connection.")
+        assert status.cause == "unreachable"
         assert status.hint is not None
         assert "library" in status.hint
     assert by_source["library"].ok

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic_ai.messages import ModelMessage
+from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 
 from scholarstream.llm import ResolvedModel
@@ -85,6 +85,20 @@ class GuideScript:
         """The system prompt of the last request."""
         assert self.instructions and self.instructions[-1] is not None
         return self.instructions[-1]
+
+    @property
+    def user_prompt(self) -> str:
+        """The user prompt of the last request (the turn's message, action and config)."""
+        assert self.seen, "the model was not asked"
+        parts = [
+            part.content
+            for message in self.seen[-1]
+            if isinstance(message, ModelRequest)
+            for part in message.parts
+            if isinstance(part, UserPromptPart) and isinstance(part.content, str)
+        ]
+        assert parts, "the last request had no user prompt"
+        return parts[-1]
 
 
 def answer(message: str, *, mode: str = "question", **fields: Any) -> dict[str, Any]:

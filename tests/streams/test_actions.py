@@ -175,7 +175,9 @@ async def test_a_skipped_step_stays_skipped_in_the_next_session() -> None:
     assert turn.session.skipped_steps == [S.COMPETITORS]
     assert turn.session.current_step is S.REPORT_FREQUENCY
     assert S.COMPETITORS in turn.result.completed_steps
-    assert turn.session.history[-2].action == "Skipped competitors."
+    # The conversation says what the user did in their words, never the field's name.
+    assert turn.session.history[-2].action == "Skipped organisations."
+    assert "User action: Skipped competitors." in script.user_prompt
 
 
 BAD_INPUT: list[tuple[str, UserAction, str, str]] = [

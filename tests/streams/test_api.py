@@ -32,6 +32,8 @@ PURPOSE = (
     "I want to monitor Palatin Technologies' melanocortin programs in obesity and sexual "
     "dysfunction"
 )
+TOPIC = "Palatin Technologies' melanocortin programs in obesity and sexual dysfunction"
+"""An opening that names a subject but no aim: the guide asks for the purpose."""
 DATA_STEPS = [
     "purpose",
     "business_goals",
@@ -59,8 +61,9 @@ def stream_server(
 
 
 def start(client: httpx.Client) -> dict[str, Any]:
+    """A creation: the user's empty draft if there is one (200), else a new one (201)."""
     response = client.post(CREATION)
-    assert response.status_code == 201, response.text
+    assert response.status_code in (200, 201), response.text
     created: dict[str, Any] = response.json()
     return created
 
@@ -139,43 +142,61 @@ def test_a_whole_creation_by_the_rule_guide_ends_in_a_stored_stream(
         assert view["config"]["stream_name"] is None
         cid = view["id"]
 
-        events = turn(client, cid, PURPOSE)
+        events = turn(client, cid, TOPIC)
         assert {e.type for e in events[:-1]} == {"text_delta"}
         first = result(events)
         assert "".join(deltas(events)) == first["message"]
-        assert (first["next_step"], first["suggestions"]) == ("purpose", [PURPOSE])
+        # What the opening says is filled in; the purpose it does not state is asked, with
+        # different aims for its subject (not the user's sentence back).
+        assert first["updated_config"]["competitors"] == ["Palatin Technologies"]
+        assert first["updated_config"]["focus_areas"] == [
+            "melanocortin",
+            "obesity",
+            "sexual dysfunction",
+        ]
+        assert first["next_step"] == "purpose"
+        aims = first["suggestions"]
+        assert len(aims) >= 3 and TOPIC not in aims
+        assert (
+            aims[0] == "Keep up with new research on melanocortin, obesity and sexual dysfunction"
+        )
         assert (first["creation_id"], first["revision"], first["stream_id"]) == (cid, 1, None)
         assert [e.id for e in events] == [f"0:{n}" for n in range(1, len(events) + 1)]
         saved = creation(client, cid)
         assert (saved["step"], saved["revision"]) == ("purpose", 1)
         assert [m["role"] for m in saved["messages"]] == ["assistant", "user", "assistant"]
+        # The draft keeps what the guide offered, so a reloaded page offers it again.
+        assert saved["offer"] == {
+            "target_field": "purpose",
+            "suggestions": aims,
+            "options": [],
+            "proposed_message": None,
+        }
 
         steps: list[dict[str, Any]] = [
             {
                 "action": {
                     "type": "option_selected",
                     "target_field": "purpose",
-                    "selected_value": PURPOSE,
+                    "selected_value": aims[0],
                 }
             },
             {
                 "action": {
                     "type": "options_selected",
                     "target_field": "business_goals",
-                    "selected_values": ["Track competitive landscape"],
+                    "selected_values": ["Track competing products and pipelines"],
                 }
             },
             {"message": "Decide whether to start a competing program"},
             {"message": "Palatin Watch"},
             {"message": "Competitive, please"},
+            # The organisations filled in from the opening, cleared in the preview panel:
+            # the step is asked again, and skipped.
             {
-                "action": {
-                    "type": "options_selected",
-                    "target_field": "focus_areas",
-                    "selected_values": ["obesity", "sexual dysfunction"],
-                }
+                "message": "bremelanotide, setmelanotide; melanocortin",
+                "edits": {"competitors": None},
             },
-            {"message": "bremelanotide, setmelanotide; melanocortin"},
             {"action": {"type": "skip_step", "target_field": "competitors"}},
             {"message": "every two weeks"},
         ]
@@ -196,9 +217,14 @@ def test_a_whole_creation_by_the_rule_guide_ends_in_a_stored_stream(
         assert stream["report_frequency"] == "biweekly"
         assert stream["keywords"] == ["bremelanotide", "setmelanotide", "melanocortin"]
         assert stream["competitors"] == []
+        assert stream["focus_areas"] == ["melanocortin", "obesity", "sexual dysfunction"]
         assert (stream["enabled"], stream["last_run_at"]) == (True, None)
         assert stream["chat_instructions"].startswith("This research stream is 'Palatin Watch'.")
         assert stream["retrieval"]["queries"]["pubmed"]["query"].startswith('("bremelanotide"')
+        # Only the sources that can run here are on: no SerpAPI key, no Google Scholar.
+        queries = stream["retrieval"]["queries"]
+        assert {name for name, q in queries.items() if not q["enabled"]} == {"google_scholar"}
+        assert "bremelanotide" in queries["google_scholar"]["query"]
         assert [s["id"] for s in client.get(STREAMS).json()["streams"]] == [stream["id"]]
 
         finished = creation(client, cid)
@@ -256,7 +282,7 @@ def test_bad_input_is_refused_with_an_error_event_and_changes_nothing(
 ) -> None:
     with stream_server(db_settings) as (_, client):
         cid = start(client)["id"]
-        assert result(turn(client, cid, PURPOSE))["next_step"] == "purpose"
+        assert result(turn(client, cid, TOPIC))["next_step"] == "purpose"
         before = creation(client, cid)
         url = f"{CREATION}/{cid}/turns"
 
@@ -418,6 +444,16 @@ def drafts(client: httpx.Client, status: str | None = None) -> list[dict[str, An
     return found
 
 
+def _first_aim(turn_result: dict[str, Any]) -> dict[str, Any]:
+    """The action of clicking the first purpose the guide offered."""
+    assert turn_result["target_field"] == "purpose", turn_result
+    return {
+        "type": "option_selected",
+        "target_field": "purpose",
+        "selected_value": turn_result["suggestions"][0],
+    }
+
+
 def test_the_open_drafts_of_the_user_are_listed_newest_first(
     data_dir: Path, db_settings: Settings
 ) -> None:
@@ -439,22 +475,48 @@ def test_the_open_drafts_of_the_user_are_listed_newest_first(
         finished, _ = quick_stream(alice)
         gone = start(alice)["id"]
         assert alice.post(f"{CREATION}/{gone}/abandon").status_code == 200
-        older = start(alice)["id"]
+        created = alice.post(CREATION)
+        assert created.status_code == 201, created.text
+        older = created.json()["id"]
+        named = result(turn(alice, older, TOPIC, edits={"stream_name": "Palatin Watch"}))
         newer = start(alice)["id"]
+        # Opening "New stream" again gives the same empty draft back (200), not a new one.
+        again = alice.post(CREATION)
+        assert (again.status_code, again.json()["id"]) == (200, newer)
         # A turn on the older draft makes it the most recently changed.
-        named = result(turn(alice, older, PURPOSE, edits={"stream_name": "Palatin Watch"}))
+        named = result(turn(alice, older, "", action=_first_aim(named)))
         bobs = start(bob)["id"]
 
         listed = drafts(alice)
         assert [d["id"] for d in listed] == [older, newer]
         first = listed[0]
-        assert set(first) == {"id", "status", "step", "stream_name", "created_at", "updated_at"}
-        assert (first["status"], first["step"], first["stream_name"]) == (
+        assert set(first) == {
+            "id",
+            "status",
+            "step",
+            "step_label",
+            "stream_name",
+            "title",
+            "turns",
+            "created_at",
+            "updated_at",
+        }
+        assert (first["status"], first["step"], first["stream_name"], first["title"]) == (
             "open",
             named["next_step"],
             "Palatin Watch",
+            "Palatin Watch",
         )
-        assert (listed[1]["step"], listed[1]["stream_name"]) == ("exploration", None)
+        assert first["turns"] == 2
+        assert first["step_label"] == "goals"  # business_goals, in the user's words
+        empty = listed[1]
+        assert (empty["step"], empty["stream_name"], empty["title"], empty["turns"]) == (
+            "exploration",
+            None,
+            "Untitled stream",
+            0,
+        )
+        assert empty["step_label"] == "getting started"
         changed = [datetime.fromisoformat(d["updated_at"]) for d in listed]
         assert changed == sorted(changed, reverse=True)
         assert drafts(alice, "open") == listed
@@ -471,6 +533,15 @@ def test_the_open_drafts_of_the_user_are_listed_newest_first(
         refused(bob.get(CREATION, params={"status": "deleted"}), 422, "validation_error", "status")
         # The list does not take /streams/{stream_id}'s place, nor the other way round.
         refused(alice.get(f"{STREAMS}/{uuid.uuid4()}"), 404, "not_found", "was not found")
+
+        # Drafts can be deleted (open or abandoned), only by their owner; a completed
+        # creation is its stream's history and stays.
+        refused(bob.delete(f"{CREATION}/{newer}"), 404, "not_found", "was not found")
+        assert alice.delete(f"{CREATION}/{newer}").status_code == 204
+        assert alice.delete(f"{CREATION}/{gone}").status_code == 204
+        refused(alice.delete(f"{CREATION}/{finished}"), 409, "conflict", "its stream exists")
+        refused(alice.get(f"{CREATION}/{newer}"), 404, "not_found", "was not found")
+        assert [d["id"] for d in drafts(alice, "all")] == [older, finished]
         assert creation(alice, older)["config"]["stream_name"] == "Palatin Watch"
 
 
@@ -584,3 +655,36 @@ def test_a_streams_chat_instructions_reach_the_chat_system_prompt(db_settings: S
         prompts = [p or "" for p in chat.instructions]
         assert [section in p for p in prompts] == [True, False, False]
         assert "The test page." in prompts[0]
+
+
+def test_a_new_stream_searches_only_the_sources_that_can_run_here(
+    data_dir: Path, db_settings: Settings
+) -> None:
+    with stream_server(db_settings) as (_, client):
+        listed = client.get(f"{STREAMS}/sources")
+        assert listed.status_code == 200, listed.text
+        sources = {s["name"]: s for s in listed.json()["sources"]}
+        assert {"pubmed", "openalex", "library", "google_scholar"} <= set(sources)
+        scholar = sources["google_scholar"]
+        assert (scholar["label"], scholar["available"]) == ("Google Scholar (SerpAPI)", False)
+        assert "SerpAPI key" in scholar["reason"]
+        assert "SCHOLARSTREAM_SOURCES__SERPAPI_API_KEY" in scholar["how_to_enable"]
+        assert all(s["available"] for name, s in sources.items() if name != "google_scholar")
+        assert all(s["reason"] is None for s in sources.values() if s["available"])
+
+        _, stream = quick_stream(client)
+        queries = stream["retrieval"]["queries"]
+        assert set(queries) == set(sources)
+        assert [name for name, q in queries.items() if not q["enabled"]] == ["google_scholar"]
+
+    # With its key set, Google Scholar can run: listed available, and on in a new stream.
+    keyed = load_settings(
+        data_dir=data_dir,
+        database_url=db_settings.app_database_url,
+        sources={"serpapi_api_key": "a-serpapi-key"},
+    )
+    with stream_server(keyed) as (_, client):
+        sources = {s["name"]: s for s in client.get(f"{STREAMS}/sources").json()["sources"]}
+        assert all(s["available"] for s in sources.values())
+        _, stream = quick_stream(client)
+        assert all(q["enabled"] for q in stream["retrieval"]["queries"].values())

@@ -35,16 +35,23 @@ def test_enums_are_the_seeds() -> None:
         "mixed",
     ]
     assert [f.value for f in ReportFrequency] == ["daily", "weekly", "biweekly", "monthly"]
+    # The seed's names and values for the model, then the words the user sees for them.
     assert [s.describe() for s in field_specs()] == [
-        "purpose (text)",
-        "business_goals (list)",
-        "expected_outcomes (text)",
-        "stream_name (text)",
-        "stream_type (single-select: competitive, regulatory, clinical, market, scientific, mixed)",
-        "focus_areas (list)",
-        "keywords (list)",
-        "competitors (list, optional)",
-        "report_frequency (single-select: daily, weekly, biweekly, monthly)",
+        'purpose (text; shown as "purpose")',
+        'business_goals (list; shown as "goals")',
+        'expected_outcomes (text; shown as "expected outcomes")',
+        'stream_name (text; shown as "stream name")',
+        "stream_type (single-select: competitive, regulatory, clinical, market, scientific, "
+        'mixed; shown as "stream type"; competitive as "Organisations and competitors", '
+        'regulatory as "Regulation and policy", clinical as "Clinical research", market as '
+        '"Market and products", scientific as "Scientific research", mixed as "A mix of '
+        'these")',
+        'focus_areas (list; shown as "focus areas")',
+        'keywords (list; shown as "keywords")',
+        'competitors (list, optional; shown as "organisations")',
+        "report_frequency (single-select: daily, weekly, biweekly, monthly; shown as "
+        '"report frequency"; daily as "Daily", weekly as "Weekly", biweekly as "Every two '
+        'weeks", monthly as "Monthly")',
     ]
 
 

@@ -31,10 +31,25 @@ def test_every_prompt_has_the_step_the_valid_steps_the_rules_and_the_fields() ->
     assert '1. You can ONLY transition to steps in the "Valid next steps" list above' in prompt
     assert "**MODE: SUGGESTION** (use in data steps when you can provide options)" in prompt
     assert "- next_step: the step name (choose from the valid next steps list" in prompt
+    assert '- competitors (list, optional; shown as "organisations")\n' in prompt
     assert prompt.rstrip().endswith(
-        "- competitors (list, optional)\n"
-        "- report_frequency (single-select: daily, weekly, biweekly, monthly)"
+        '- report_frequency (single-select: daily, weekly, biweekly, monthly; shown as "report '
+        'frequency"; daily as "Daily", weekly as "Weekly", biweekly as "Every two weeks", '
+        'monthly as "Monthly")'
     )
+
+
+def test_the_prompt_asks_for_what_was_said_not_again_and_for_words_the_user_reads() -> None:
+    prompt = _prompt(S.EXPLORATION)
+    # What the user's words already answer is extracted, not asked for again.
+    assert "5. Never ask for what the user already said" in prompt
+    assert "organisations they want to follow -> competitors" in prompt
+    # Academic and industry users alike; no field names or stored values in messages.
+    assert "academic researchers and industry analysts alike" in prompt
+    assert 'write "goals", not "business_goals"' in prompt
+    assert "not the user's own sentence repeated" in prompt
+    assert "never the user's role or affiliation" in prompt
+    assert "therapeutic areas" not in prompt
 
 
 def test_each_kind_of_step_has_its_own_context() -> None:
@@ -74,6 +89,6 @@ def test_the_user_prompt_carries_message_action_config_and_guidance() -> None:
         "User action: Selected 'competitive' for stream_type.",
         'Current configuration: {"stream_type": "competitive", "keywords": ["bremelanotide"]}',
         "Skipped steps: competitors",
-        "Current step: stream_type: What type of stream is it? (one of: competitive, "
+        "Current step: stream_type: What kind of stream is it? (one of: competitive, "
         "regulatory, clinical, market, scientific, mixed)",
     ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from scholarstream.llm import CredentialStore, ModelRegistry
@@ -32,33 +34,42 @@ async def test_a_full_creation_without_a_model() -> None:
     guide = RuleGuide()
     session = new_session()
 
+    # The opening states an aim, names an organisation and the topics: all three are
+    # filled in at once (and said so), not asked for again.
     turn = await run_turn(session, PURPOSE, None, guide)
-    assert turn.result.next_step is S.PURPOSE
-    assert turn.result.suggestions == [PURPOSE]  # drawn from what the user typed
-    assert "".join(turn.deltas) == turn.result.message
-
-    turn = await run_turn(
-        turn.session, "", OptionSelected(target_field="purpose", selected_value=PURPOSE), guide
+    config = turn.session.config
+    assert config.purpose == PURPOSE
+    assert config.focus_areas == ["melanocortin", "obesity", "sexual dysfunction"]
+    assert config.competitors == ["Palatin Technologies"]
+    assert turn.result.message.startswith(
+        "From what you wrote, I filled in the purpose, the focus areas (melanocortin, "
+        "obesity, sexual dysfunction) and the organisations (Palatin Technologies)."
     )
+    assert "".join(turn.deltas) == turn.result.message
     assert turn.result.next_step is S.BUSINESS_GOALS
-    assert turn.result.options
-    assert turn.result.proposed_message
+    assert turn.result.proposed_message == "Continue with these goals"
+    assert "Find evidence for a review, a grant or a guideline" in turn.result.options
+    assert "Track competing products and pipelines" in turn.result.options
 
     turn = await run_turn(
         turn.session,
         "",
         OptionsSelected(
             target_field="business_goals",
-            selected_values=["Track competitive landscape", "Support partnership discussions"],
+            selected_values=["Track competing products and pipelines", "Find collaborators"],
         ),
         guide,
     )
     assert turn.result.next_step is S.EXPECTED_OUTCOMES
+    assert turn.session.history[-2].action == (
+        "Selected \u201cTrack competing products and pipelines\u201d, "
+        "\u201cFind collaborators\u201d for goals."
+    )
 
     turn = await run_turn(turn.session, "Decide whether to start a competing program", None, guide)
     assert turn.session.config.expected_outcomes == "Decide whether to start a competing program"
     assert turn.result.next_step is S.STREAM_NAME
-    assert turn.result.suggestions[0] == "Palatin Technologies Melanocortin"  # from the purpose
+    assert turn.result.suggestions[0] == "Palatin Technologies Melanocortin"
 
     turn = await run_turn(turn.session, "Palatin Watch", None, guide)
     assert turn.result.next_step is S.STREAM_TYPE
@@ -74,34 +85,27 @@ async def test_a_full_creation_without_a_model() -> None:
 
     turn = await run_turn(turn.session, "Competitive, please", None, guide)
     assert turn.session.config.stream_type == "competitive"
-    assert turn.result.next_step is S.FOCUS_AREAS
-    assert turn.result.options == ["melanocortin", "obesity", "sexual dysfunction"]
-
-    turn = await run_turn(
-        turn.session,
-        "",
-        OptionsSelected(
-            target_field="focus_areas", selected_values=["obesity", "sexual dysfunction"]
-        ),
-        guide,
-    )
+    assert turn.result.message.startswith("Got it. Stream type: Organisations and competitors.")
+    # The focus areas were filled in from the opening: on to the keywords.
     assert turn.result.next_step is S.KEYWORDS
-    assert "melanocortin" in turn.result.options
+    assert turn.result.options[:3] == ["melanocortin", "obesity", "sexual dysfunction"]
+    assert "Palatin Technologies" not in turn.result.options
 
     turn = await run_turn(turn.session, "bremelanotide, setmelanotide; melanocortin", None, guide)
     assert turn.session.config.keywords == ["bremelanotide", "setmelanotide", "melanocortin"]
-    assert turn.result.next_step is S.COMPETITORS
-    assert turn.result.options == ["Palatin Technologies"]
-
-    skipped_required = await run_turn(turn.session, "", SkipStep(), guide)
-    assert skipped_required.session.current_step is S.REPORT_FREQUENCY
-    turn = skipped_required
+    # The organisations were filled in from the opening too.
+    assert turn.result.next_step is S.REPORT_FREQUENCY
     assert turn.result.suggestions == ["daily", "weekly", "biweekly", "monthly"]
 
     turn = await run_turn(turn.session, "every two weeks", None, guide)
     assert turn.session.config.report_frequency == "biweekly"
     assert turn.result.next_step is S.REVIEW
-    assert "- Stream name: Palatin Watch" in turn.result.message
+    review = turn.result.message
+    assert "- Stream name: Palatin Watch" in review
+    assert "- Report frequency: Every two weeks" in review
+    assert "- Organisations: Palatin Technologies" in review
+    assert re.search(r"\b[a-z]+_[a-z_]+\b", review) is None  # no field names
+    assert "biweekly" not in review and "<field>" not in review  # nor stored values
 
     turn = await run_turn(turn.session, "what is this?", None, guide)
     assert turn.result.next_step is S.REVIEW
@@ -111,11 +115,8 @@ async def test_a_full_creation_without_a_model() -> None:
     stream = turn.result.stream
     assert stream is not None
     assert stream.stream_name == "Palatin Watch"
-    assert stream.competitors == []
-    assert stream.business_goals == [
-        "Track competitive landscape",
-        "Support partnership discussions",
-    ]
+    assert stream.competitors == ["Palatin Technologies"]
+    assert stream.business_goals == ["Track competing products and pipelines", "Find collaborators"]
     assert turn.result.warnings == []
     assert turn.session.completed_steps == [
         s for s in S if s not in (S.EXPLORATION, S.REVIEW, S.COMPLETE)
@@ -250,13 +251,15 @@ async def test_competitors_are_whole_company_names_and_nothing_more(
 ) -> None:
     """A name is a run of capitalised words that stops before lowercase words and keeps
     its company suffix; the chosen stream name (the purpose's words in title case, such
-    as "Palatin Technologies Melanocortin Agonist") adds no organisation."""
+    as "Palatin Technologies Melanocortin Agonist") adds no organisation, and neither do
+    the answers to other questions ("Go/no-go decisions")."""
     chips = await _chips_to_the_competitors(purpose)
     assert chips["competitors"] == competitors
     assert chips["focus_areas"] == focus_areas
     assert chips["stream_name"][0] == f"{competitors[0]} {title(focus_areas[0])}"
-    for name in competitors:
-        assert name in chips["keywords"]  # the names are keywords, each one phrase
+    # Organisations are followed as organisations (the queries search them with the
+    # keywords), not offered again as keywords.
+    assert not {n.lower() for n in competitors} & {k.lower() for k in chips["keywords"]}
 
 
 def title(phrase: str) -> str:

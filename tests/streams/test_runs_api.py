@@ -104,6 +104,7 @@ def test_run_a_stream_read_its_reports_and_export_them(db_settings: Settings) ->
 
         first = run_now(client, base)
         assert first["status"] == "complete"
+        assert first["first"] is True  # the stream's first report: all of it is new to it
         report = first["report"]
         counts = report["counts"]
         assert counts["new"] == len(report["items"]) > 0
@@ -117,12 +118,14 @@ def test_run_a_stream_read_its_reports_and_export_them(db_settings: Settings) ->
         assert client.get(base).json()["last_run_at"] == first["started_at"]
 
         second = run_now(client, base)
+        assert second["first"] is False
         assert second["report"]["counts"]["new"] == 0
         assert second["report"]["counts"]["already_reported"] == counts["distinct"]
         assert second["since"] == first["started_at"]
 
         listed = client.get(f"{base}/reports").json()["reports"]
         assert [r["id"] for r in listed] == [second["id"], first["id"]]
+        assert [r["first"] for r in listed] == [False, True]
         assert listed[1]["counts"] == counts and listed[1]["failed_sources"] == []
         assert client.get(f"{base}/reports/{first['id']}").json() == first
 

@@ -171,7 +171,28 @@ async def test_edited_queries_are_kept_until_derivation_is_asked_for(runtime: Ru
 
     derived = await store.update(owner.id, stream.id, StreamUpdate(derive_retrieval=True))
     assert derived.retrieval.queries["pubmed"].query.startswith('("setmelanotide"[tiab]')
-    assert derived.retrieval.queries["arxiv"].enabled is True
+    # Deriving changes what each source searches for, not which sources are searched.
+    assert derived.retrieval.queries["arxiv"].enabled is False
+    assert derived.retrieval.queries["arxiv"].query.startswith("(all:setmelanotide")
+
+
+async def test_a_switched_off_source_does_not_stop_queries_following_the_keywords(
+    runtime: Runtime,
+) -> None:
+    """Queries the user never edited follow the keywords, even with a source turned off (as
+    a source that cannot run here is, from the start)."""
+    owner = await new_user(runtime)
+    store = StreamStore(runtime.database)
+    stream = await store.create(owner.id, config())
+    off = StreamUpdate(
+        retrieval=RetrievalUpdate(queries={"google_scholar": StreamQueryUpdate(enabled=False)})
+    )
+    await store.update(owner.id, stream.id, off)
+    changed = await store.update(owner.id, stream.id, StreamUpdate(keywords=["setmelanotide"]))
+    queries = changed.retrieval.queries
+    assert queries["pubmed"].query.startswith('("setmelanotide"[tiab]')
+    assert queries["google_scholar"].enabled is False
+    assert "setmelanotide" in queries["google_scholar"].query
 
 
 async def test_a_creation_is_saved_turn_by_turn_and_completes_with_its_stream(

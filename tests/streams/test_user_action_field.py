@@ -9,7 +9,7 @@ from typing import Any
 from scholarstream.settings import Settings
 from tests.streams.test_api import (
     CREATION,
-    PURPOSE,
+    TOPIC,
     creation,
     refused,
     result,
@@ -26,7 +26,7 @@ def _stream_type(value: str) -> dict[str, Any]:
 def test_the_seeds_user_action_field_is_the_turns_action(db_settings: Settings) -> None:
     with stream_server(db_settings) as (_, client):
         cid = start(client)["id"]
-        assert result(turn(client, cid, PURPOSE))["next_step"] == "purpose"
+        assert result(turn(client, cid, TOPIC))["next_step"] == "purpose"
 
         # The seed's request: user_action only.
         seeded = result(turn(client, cid, "", user_action=_stream_type("competitive")))

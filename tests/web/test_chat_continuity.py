@@ -85,6 +85,14 @@ def _objectives(tray: Locator) -> Locator:
     return tray.get_by_role("region", name="Objectives")
 
 
+def _open_objectives(tray: Locator) -> None:
+    """The panel is one line until opened (the tray keeps its height for the log)."""
+    toggle = _objectives(tray).get_by_role("button", name=re.compile("^Objectives"))
+    if toggle.get_attribute("aria-expanded") == "false":
+        toggle.click()
+    expect(toggle).to_have_attribute("aria-expanded", "true")
+
+
 def _objective_items(tray: Locator) -> Locator:
     return _objectives(tray).locator("li[data-objective-id]")
 
@@ -156,6 +164,7 @@ def test_follow_ups_show_what_was_searched_and_objectives_are_edited(
         # The objective the first question opened, in progress, with its evidence on demand.
         objectives = _objectives(tray)
         expect(objectives).to_be_visible()
+        _open_objectives(tray)
         expect(_objective_items(tray)).to_have_count(1)
         objective = _objective(tray, FIRST)
         status = objective.get_by_role("combobox", name="Status")
@@ -290,6 +299,7 @@ def test_a_blocked_objective_shows_the_assistants_ask_and_the_failed_source(
         expect(failed).to_have_text(f"Searched OpenAlex for “{sent}” — failed")
         expect(failed).to_have_attribute("data-state", "failed")
 
+        _open_objectives(tray)
         objective = _objective(tray, question)
         expect(objective.get_by_role("combobox", name="Status")).to_have_value("blocked")
         ask = objective.get_by_test_id("chat-objective-ask")

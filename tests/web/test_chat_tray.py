@@ -18,12 +18,14 @@ from playwright.sync_api import Locator, Page, expect
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 
+from tests.conftest import SHARED_DATA
 from tests.search.world import LiteratureWorld
 from tests.web.live import LiveServer, NewPage, PageProblems, clean_settings, serve
 
 pytestmark = pytest.mark.browser
 
 SCREENSHOTS = Path("/tmp")
+LIBRARY_EXPORT = SHARED_DATA / "exports" / "asysd_testthat" / "wos_test.ris"
 ANSWER_WAIT_MS = 15_000  # a scripted answer takes well under a second; this only stops a hang
 
 FIRST_MESSAGE = "Find recent work on machine learning for natural language processing"
@@ -230,6 +232,11 @@ def test_a_conversation_on_the_search_page(
     expect(tool).to_contain_text("Search PubMed")
     expect(tool).to_contain_text(SEARCHED)
     expect(tool).to_have_attribute("data-state", "done", timeout=ANSWER_WAIT_MS)
+    # The tool's line says what it found in a person's words, never the model's text.
+    expect(tool.locator(".chat-tool-message")).to_have_text(
+        re.compile(r"^Found [\d,]+ articles in PubMed; the first 5 are listed\.$")
+    )
+    tool_line = tool.locator(".chat-tool-message").inner_text()
     results = answer.locator('[data-payload-type="pubmed_search_results"]')
     expect(results).to_be_visible()
     expect(results.get_by_role("heading", name="PubMed results")).to_be_visible()
@@ -297,6 +304,9 @@ def test_a_conversation_on_the_search_page(
         _answers(tray).first.locator('[data-payload-type="pubmed_search_results"]')
     ).to_be_visible()
     expect(_answers(tray).first).to_contain_text(INTRO)
+    reloaded = _answers(tray).first.get_by_test_id("chat-tool").locator(".chat-tool-message")
+    expect(reloaded).to_have_text(tool_line)  # the same line, from the stored history
+    expect(_answers(tray).first).not_to_contain_text("get_article_details")
     expect(_answers(tray).nth(1)).to_contain_text(CHIP_REPLY)
     expect(tray.get_by_test_id("chat-conversation-title")).to_contain_text(FIRST_MESSAGE[:30])
     page.screenshot(path=str(SCREENSHOTS / "chat-tray.png"))
@@ -365,9 +375,13 @@ def test_offline_the_tray_offers_commands(
     page.goto("/search")
     tray = _open_tray(page)
     offline = tray.get_by_test_id("chat-offline")
-    expect(offline).to_contain_text("no language model is configured")
-    expect(offline).to_contain_text("A question you type is searched")
+    expect(offline).to_contain_text("No model: your questions are searched")
+    expect(offline.get_by_role("link", name="Set up a model")).to_have_attribute(
+        "href", "/settings"
+    )
     commands = offline.get_by_role("group", name="Commands")
+    expect(commands).to_be_hidden()  # folded away: the banner is one line
+    offline.get_by_text("Commands", exact=True).click()
     expect(commands.get_by_role("button", name=re.compile(r"^\/search\b"))).to_be_visible()
 
     # A command runs its tool without a model.
@@ -529,4 +543,113 @@ def test_an_answer_shows_its_citations_checked(
     expect(answer).not_to_contain_text("[42]")
     expect(answer).to_contain_text("10.5555/invented.2 [unverified: not in the evidence pack]")
     expect(answer.get_by_role("heading", name="References")).to_be_visible()
+    problems.assert_none()
+
+
+# --- the tray's layout ------------------------------------------------------------------------
+
+LAYOUT = """() => {
+  const tray = document.getElementById("chat-tray").getBoundingClientRect();
+  const log = document.querySelector('[data-testid="chat-log"]');
+  const nested = [...log.querySelectorAll("*")].filter((node) => {
+    const style = getComputedStyle(node);
+    const scrolls = ["auto", "scroll"].includes(style.overflowY);
+    return scrolls && node.scrollHeight > node.clientHeight + 1;
+  }).map((node) => node.className);
+  return {
+    trayHeight: tray.height,
+    logHeight: log.getBoundingClientRect().height,
+    logScrolls: log.scrollHeight > log.clientHeight,
+    nested,
+    pageWidth: document.documentElement.scrollWidth,
+    viewport: window.innerWidth,
+  };
+}"""
+
+
+@pytest.fixture
+def unreachable_server(tmp_path: Path) -> Iterator[LiveServer]:
+    """No model, and no source can be reached: the library answers alone."""
+    settings = clean_settings(tmp_path / "data")
+    with serve(settings, source_transport=LiteratureWorld(offline=True).transport()) as live:
+        yield live
+
+
+@pytest.mark.parametrize("width", [1440, 390])
+def test_the_tray_is_one_scrolling_log_over_the_page(
+    unreachable_server: LiveServer, new_page: NewPage, problems: PageProblems, width: int
+) -> None:
+    """Offline, with objectives and the offline banner: both take one line each, the log
+    is the one scroll area and fills the rest of the tray, and the page does not move
+    when the tray opens. A work the library search listed is not listed again by the
+    search of every source (which searched the library too, as no source answered)."""
+    page = new_page(unreachable_server)
+    page.set_viewport_size({"width": width, "height": 844})
+    with open(LIBRARY_EXPORT, "rb") as export:
+        imported = page.request.post(
+            "/api/v1/library/imports",
+            multipart={
+                "file": {
+                    "name": LIBRARY_EXPORT.name,
+                    "mimeType": "text/plain",
+                    "buffer": export.read(),
+                }
+            },
+        )
+    assert imported.ok, imported.text()
+    page.goto("/library")
+    main = page.locator("main")
+    before = main.bounding_box()
+    tray = _open_tray(page)
+    after = main.bounding_box()
+    assert before is not None and after is not None
+    # Over the page: the page keeps its place and width (it loads on below, meanwhile).
+    assert (after["x"], after["y"], after["width"]) == (before["x"], before["y"], before["width"])
+
+    _send(tray, "eye diseases in cocker spaniels")
+    answer = _answers(tray).first
+    expect(answer).to_have_attribute("data-status", "complete", timeout=ANSWER_WAIT_MS)
+    objectives = tray.get_by_role("region", name="Objectives")
+    expect(objectives).to_be_visible()
+    expect(objectives.get_by_role("button", name=re.compile("^Objectives"))).to_have_attribute(
+        "aria-expanded", "false"
+    )
+    expect(objectives.get_by_test_id("chat-objectives-current")).to_contain_text("cocker")
+    _send(tray, "what about aggressive behaviour?")
+    expect(_answers(tray).nth(1)).to_have_attribute(
+        "data-status", "complete", timeout=ANSWER_WAIT_MS
+    )
+
+    layout = page.evaluate(LAYOUT)
+    assert layout["logScrolls"], layout  # enough answers to scroll
+    assert layout["nested"] == [], layout  # nothing scrolls inside the log
+    assert layout["logHeight"] >= 0.55 * layout["trayHeight"], layout
+    assert layout["pageWidth"] <= layout["viewport"], layout
+
+    # Each work is listed once in an answer: the library's card lists it, the search of
+    # every source says it is above.
+    cards = answer.get_by_test_id("payload-card")
+    titles = [t.inner_text() for t in answer.locator(".chat-article-title").all()]
+    assert titles and len(titles) == len(set(titles)), titles
+    expect(cards.nth(1)).to_contain_text("already listed above")
+    expect(answer).to_contain_text("could not be reached (no network connection from this server?)")
+    expect(answer).not_to_contain_text("ConnectError")
+    page.screenshot(
+        path=str(SCREENSHOTS / f"tray-after-{'desktop' if width > 600 else 'mobile'}-test.png")
+    )
+    problems.assert_none()
+
+
+def test_help_is_answered_here_and_never_sent_to_the_model(
+    chat_server: LiveServer, script: ChatScript, new_page: NewPage, problems: PageProblems
+) -> None:
+    page = new_page(chat_server)
+    page.goto("/search")
+    tray = _open_tray(page)
+    _send(tray, "/help")
+    answer = _answers(tray).first
+    expect(answer).to_have_attribute("data-status", "complete", timeout=ANSWER_WAIT_MS)
+    expect(answer).to_contain_text("Type a question to ask the assistant, or use a command")
+    expect(answer).to_contain_text("/pubmed QUERY: Search PubMed")
+    assert script.prompts == []  # the model never saw it
     problems.assert_none()

@@ -333,10 +333,13 @@ def test_library_year_filter_paging_and_export(
     page.get_by_label("Year to").fill("2024")
     page.get_by_role("button", name="Search", exact=True).click()
     alert = page.get_by_test_id("notice").get_by_role("alert")
-    expect(alert).to_contain_text("Invalid library query: the first year (2025) is after the last")
+    expect(alert).to_contain_text(
+        "The library cannot search that: the first year (2025) is after the last (2024)"
+    )
     expect(alert).not_to_contain_text("pydantic")
+    expect(alert).not_to_contain_text("year_from")
     expect(alert.locator(".problem-hint")).to_have_text(
-        "Years are 4 digits with year_from <= year_to; limit is 1-500."
+        "Give years as four digits (1000 to 2999), the earlier one first."
     )
     problems.expect_failed_loads(422)
     problems.assert_none()
@@ -414,10 +417,11 @@ def test_library_import_reports_skipped_records_and_refused_files(
     page.get_by_label("File", exact=True).set_input_files(unknown)
     page.get_by_role("button", name="Import", exact=True).click()
     alert = page.get_by_test_id("import-status").get_by_role("alert")
-    expect(alert.locator(".problem-message")).to_have_text(
-        "notes.odt was not imported. Cannot tell the format of notes.odt."
-    )
-    expect(alert.locator(".problem-hint")).to_contain_text("Pass the format explicitly")
+    message = alert.locator(".problem-message")
+    expect(message).to_contain_text("Not imported: notes.odt is in an unrecognised format")
+    expect(message).to_contain_text("RIS (.ris, .txt)")
+    assert message.inner_text().count("notes.odt") == 1  # the file is named once
+    expect(alert.locator(".problem-hint")).to_contain_text("choose the format")
     expect(alert).to_have_attribute("data-code", "invalid_input")
     problems.expect_failed_loads(422)
     problems.assert_none()
@@ -729,4 +733,27 @@ def test_library_page_shows_the_semantic_index_and_finds_by_meaning(
         page.get_by_label("Search words or a question").fill("young dogs with viral gut infection")
         page.get_by_role("button", name="Search", exact=True).click()
         expect(_results(page).first).to_contain_text("puppies with parvoviral enteritis")
+
+        # Records without the words are listed after those with them, marked, and taken by
+        # an export only when asked.
+        page.get_by_label("Search words or a question").fill("sepsis in pups")
+        page.get_by_role("button", name="Search", exact=True).click()
+        count = page.get_by_test_id("result-count")
+        expect(count).to_have_text("4 records: 1 has your words, 3 related by meaning after them")
+        expect(_results(page).first).to_contain_text("puppies with parvoviral enteritis")
+        related = page.get_by_test_id("results").locator('[data-match="meaning"]')
+        expect(related).to_have_count(3)
+        expect(related.first.get_by_test_id("related-heading")).to_have_text(
+            "Related by meaning: these records do not have your search words."
+        )
+        expect(related.locator(".related-badge")).to_have_count(3)
+        export = page.get_by_test_id("export")
+        expect(export).to_contain_text("Export the 1 record with your words, best first:")
+        export.get_by_label("and the 3 records related by meaning").check()
+        expect(export).to_contain_text("Export the 4 records of this search, best first:")
+        with page.expect_download() as download_info:
+            export.get_by_role("link", name="RIS", exact=True).click()
+        saved = tmp_path / "related.ris"
+        download_info.value.save_as(saved)
+        assert len(re.findall(r"^TY  - ", saved.read_text(encoding="utf-8"), re.M)) == 4
     problems.assert_none()

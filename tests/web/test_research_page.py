@@ -188,6 +188,15 @@ def test_a_failing_model_is_retried_on_confirmation_then_the_synthesis_shows(
     expect(synthesis.locator("table td").first).to_have_text("Nausea")
     expect(synthesis).to_contain_text("<script>window.__pwned = 2</script>")
     expect(results.get_by_test_id("synthesis-not-available")).to_be_hidden()
+    # The share link is on the address this page was opened at (the server's port is not
+    # the default 8000 its settings say), not on a guessed one.
+    share = results.get_by_test_id("share-link")
+    expect(share).to_have_attribute(
+        "href",
+        re.compile(rf"^{re.escape(research_server.base_url)}/shared/research/[\w-]+$"),
+        timeout=SETTLE_MS,
+    )
+    created = page.get_by_test_id("research-meta").locator("time").first.inner_text()
 
     # Each model's report, by click and by keyboard.
     tabs.nth(1).click()
@@ -236,55 +245,152 @@ def test_a_failing_model_is_retried_on_confirmation_then_the_synthesis_shows(
     expect(item.get_by_role("link", name=PROMPT)).to_be_visible()
     expect(item.get_by_test_id("research-status")).to_have_text("Completed")
     expect(item.locator(".model-tag")).to_have_text([OPENAI, ANTHROPIC, GOOGLE])
+    # One date format: the list says the creation time as the research's page does.
+    expect(item.locator("time")).to_have_text(created)
     problems.assert_none()
 
 
-def test_without_models_the_forms_show_the_refusal_and_keep_what_was_typed(
+def test_start_is_offered_only_with_a_model_ticked_and_a_draft_keeps_what_was_typed(
     research_server: LiveServer, new_page: NewPage, problems: PageProblems, models: ScriptedModels
 ) -> None:
+    """With no model ticked, Start research is disabled and says why (nothing is saved,
+    so no draft hides anywhere); Save as draft keeps the question, and the draft's page
+    starts it once a model is ticked."""
     models.plan(GOOGLE, answer(GOOGLE_REPORT))
     page = new_page(research_server)
+    drafts: list[str] = []
+    page.on("request", lambda r: drafts.append(r.url) if r.url.endswith("/draft") else None)
     page.goto("/research")
     typed = "Semaglutide and\n  suicidal ideation: any signal?"
     _fill_new_research(page, typed, ())
     form = page.get_by_test_id("new-research-form")
-    form.get_by_role("button", name="Start research").click()
+    start = form.get_by_role("button", name="Start research")
+    expect(start).to_be_disabled()
+    why = form.get_by_test_id("start-why")
+    expect(why).to_have_text("Tick at least one model to ask, then start.")
+    expect(start).to_have_accessible_description("Tick at least one model to ask, then start.")
+    form.get_by_label("Title").press("Enter")  # Enter does not start it either
+    expect(form.get_by_test_id("no-model")).to_be_hidden()  # models exist: none is ticked
+    form.get_by_role("checkbox", name=GOOGLE).check()
+    expect(start).to_be_enabled()
+    expect(why).to_be_hidden()
+    form.get_by_role("checkbox", name=GOOGLE).uncheck()
+    expect(start).to_be_disabled()
+    assert drafts == []  # nothing was saved
 
-    problem = form.get_by_test_id("form-problem").get_by_role("alert")
-    expect(problem).to_contain_text("The research did not start.")
-    expect(problem).to_contain_text("Select at least one model")
-    expect(form.get_by_label("Research question")).to_have_value(typed)
-    expect(page).to_have_url(re.compile(r"/research$"))
-    # The draft was kept: the note links to it.
-    note = page.get_by_test_id("draft-note")
-    expect(note).to_be_visible()
-    draft_href = note.get_by_role("link", name="open the draft").get_attribute("href") or ""
-    assert re.fullmatch(rf"/research/{UUID}", draft_href), draft_href
-
-    # The same refusal on the draft's own form, which keeps an edited prompt too.
-    page.goto(draft_href)
+    form.get_by_role("button", name="Save as draft").click()
+    expect(page).to_have_url(re.compile(rf"/research/{UUID}$"))
+    draft_href = page.url.removeprefix(research_server.base_url)
     expect(page.get_by_test_id("research-status")).to_have_text("Draft")
     draft = page.get_by_test_id("draft-form")
     prompt = draft.get_by_label("Research question")
     expect(prompt).to_have_value(typed.strip())
+    expect(draft.get_by_test_id("title-hint")).to_have_text(
+        "This title was cut from the start of the question, and follows the question until "
+        "you type your own."
+    )
     for model in (OPENAI, ANTHROPIC, GOOGLE, SYNTHESIZER):
         expect(draft.get_by_role("checkbox", name=model)).not_to_be_checked()
+    expect(draft.get_by_role("button", name="Start research")).to_be_disabled()
     edited = "Semaglutide and suicidal ideation in adolescents"
     prompt.fill(edited)
-    draft.get_by_role("button", name="Start research").click()
-    expect(draft.get_by_test_id("form-problem").get_by_role("alert")).to_contain_text(
-        "Select at least one model"
-    )
-    expect(prompt).to_have_value(edited)
-    expect(page.get_by_test_id("research-status")).to_have_text("Draft")
 
-    # With a model chosen it starts: the same draft, not another one.
+    # With a model ticked it starts: the same draft, with what was typed.
     draft.get_by_role("checkbox", name=GOOGLE).check()
     draft.get_by_role("button", name="Start research").click()
     expect(page.get_by_test_id("research-status")).to_have_text("Completed", timeout=SETTLE_MS)
     expect(page).to_have_url(re.compile(rf"{re.escape(draft_href)}$"))
     expect(page.get_by_test_id("research-title")).to_have_text(edited)
-    problems.expect_failed_loads(422)
+    problems.assert_none()
+
+
+def test_a_refused_start_keeps_its_draft_in_the_list(
+    research_server: LiveServer, new_page: NewPage, problems: PageProblems
+) -> None:
+    """A start the server refuses (here: a key removed since the page loaded) saved the
+    draft first: the draft joins Your research at once, the form keeps what was typed,
+    and the next try edits the same draft."""
+    page = new_page(research_server)
+    refusal = {
+        "code": "missing_credentials",
+        "message": f"No API key for {GOOGLE}.",
+        "hint": "Add your key for google-gla under Settings → Your API keys.",
+    }
+    page.route(
+        re.compile(r"/api/v1/research$"),
+        lambda route: (
+            route.fulfill(status=400, json=refusal)
+            if route.request.method == "POST"
+            else route.continue_()
+        ),
+    )
+    page.goto("/research")
+    typed = "Retatrutide and bone density"
+    _fill_new_research(page, typed, (GOOGLE,))
+    form = page.get_by_test_id("new-research-form")
+    form.get_by_role("button", name="Start research").click()
+    problem = form.get_by_test_id("form-problem").get_by_role("alert")
+    expect(problem).to_contain_text(f"The research did not start. No API key for {GOOGLE}.")
+    expect(form.get_by_label("Research question")).to_have_value(typed)
+    item = page.get_by_test_id("research-list").locator(".research-item").first
+    expect(item.get_by_role("link", name=typed)).to_be_visible()
+    expect(item.get_by_test_id("research-status")).to_have_text("Draft")
+    note = page.get_by_test_id("draft-note")
+    expect(note).to_contain_text("listed under Your research")
+    href = note.get_by_role("link", name="open the draft").get_attribute("href")
+    expect(item.get_by_role("link", name=typed)).to_have_attribute("href", href or "")
+    form.get_by_role("button", name="Start research").click()
+    expect(problem).to_be_visible()
+    expect(
+        page.get_by_test_id("research-list").locator(".research-item", has_text=typed)
+    ).to_have_count(1)
+    problems.expect_failed_loads(400)
+    problems.assert_none()
+
+
+@pytest.fixture(scope="module")
+def no_model_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    with serve(clean_settings(tmp_path_factory.mktemp("research-no-model"))) as live:
+        yield live
+
+
+@pytest.mark.parametrize("width", [1440, 390])
+def test_without_any_model_the_page_says_so_first_and_start_is_disabled(
+    no_model_server: LiveServer, new_page: NewPage, problems: PageProblems, width: int
+) -> None:
+    page = new_page(no_model_server)
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto("/research")
+    form = page.get_by_test_id("new-research-form")
+    notice = form.get_by_test_id("no-model")
+    expect(notice).to_be_visible()
+    expect(notice).to_contain_text("No model is set up for you yet.")
+    expect(
+        notice.get_by_role("link", name="choose a model under Settings → Models")
+    ).to_have_attribute("href", "/settings#models-h")
+    expect(form).not_to_contain_text("scholarstream")  # no terminal command in a web page
+    start = form.get_by_role("button", name="Start research")
+    expect(start).to_be_disabled()
+    reason = "Start research needs a model: choose one in Settings first (see above)."
+    expect(form.get_by_test_id("start-why")).to_have_text(reason)
+    expect(start).to_have_accessible_description(reason)
+    expect(form.get_by_test_id("title-hint")).to_have_text(
+        "Left empty, the title is cut from the start of the question."
+    )
+    expect(form.get_by_label("Synthesis model")).to_be_disabled()
+    form.get_by_label("Research question").fill("Tirzepatide safety in adolescents with obesity")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.screenshot(
+        path=f"/tmp/research-nomodel{'' if width > 600 else '-mobile'}.png", full_page=True
+    )
+
+    # Saved as a draft, it is where the list says it is.
+    form.get_by_role("button", name="Save as draft").click()
+    expect(page).to_have_url(re.compile(rf"/research/{UUID}$"))
+    research_id = page.url.rsplit("/", 1)[1]
+    expect(page.get_by_test_id("draft-form").get_by_test_id("no-model")).to_be_visible()
+    page.goto("/research")
+    expect(page.locator(f'.research-item[data-research-id="{research_id}"]')).to_be_visible()
     problems.assert_none()
 
 

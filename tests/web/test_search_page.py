@@ -11,8 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Locator, Page, ViewportSize, expect
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -22,8 +23,17 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
+from tests.conftest import SHARED_DATA
 from tests.search.world import QUESTION, LiteratureWorld
-from tests.web.live import LiveServer, NewPage, PageProblems, clean_settings, serve
+from tests.web._axe import axe_violations, keyboard_walk, require_axe
+from tests.web.live import (
+    LiveServer,
+    NewPage,
+    PageProblems,
+    clean_settings,
+    import_into_library,
+    serve,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -488,4 +498,168 @@ def test_a_full_run_with_a_scripted_model(
 
     assert scripted.asked[0] == "intent" and {"query", "score", "organize"} <= set(scripted.asked)
     page.screenshot(path=str(SCREENSHOTS / "search-page.png"), full_page=True)
+    problems.assert_none()
+
+
+# --- the results as a compact list worked by keyboard; sources apart from origins --------
+
+CANINE_RIS = SHARED_DATA / "exports" / "asysd_testthat" / "wos_test.ris"  # 50 cocker spaniel papers
+CANINE_CSV = SHARED_DATA / "exports" / "asysd_testthat" / "zotero_export.csv"  # the same, by Zotero
+MOBILE: ViewportSize = {"width": 390, "height": 844}
+
+
+@pytest.fixture
+def library_server(tmp_path: Path) -> Iterator[LiveServer]:
+    """Offline mode, a library imported from a RIS and a CSV file; PubMed refuses (401)."""
+    settings = clean_settings(tmp_path / "data")
+    world = LiteratureWorld(failing=["pubmed"])
+    with serve(settings, source_transport=world.transport(), engine=True) as live:
+        with httpx.Client(base_url=live.base_url, timeout=120) as client:
+            for path in (CANINE_RIS, CANINE_CSV):
+                import_into_library(live, client, path)
+        yield live
+
+
+def _overflow(page: Page) -> int:
+    """How far the page is wider than the window (0: no horizontal scrolling)."""
+    return int(page.evaluate("document.documentElement.scrollWidth - window.innerWidth"))
+
+
+def _boxes_overlap(a: Locator, b: Locator) -> bool:
+    one, two = a.bounding_box(), b.bounding_box()
+    assert one and two
+    return not (
+        one["x"] + one["width"] <= two["x"]
+        or two["x"] + two["width"] <= one["x"]
+        or one["y"] + one["height"] <= two["y"]
+        or two["y"] + two["height"] <= one["y"]
+    )
+
+
+def test_the_start_form_fits_a_phone(
+    library_server: LiveServer, new_page: NewPage, problems: PageProblems
+) -> None:
+    page = new_page(library_server)
+    page.set_viewport_size(MOBILE)
+    page.goto("/search")
+    scholar = page.locator("label.source-option").filter(has_text="Google Scholar")
+    note = scholar.locator(".source-note")
+    expect(note).to_have_text(
+        "Not set up: it needs an API key, which the server's administrator adds."
+    )
+    # The note that Google Scholar cannot run stays in its column, under its name.
+    for other in ("OpenAlex", "Crossref", "PubMed"):
+        box = page.locator("label.source-option").filter(has_text=other)
+        assert not _boxes_overlap(note, box), other
+    assert _overflow(page) == 0
+    assert axe_violations(page, require_axe(), '[data-testid="start"]') == []
+    problems.assert_none()
+
+
+def test_results_are_a_compact_list_marked_by_keyboard_with_sources_apart_from_origins(
+    library_server: LiveServer, new_page: NewPage, problems: PageProblems
+) -> None:
+    page = new_page(library_server)
+    page.goto("/search")
+    page.get_by_label("Your question").fill("eye diseases in cocker spaniel dogs")
+    for box in page.get_by_role("group", name="Sources").get_by_role("checkbox").all():
+        if box.is_enabled():
+            box.set_checked(False)
+    page.get_by_role("checkbox", name="Local library", exact=True).check()
+    page.get_by_role("checkbox", name="PubMed", exact=True).check()
+    page.get_by_label("Confirm the strategy first").set_checked(False)
+    page.get_by_role("button", name="Start", exact=True).click()
+    review = page.get_by_test_id("review")
+    expect(review).to_be_visible(timeout=RUN_WAIT_MS)
+    total = _papers(page).count()
+    assert total > 20
+
+    # Sources (what this search returned, a failed source as failed) apart from origins
+    # (the files the library's papers were imported from): no file format as a source.
+    expect(page.get_by_test_id("source-counts")).to_have_text(
+        f"Sources: Local library {total} · PubMed failed"
+    )
+    origins = page.get_by_test_id("origin-counts")
+    expect(origins).to_contain_text("In your library from: ")
+    expect(origins).to_contain_text("CSV file")
+    expect(origins).to_contain_text("RIS file")
+    assert set(review.locator(".badge.source").all_inner_texts()) == {"Local library"}
+    facet = review.get_by_role("combobox", name="Show")
+    assert not facet.locator("option").filter(has_text=re.compile(r"^(csv|ris) \(")).count()
+
+    # A compact row per paper: title, short authors, venue, year, source, relevance, and
+    # the first line of its abstract; the whole abstract only on demand.
+    first = _paper(page, 0)
+    expect(first.locator(".paper-meta")).to_contain_text(re.compile(r"et al\.|&"))
+    expect(first.locator(".paper-meta")).to_contain_text(re.compile(r"Relevance \d\.\d\d"))
+    preview = first.locator(".abstract-preview")
+    expect(preview).to_be_visible()
+    line = preview.evaluate("e => parseFloat(getComputedStyle(e).lineHeight)")
+    assert preview.bounding_box()["height"] <= line + 2  # type: ignore[index]
+    expect(first.locator('[data-field="abstract"]')).to_be_hidden()
+    heights = [
+        box["height"] for box in (_paper(page, i).bounding_box() for i in range(total)) if box
+    ]
+    assert max(heights) < 130, max(heights)  # three lines, a long title four
+
+    # The keys are shown, and work: j / k move, r and i mark, Enter and Space open and
+    # close the abstract; the paper in focus shows it.
+    help_line = page.get_by_test_id("key-help")
+    expect(help_line).to_contain_text("next / previous paper")
+    help_line.click()
+    page.keyboard.press("Tab")
+    expect(first).to_be_focused()
+    outline = first.evaluate(
+        "e => getComputedStyle(e).outlineStyle + ' ' + getComputedStyle(e).outlineWidth"
+    )
+    assert outline.startswith("solid") and not outline.endswith(" 0px"), outline
+    page.keyboard.press("j")
+    expect(_paper(page, 1)).to_be_focused()
+    page.keyboard.press("k")
+    expect(first).to_be_focused()
+    page.keyboard.press("r")
+    expect(first.get_by_role("button", name="Relevant", exact=True)).to_have_attribute(
+        "aria-pressed", "true"
+    )
+    page.keyboard.press("j")
+    page.keyboard.press("i")
+    second = _paper(page, 1)
+    expect(second.get_by_role("button", name="Not relevant", exact=True)).to_have_attribute(
+        "aria-pressed", "true"
+    )
+    expect(page.get_by_test_id("mark-count")).to_have_text(
+        "You marked 1 relevant and 1 not relevant."
+    )
+    page.keyboard.press("Enter")
+    expect(second.locator('[data-field="abstract"]')).to_be_visible()
+    expect(second.get_by_role("button", name="Abstract")).to_have_attribute("aria-expanded", "true")
+    expect(second.locator('[data-field="reason"]')).to_be_visible()
+    page.keyboard.press(" ")
+    expect(second.locator('[data-field="abstract"]')).to_be_hidden()
+    # Typing in the feedback box is typing, not marking.
+    page.get_by_label("Feedback", exact=True).fill("")
+    page.get_by_label("Feedback", exact=True).press_sequentially("rij")
+    expect(page.get_by_test_id("mark-count")).to_have_text(
+        "You marked 1 relevant and 1 not relevant."
+    )
+    # A filter hides papers: the keys move only through the papers shown.
+    marked = review.get_by_role("combobox", name="Marked")
+    marked.select_option(label="Not relevant")
+    expect(_papers(page).filter(visible=True)).to_have_count(1)
+    shown = _papers(page).filter(visible=True)
+    shown.focus()
+    page.keyboard.press("j")
+    expect(shown).to_be_focused()
+    marked.select_option(label="All")
+    page.screenshot(path=str(SCREENSHOTS / "search-after-review.png"), full_page=True)
+
+    # No serious or critical axe-core violation; every control reached by Tab, visibly.
+    assert axe_violations(page, require_axe(), '[data-testid="review"]') == []
+    assert keyboard_walk(page, '[data-testid="review"]') == []
+
+    # On a phone: nothing wider than the screen.
+    page.set_viewport_size(MOBILE)
+    expect(first).to_be_visible()
+    assert _overflow(page) == 0
+    page.screenshot(path=str(SCREENSHOTS / "search-after-review-mobile.png"), full_page=True)
     problems.assert_none()

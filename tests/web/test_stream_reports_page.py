@@ -2,9 +2,11 @@
 durable engine, whose sources answer from recorded responses): "Run now" on the stream page
 (the run is started at once and the page reads its report until it has finished), the
 report in the list, and the report's page — counts, each source's outcome, the timeline as
-an SVG bar chart with its table, the ranked items with their reasons, the view by focus area and
-competitor, the RIS export; a failing source flags the report as partial; items judged
-relevant or not stay judged, and the page's chat sees the stream and the report."""
+an SVG bar chart with its table, the ranked items with their reasons, the view by focus
+area and organisation, the RIS export; a first report says what the first run found, and
+one with nothing in it says why and offers no export; a failing source flags the report as
+partial; items judged relevant or not stay judged, and the page's chat sees the stream and
+the report."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ import rispy
 from playwright.sync_api import Page, expect
 
 from tests.search.world import LiteratureWorld
-from tests.streams.test_runs_api import new_stream
+from tests.streams.test_runs_api import RECORDED, new_stream
 from tests.web.live import LiveServer, NewPage, PageProblems, clean_settings, serve
 
 pytestmark = pytest.mark.browser
@@ -29,7 +31,9 @@ UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 
 
 def _server(tmp_path: Path, world: LiteratureWorld) -> Iterator[LiveServer]:
-    settings = clean_settings(tmp_path / "data")
+    # No scheduled runs: a stream never run is due, and a run the schedule starts at its
+    # 5-minute slot would race the test's own "Run now".
+    settings = clean_settings(tmp_path / "data", streams={"scheduler_enabled": False})
     with serve(settings, source_transport=world.transport(), engine=True) as live:
         yield live
 
@@ -56,7 +60,9 @@ def _run_now(page: Page) -> None:
         reports.get_by_role("button", name="Run now").click()
         expect(reports.get_by_test_id("run-status")).to_contain_text("Running")
     assert started.value.status == 202
-    expect(reports.get_by_test_id("run-status")).to_contain_text("new item", timeout=RUN_WAIT_MS)
+    expect(reports.get_by_test_id("run-status")).to_contain_text(
+        re.compile(r"items? found \(first run\)|new items?"), timeout=RUN_WAIT_MS
+    )
     expect(reports.get_by_role("button", name="Run now")).to_be_enabled()
 
 
@@ -75,6 +81,7 @@ def test_run_now_then_read_the_report_and_export_it(
     expect(rows.first).to_have_attribute("data-status", "complete")
     expect(rows.first).to_contain_text("Complete")
     new_text = rows.first.locator('[data-field="new"]').inner_text()
+    assert new_text.endswith("items found (first run)"), new_text
     new_count = int(new_text.split()[0])
     assert new_count > 0
     expect(page.get_by_test_id("stream-meta")).to_contain_text("Last run")
@@ -85,8 +92,11 @@ def test_run_now_then_read_the_report_and_export_it(
     expect(page.get_by_test_id("report-status")).to_have_text("Complete")
     expect(page.get_by_test_id("partial-flag")).to_have_count(0)
 
+    # A first report says what the first run found, not what is new since a last run.
+    expect(page.get_by_test_id("report-meta")).to_contain_text("First run: what the sources")
+    expect(page.get_by_role("heading", name="Found by the first run")).to_be_visible()
     counts = page.get_by_test_id("counts")
-    expect(counts.locator('[data-count="New items"]')).to_have_text(str(new_count))
+    expect(counts.locator('[data-count="Items found"]')).to_have_text(str(new_count))
     expect(counts.locator('[data-count="Records found"]')).to_have_text("200")
     outcomes = page.get_by_test_id("source-outcomes").locator("tbody tr")
     expect(outcomes).to_have_count(5)
@@ -111,13 +121,13 @@ def test_run_now_then_read_the_report_and_export_it(
     expect(top.locator("h3 a")).to_have_attribute("href", re.compile(r"^https?://"))
     expect(top.locator(".badge.source").first).to_be_visible()
 
-    page.get_by_label("By focus area and competitor").check()
+    page.get_by_label("By focus area and organisation").check()
     expect(page.get_by_test_id("ranked-items")).to_be_hidden()
     groups = page.get_by_test_id("item-groups").get_by_test_id("report-group")
     expect(groups.first).to_be_visible()
     assert groups.count() >= 3
     competitor = page.locator('[data-testid="report-group"][data-kind="competitor"]').first
-    expect(competitor.get_by_role("heading").first).to_contain_text("Competitor:")
+    expect(competitor.get_by_role("heading").first).to_contain_text("Organisation:")
     focus = page.locator('[data-testid="report-group"][data-kind="focus_area"]').first
     expect(focus.get_by_role("heading").first).to_contain_text("Focus area:")
     with_items = groups.filter(has=page.get_by_test_id("report-item")).first
@@ -140,6 +150,52 @@ def test_run_now_then_read_the_report_and_export_it(
 
     page.get_by_test_id("back-to-stream").click()
     expect(page.get_by_test_id("reports").locator(".report-row")).to_have_count(1)
+    problems.assert_none()
+
+
+@pytest.fixture
+def empty_server(tmp_path: Path) -> Iterator[LiveServer]:
+    yield from _server(tmp_path, LiteratureWorld(empty=RECORDED))
+
+
+def test_a_report_with_nothing_in_it_says_why_and_offers_no_export(
+    empty_server: LiveServer, new_page: NewPage, problems: PageProblems
+) -> None:
+    stream_id = _stream_id(empty_server)
+    page = new_page(empty_server)
+    page.goto(f"/streams/{stream_id}")
+    _run_now(page)
+    reports = page.get_by_test_id("reports")
+    expect(reports.get_by_test_id("run-status")).to_have_text(
+        "Run complete: 0 items found (first run)."
+    )
+    row = reports.locator(".report-row").first
+    expect(row.locator('[data-field="new"]')).to_have_text("0 items found (first run)")
+    row.get_by_role("link").click()
+
+    # The first report: what its first run looked for, not "nothing new since the last run".
+    empty = page.get_by_test_id("no-items")
+    expect(empty).to_contain_text("The stream's first run found nothing added to its sources")
+    expect(page.get_by_test_id("items")).not_to_contain_text("since the last run")
+    # Nothing to export: no export link, and the reason instead.
+    exports = page.get_by_test_id("exports")
+    expect(exports.get_by_role("link")).to_have_count(0)
+    expect(exports.get_by_test_id("no-export")).to_have_text(
+        "Nothing to export: this report lists no items."
+    )
+    expect(page.get_by_label("By focus area and organisation")).to_be_hidden()
+
+    # A later report with nothing in it: nothing new since the last run.
+    page.get_by_test_id("back-to-stream").click()
+    with page.expect_response(re.compile(r"/runs$"), timeout=RUN_WAIT_MS):
+        reports.get_by_role("button", name="Run now").click()
+    expect(reports.get_by_test_id("run-status")).to_have_text(
+        "Run complete: 0 new items.", timeout=RUN_WAIT_MS
+    )
+    reports.locator(".report-row").first.get_by_role("link").click()
+    expect(page.get_by_test_id("no-items")).to_contain_text("Nothing new since the last run")
+    expect(page.get_by_role("heading", name="New items")).to_be_visible()
+    expect(page.get_by_test_id("exports").get_by_role("link")).to_have_count(0)
     problems.assert_none()
 
 
@@ -225,7 +281,7 @@ def test_judged_items_stay_judged_and_the_chat_sees_the_report(
     expect(note).to_contain_text("your 2 judgements")
     # The same item in the grouped view shows the same judgement.
     key = first.get_attribute("data-key")
-    page.get_by_label("By focus area and competitor").check()
+    page.get_by_label("By focus area and organisation").check()
     grouped = page.get_by_test_id("item-groups").locator(f'[data-key="{key}"]').first
     expect(grouped).to_have_attribute("data-judgement", "relevant")
     page.get_by_label("Ranked list").check()
@@ -261,5 +317,6 @@ def test_judged_items_stay_judged_and_the_chat_sees_the_report(
         '[data-role="assistant"]'
     )
     expect(answer.first).to_have_attribute("data-status", "complete", timeout=RUN_WAIT_MS)
-    expect(answer.first).to_contain_text("previous")
+    # The first report has no earlier one to compare with, and the answer says so.
+    expect(answer.first).to_contain_text(re.compile(r"first report|previous"))
     problems.assert_none()

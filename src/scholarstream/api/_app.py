@@ -37,6 +37,7 @@ from scholarstream.api.routes import (
     research,
     research_evidence,
     research_share,
+    screening,
     search,
     sources,
     stream_reports,
@@ -97,6 +98,7 @@ def api_router() -> APIRouter:
         research,
         research_evidence,
         notifications,
+        screening,
     ):
         router.include_router(module.router)
     return router
@@ -216,13 +218,23 @@ def _mount_docs(app: FastAPI) -> None:
     app.add_api_route("/docs", _swagger_page, include_in_schema=False)
 
 
+_BACK_TO_APP = (
+    '<nav aria-label="ScholarStream" style="padding:.6rem 1.5rem;border-bottom:1px solid #dde1ea;'
+    'font:15px/1.5 system-ui,sans-serif"><a href="/" style="color:#2456c8">'
+    "&larr; Back to ScholarStream</a></nav>"
+)
+"""The docs page's way back to the web UI (the page is Swagger UI's, not one of the UI's)."""
+
+
 async def _swagger_page(request: Request) -> HTMLResponse:
     # Module-level, not a closure over the app: FastAPI caches endpoints by identity
     # (an lru_cache of 4096), so a closure would keep every app ever built alive.
-    return get_swagger_ui_html(
+    page = get_swagger_ui_html(
         openapi_url=request.app.openapi_url or "/openapi.json",
         title="ScholarStream API",
         swagger_js_url=f"{SWAGGER_STATIC}/swagger-ui-bundle.js",
         swagger_css_url=f"{SWAGGER_STATIC}/swagger-ui.css",
         swagger_favicon_url=f"{SWAGGER_STATIC}/favicon.png",
     )
+    html = bytes(page.body).decode("utf-8").replace("<body>", f"<body>\n{_BACK_TO_APP}", 1)
+    return HTMLResponse(html)

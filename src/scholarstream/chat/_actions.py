@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from scholarstream.chat.core import CustomPayload
 from scholarstream.chat.tools import ToolContext
@@ -15,7 +15,8 @@ from scholarstream.errors import NotFoundError
 
 
 class ActionResult(BaseModel):
-    message: str
+    message: str = Field(description="What the action did, or why it could not, for a person.")
+    ok: bool = Field(default=True, description="False: it could not be done (message says why).")
     payload: CustomPayload | None = None
 
 

@@ -77,6 +77,7 @@ from scholarstream.chat.tools import (
     ToolContext,
     ToolProgress,
     execute_tool,
+    tool_label,
     tools,
     without_null_options,
 )
@@ -158,6 +159,9 @@ class ToolRunner:
         self.first = len(transcript.tool_history)
         # How the last call ended, for what a user reads of it (``ToolOutcome.for_user``).
         self.last = ToolOutcome()
+        # The answer itself says what a person reads of each run (``run_for_user``): the
+        # tool's line says only that it is done, or failed, not the same words again.
+        self.said_in_answer = False
 
     async def run(self, tool: ToolConfig, arguments: dict[str, Any]) -> str:
         if self.calls >= self.max_calls:
@@ -169,7 +173,11 @@ class ToolRunner:
         self.calls += 1
         self.last = ToolOutcome()
         arguments, note = self._rewritten(tool, without_null_options(tool, arguments))
-        self.emit(ToolStartEvent(tool=tool.name, input=arguments, index=index))
+        self.emit(
+            ToolStartEvent(
+                tool=tool.name, input=arguments, index=index, label=tool_label(tool.name)
+            )
+        )
 
         def progress(report: ToolProgress) -> None:
             self.emit(ToolProgressEvent(tool=tool.name, index=index, **report.model_dump()))
@@ -192,17 +200,24 @@ class ToolRunner:
         if result.payload is not None:
             self.transcript.tool_payloads.append(result.payload)
         self.transcript.queries.extend(_with_years(result.queries, arguments))
+        shown = None if self.said_in_answer else result.for_user
         self.transcript.tool_history.append(
-            ToolHistoryEntry(tool_name=tool.name, input=arguments, output=result.text)
+            ToolHistoryEntry(tool_name=tool.name, input=arguments, output=result.text, shown=shown)
         )
-        self.emit(ToolCompleteEvent(tool=tool.name, index=index, payload=result.payload))
+        self.emit(
+            ToolCompleteEvent(tool=tool.name, index=index, message=shown, payload=result.payload)
+        )
         return note + result.text
 
     async def run_for_user(self, tool: ToolConfig, arguments: dict[str, Any]) -> str:
         """Runs ``tool`` as ``run`` does (its events, payload and queries) and returns what
         the user reads of the run, never the text written for a model."""
-        with contextlib.suppress(ModelRetry):  # refused arguments: the outcome says why
-            await self.run(tool, arguments)
+        self.said_in_answer = True
+        try:
+            with contextlib.suppress(ModelRetry):  # refused arguments: the outcome says why
+                await self.run(tool, arguments)
+        finally:
+            self.said_in_answer = False
         return self.last.for_user(tool, arguments, self.context)
 
     def _rewritten(self, tool: ToolConfig, arguments: dict[str, Any]) -> tuple[dict[str, Any], str]:
@@ -243,12 +258,17 @@ class ToolRunner:
             # With its years: the report says what was asked, whether or not it was answered.
             failed = QuerySent(tool=tool.name, query=query, ok=False)
             self.transcript.queries.extend(_with_years([failed], arguments))
+        # The tool's line shows the failure in the tool's words for a person, unless the
+        # answer says it.
+        shown = None if self.said_in_answer else self.last.for_user(tool, arguments, self.context)
         self.transcript.tool_history.append(
-            ToolHistoryEntry(tool_name=tool.name, input=arguments, output=error, ok=False)
+            ToolHistoryEntry(
+                tool_name=tool.name, input=arguments, output=error, ok=False, shown=shown
+            )
         )
-        # The panel shows the failure to the user: in the tool's words for a person.
-        shown = self.last.for_user(tool, arguments, self.context)
-        self.emit(ToolCompleteEvent(tool=tool.name, index=index, ok=False, error=shown))
+        self.emit(
+            ToolCompleteEvent(tool=tool.name, index=index, ok=False, message=shown, error=shown)
+        )
         return f"The tool {tool.name} failed: {error}"
 
 
@@ -594,7 +614,8 @@ class _ToolCalls:
         self.given_up.add(tool.name)
         self.progressed = True  # the model is asked once more, to answer without the tool
         line = command_line(tool, arguments)
-        notice = f"The model could not give {tool.name} arguments it takes, so it was skipped." + (
+        label = tool_label(tool.name)
+        notice = f"The model could not give “{label}” details it takes, so it was skipped." + (
             f" You can run it yourself: {line}" if line else ""
         )
         self._warn(notice)

@@ -172,6 +172,17 @@ class LiteratureSearchResults(_Data):
     sources: list[SourceOutcome] = Field(min_length=1)
     total_found: int = Field(ge=0, description="Records returned before merging duplicates.")
     articles: list[LiteratureArticle]
+    already_listed: int = Field(
+        default=0,
+        ge=0,
+        description="Works found here that an earlier search of the same answer listed: "
+        "not listed twice.",
+    )
+    failures: list[str] = Field(
+        default_factory=list,
+        description="The sources that failed, in sentences for a person (grouped by what "
+        "happened, with what to do).",
+    )
 
 
 class ArticleDetails(_Data):

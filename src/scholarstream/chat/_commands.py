@@ -8,7 +8,7 @@ from typing import Any
 
 from scholarstream.chat.core import SuggestedValue
 from scholarstream.chat.pages import Resolution
-from scholarstream.chat.tools import ToolConfig
+from scholarstream.chat.tools import ToolConfig, tool_label
 
 HELP = "help"
 
@@ -25,11 +25,9 @@ class Command:
 
     @property
     def summary(self) -> str:
-        """What the command does, in the user's words (the tool's description is the
-        model's: it is only the fallback for a tool that gives no summary)."""
-        if self.tool.command_summary is not None:
-            return self.tool.command_summary
-        return self.tool.description.split(". ")[0].rstrip(".")
+        """What the command does, in the user's words (``ToolConfig`` requires it of every
+        tool with a command: the tool's description is the model's)."""
+        return self.tool.command_summary or f"Run “{tool_label(self.tool.name)}”"
 
 
 @dataclass(frozen=True)
@@ -112,7 +110,10 @@ def help_text(resolution: Resolution, *, offline: bool, unknown: str | None = No
             "commands:"
         )
     else:
-        lines.append("Commands run a tool directly:")
+        lines.append(
+            "Type a question to ask the assistant, or use a command: it does one thing at "
+            "once, without the model."
+        )
     lines += [f"- {c.usage}: {c.summary}" for c in available_commands(resolution)]
     return "\n".join(lines)
 

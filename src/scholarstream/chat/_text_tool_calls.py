@@ -26,7 +26,7 @@ from pydantic_ai.messages import (
 
 from scholarstream.chat._commands import command_chip, command_line
 from scholarstream.chat.core import SuggestedValue, TextCall
-from scholarstream.chat.tools import ToolConfig
+from scholarstream.chat.tools import ToolConfig, tool_label
 
 TEXT_CALL_PREFIX = "text-call-"
 """The id of a tool call the model wrote as text (the server gave it none)."""
@@ -81,7 +81,8 @@ def invalid_arguments_notice(tool: ToolConfig, arguments: Mapping[str, object]) 
     """What the user reads when a call written as text was refused for its arguments."""
     line = command_line(tool, dict(arguments))
     tail = f" You can run it yourself: {line}" if line else ""
-    return f"The model's request to run {tool.name} had arguments it does not take.{tail}"
+    label = tool_label(tool.name)
+    return f"The model's request to run “{label}” had details it does not take.{tail}"
 
 
 def _not_run(
@@ -91,7 +92,7 @@ def _not_run(
     *,
     tools_enabled: bool,
 ) -> tuple[str, SuggestedValue | None]:
-    name = call.name or "a tool"
+    name = f"“{tool_label(call.name)}”" if call.name else "a tool"
     if not call.name and call.problem:  # a call cut off before its tool's name
         return (
             f"The model tried to run a tool, but {call.problem}, so nothing was run. "

@@ -2,16 +2,24 @@
 
 A tool's result carries two texts: ``ToolResult.text`` for a model and
 ``ToolResult.for_user`` for a person. A failure is worded for a person by the tool's
-``ToolConfig.failure_for_user``, refused arguments by ``ToolArgumentsError.for_user``.
-The model's text (it names tools, tells the model what to do, and may carry a library's
-error class) never reaches the user through this."""
+``ToolConfig.failure_for_user``, refused arguments by ``ToolArgumentsError.for_user``, an
+error that says it for a person by its own ``for_user`` (``ToolFailedError``), anything else
+by the product's message alone (its hint may be for a model). The model's text (it names
+tools, tells the model what to do, and may carry a library's error class) never reaches
+the user through this."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from scholarstream.chat.tools import ToolArgumentsError, ToolConfig, ToolContext, ToolResult
+from scholarstream.chat.tools import (
+    ToolConfig,
+    ToolContext,
+    ToolFailedError,
+    ToolNotFoundError,
+    ToolResult,
+)
 from scholarstream.errors import ScholarStreamError
 
 DONE = "Done."
@@ -31,9 +39,8 @@ class ToolOutcome:
         """What the user reads of the run: the result's own words, the refusal's, or the
         failure as the tool words it."""
         if self.result is not None:
-            # A tool a page registered may give one text only: its author wrote it.
-            return self.result.for_user or self.result.text or DONE
-        if isinstance(self.error, ToolArgumentsError):
+            return self.result.for_user
+        if isinstance(self.error, ToolFailedError | ToolNotFoundError):
             return self.error.for_user
         if self.error is None:
             return NOT_RUN

@@ -31,11 +31,13 @@ SUMMARY_COLUMNS = (
     "file",
     "format",
     "added",
-    "merged into existing",
-    "duplicates in file",
+    "merged",
+    "copies in file",
     "already in library",
     "skipped",
 )
+"""The counts: records added; merged into a record already in the library; merged into
+another record of the same file; already in the library exactly; skipped (malformed)."""
 
 
 def import_files(
@@ -100,7 +102,9 @@ def import_files(
     reports, failures = run_with_runtime(ctx, run)
     _print_summary(reports)
     for path, problem in failures:
-        err_console.print(f"[bold red]Error:[/] {escape(f'{path}: {problem}')}", highlight=False)
+        # The message names the file already, as a rule; when it does not, say which.
+        said = problem if path.name in problem else f"{path}: {problem}"
+        err_console.print(f"[bold red]Error:[/] {escape(said)}", highlight=False)
     if failures:
         raise typer.Exit(1)
 
@@ -134,23 +138,43 @@ def _progress_of(progress: "Progress", task: "TaskID", stream: BinaryIO) -> Call
 def _print_summary(reports: "list[ImportReport]") -> None:
     if not reports:
         return
-    table = Table(title="Import")
-    for column in SUMMARY_COLUMNS:
-        table.add_column(column, justify="left" if column in ("file", "format") else "right")
-    for r in reports:
-        table.add_row(
+    rows = [
+        [
             escape(r.file),
             r.format,
-            str(r.imported),
-            str(r.merged),
-            str(r.in_file_duplicates),
-            str(r.already_present),
-            str(r.skipped),
-        )
+            *(
+                f"{count:,}"
+                for count in (
+                    r.imported,
+                    r.merged,
+                    r.in_file_duplicates,
+                    r.already_present,
+                    r.skipped,
+                )
+            ),
+        ]
+        for r in reports
+    ]
+    # Fits 80 columns: each count is as wide as its longest heading word or number (the
+    # headings wrap), and a long file name wraps instead of being cut.
+    table = Table(title="Import", show_edge=False)
+    for number, column in enumerate(SUMMARY_COLUMNS):
+        cells = [row[number] for row in rows]
+        if column == "file":
+            table.add_column(column, min_width=min(max(map(len, cells)), 18), overflow="fold")
+        elif column == "format":
+            table.add_column(column, overflow="fold")
+        else:
+            wide = max([*map(len, column.split()), *map(len, cells)])
+            table.add_column(column, justify="right", width=wide)
+    for row in rows:
+        table.add_row(*row)
     console.print(table)
     if any(r.merged or r.in_file_duplicates for r in reports):
         console.print(
-            "Duplicates were merged into one record each, keeping every identifier and file. "
+            "Merged: copies of a record already in your library, or of another record of "
+            "the same file (copies in file), now one record each with every identifier and "
+            "file. "
             "See them with `scholarstream library merges`; undo one with "
             "`scholarstream library split ID`."
         )

@@ -7,16 +7,30 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from scholarstream.cli.context import UserOption, console, resolve_user, run_with_runtime
+from scholarstream.cli.library_labels_cmd import (
+    CollectionOption,
+    NoteOption,
+    TagOption,
+    TypeOption,
+    add_label_commands,
+    library_query,
+    records,
+)
 
 if TYPE_CHECKING:
+    import uuid
+
     from scholarstream.runtime import Runtime
     from scholarstream.sources.library import (
+        DuplicateGroup,
         DuplicateScan,
         LibraryItem,
         LibraryMergeInfo,
         LibraryPage,
+        LibraryQuery,
         MergedRecord,
         MergePage,
         SplitResult,
@@ -35,55 +49,103 @@ def _authors(item: "LibraryItem") -> str:
     return first + (" et al." if len(record.authors) > 1 else "")
 
 
+def _found_line(page: "LibraryPage", query: "LibraryQuery", collection: str | None) -> str:
+    """ "3 records have “taurine” · 2 more related by meaning"."""
+    filters = query.filters_described(collection)
+    among = f" {filters}" if filters else ""
+    if not query.has_words:
+        return f"{records(page.total)}{among or ' in your library'}"
+    verb = "has" if page.matching == 1 else "have"
+    line = f"{records(page.matching)}{among} {verb} “{query.text.strip()}”"
+    if page.related:
+        line += f" · {page.related:,} more related by meaning (without the words)"
+    return line
+
+
+def _nothing_found(query: "LibraryQuery", collection: str | None) -> str:
+    tries = []
+    if query.has_words:
+        tries.append("fewer or other words")
+    if query.year_from or query.year_to or query.publication_type or query.has_labels:
+        tries.append("fewer filters")
+    if not tries:
+        return "Your library is empty: import a file with `scholarstream import FILE`."
+    return f"No record matches {query.described(collection)}. Try {' or '.join(tries)}."
+
+
+def _item_cell(item: "LibraryItem") -> Text:
+    """Title, then who, when and how to name the record, in one cell (it wraps at any
+    width: no column is cut at 80)."""
+    cell = Text(item.record.title, style="bold")
+    about = [_authors(item), str(item.record.year or ""), item.reference]
+    cell.append("\n" + " · ".join(part for part in about if part), style="dim")
+    return cell
+
+
 @library_app.command("search")
 def library_search(
     ctx: typer.Context,
     text: Annotated[str, typer.Argument(help="Words to rank by; empty lists newest first.")] = "",
     year_from: Annotated[int | None, typer.Option("--year-from")] = None,
     year_to: Annotated[int | None, typer.Option("--year-to")] = None,
-    publication_type: Annotated[
-        str | None, typer.Option("--type", help="Publication type, e.g. 'Review'.")
-    ] = None,
+    publication_type: TypeOption = None,
+    collection: CollectionOption = None,
+    tag: TagOption = None,
+    has_note: NoteOption = None,
+    related: Annotated[
+        bool,
+        typer.Option(
+            "--related/--words-only",
+            help="Also list the records related by meaning that lack the words (after the "
+            "others, marked), or only the records that have the words.",
+        ),
+    ] = True,
     limit: Annotated[int, typer.Option(min=1, max=500, help="Records per page, 1 to 500.")] = 20,
     offset: Annotated[int, typer.Option(min=0, help="Records to skip (the next page).")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the page as JSON.")] = False,
     user: UserOption = "local",
 ) -> None:
-    """Search title, abstract, keywords and MeSH terms, ranked by words and meaning."""
-    from scholarstream.sources.library import LibraryQuery
+    """Search title, abstract, keywords and MeSH terms: the records that have the words
+    first (ranked by words and meaning), then those related by meaning alone."""
 
-    query = LibraryQuery(
-        text=text,
-        year_from=year_from,
-        year_to=year_to,
-        publication_type=publication_type,
-        limit=limit,
-        offset=offset,
-    )
-
-    async def search(runtime: "Runtime") -> "LibraryPage":
+    async def search(runtime: "Runtime") -> "tuple[LibraryQuery, LibraryPage, str | None]":
         async with runtime.database.session() as session:
             owner = (await resolve_user(session, user)).id
-        return await runtime.library.search(owner, query)
+        query = await library_query(
+            runtime,
+            owner,
+            text=text,
+            year_from=year_from,
+            year_to=year_to,
+            publication_type=publication_type,
+            collection=collection,
+            tag=tag,
+            has_note=has_note,
+            related=related,
+            limit=limit,
+            offset=offset,
+        )
+        page = await runtime.library.search(owner, query)
+        name = None
+        if query.collection is not None:
+            name = (await runtime.library.labels.collection(owner, query.collection)).name
+        return query, page, name
 
-    page = run_with_runtime(ctx, search)
+    query, page, name = run_with_runtime(ctx, search)
     if as_json:
         typer.echo(page.model_dump_json(indent=2))
         return
-    table = Table(title=f"{page.total} records match" if text else f"{page.total} records")
-    table.add_column("identifier", no_wrap=True)
-    table.add_column("year")
-    table.add_column("first author", max_width=20)
-    table.add_column("title", overflow="fold", ratio=1)
-    table.add_column("score")
-    for item in page.items:
-        table.add_row(
-            item.reference,
-            str(item.record.year or ""),
-            _authors(item),
-            item.record.title,
-            f"{item.score:.2f}" if item.score is not None else "",
-        )
+    if page.total == 0:
+        console.print(escape(_nothing_found(query, name)))
+        return
+    console.print(escape(_found_line(page, query, name)))
+    table = Table.grid(padding=(0, 1))
+    table.add_column(justify="right", style="dim", no_wrap=True)
+    table.add_column(ratio=1)
+    for number, item in enumerate(page.items, start=page.offset + 1):
+        if item.match == "meaning" and (number == page.matching + 1):
+            table.add_row("", Text("\nRelated by meaning (without the search words):", "italic"))
+        table.add_row(str(number), _item_cell(item))
     console.print(table)
     shown_to = page.offset + len(page.items)
     if shown_to < page.total:
@@ -119,35 +181,82 @@ def library_delete(ctx: typer.Context, reference: Reference, user: UserOption = 
         return item.record.title
 
     title = run_with_runtime(ctx, delete)
-    console.print(f"Deleted “{title}”.")
+    console.print(f"Deleted “{escape(title)}”.")
 
 
+# -- merges ---------------------------------------------------------------------------------
+
+_UNDO = "Undo a merge with `scholarstream library split ID` (the id in the first column)."
 _ID_LABELS = {"doi": "DOI", "pmid": "PMID", "pmcid": "PMCID", "arxiv_id": "arXiv"}
 
 
-def _named(side: "MergedRecord") -> str:
-    ids = side.identifiers
-    known = [
-        f"{name.upper()} {ids[name]}"
-        for name in ("doi", "pmid", "pmcid", "arxiv_id")
-        if name in ids
-    ]
-    return " · ".join(known) or (side.source_file or "")
+def _identifiers(side: "MergedRecord", *, unlike: "MergedRecord | None" = None) -> list[str]:
+    """The side's identifiers by name; with ``unlike``, only those that differ from its."""
+    shown = []
+    for name, label in _ID_LABELS.items():
+        value = side.identifiers.get(name)
+        if value is None:
+            if unlike is not None and name in unlike.identifiers:
+                shown.append(f"no {label}")
+            continue
+        if unlike is None or unlike.identifiers.get(name) != value:
+            shown.append(f"{label} {value}")
+    return shown
 
 
-def _merge_table(title: str, merges: "list[LibraryMergeInfo]") -> Table:
-    table = Table(title=title)
-    table.add_column("merge id", no_wrap=True)
-    table.add_column("kept record", overflow="fold", ratio=1)
-    table.add_column("merged copy", overflow="fold", ratio=1)
-    table.add_column("what matched")
+def _side_line(side: "MergedRecord", *, unlike: "MergedRecord | None" = None) -> str:
+    """Where a side came from and the identifiers that tell it apart: for the copy, only
+    what differs from the kept record (its title and year too, when they do)."""
+    parts = [f"from {side.source_file}" if side.source_file else "from no file"]
+    if unlike is not None:
+        if side.year != unlike.year:
+            parts.append(f"year {side.year or 'none'}")
+        named = _identifiers(side, unlike=unlike)
+        parts.extend(named or ["the same identifiers"])
+        if _title_key(side.title) != _title_key(unlike.title):
+            parts.append(f"titled “{side.title}”")
+    else:
+        parts.extend(_identifiers(side))
+    return " · ".join(parts)
+
+
+def _title_key(title: str) -> str:
+    from scholarstream.papers import normalize_title
+
+    return normalize_title(title)
+
+
+def _merge_rows(
+    table: Table, short: str, kept: "MergedRecord", copy: "MergedRecord", why: str
+) -> None:
+    year = f" ({kept.year})" if kept.year else ""
+    cell = Text(f"{kept.title}{year}", style="bold")
+    cell.append(f"\nmatched on: {why}")
+    cell.append(f"\nkept:  {_side_line(kept)}", style="dim")
+    cell.append(f"\ncopy:  {_side_line(copy, unlike=kept)}", style="dim")
+    table.add_row(short, cell)
+
+
+def _merge_table(merges: "list[LibraryMergeInfo]") -> Table:
+    from scholarstream.sources.library import short_id
+
+    table = Table.grid(padding=(0, 2))
+    table.add_column(no_wrap=True, style="cyan")
+    table.add_column(ratio=1)
     for merge in merges:
-        table.add_row(
-            str(merge.id),
-            escape(f"{merge.kept.title}\n{_named(merge.kept)}"),
-            escape(f"{merge.absorbed.title}\n{_named(merge.absorbed)}"),
-            escape(merge.evidence),
-        )
+        _merge_rows(table, short_id(merge.id), merge.kept, merge.absorbed, merge.evidence)
+        table.add_row("", "")
+    return table
+
+
+def _group_table(groups: "list[DuplicateGroup]") -> Table:
+    table = Table.grid(padding=(0, 2))
+    table.add_column(no_wrap=True, style="dim", justify="right")
+    table.add_column(ratio=1)
+    for number, group in enumerate(groups, start=1):
+        for copy in group.copies:
+            _merge_rows(table, str(number), group.kept, copy.record, copy.evidence)
+        table.add_row("", "")
     return table
 
 
@@ -159,7 +268,8 @@ def library_merges(
     as_json: Annotated[bool, typer.Option("--json", help="Print the page as JSON.")] = False,
     user: UserOption = "local",
 ) -> None:
-    """List the duplicates merged into other records, newest first, with what matched."""
+    """List the duplicates merged into other records, newest first: what matched, and
+    what tells the two apart (the file each came from, identifiers only one had)."""
 
     async def merges(runtime: "Runtime") -> "MergePage":
         async with runtime.database.session() as session:
@@ -173,51 +283,55 @@ def library_merges(
     if page.total == 0:
         console.print("No merged duplicates in your library.")
         return
-    console.print(_merge_table(f"{page.total} merged duplicates", page.items))
+    console.print(f"{records(page.total, 'merged duplicate')}, newest first:\n")
+    console.print(_merge_table(page.items))
     shown_to = page.offset + len(page.items)
     if shown_to < page.total:
         console.print(f"Showing {page.offset + 1}-{shown_to}; next page: --offset {shown_to}")
-    console.print("Undo a merge with `scholarstream library split MERGE_ID`.")
+    console.print(
+        "Undo a merge with `scholarstream library split ID` (the id in the first column)."
+    )
 
 
 @library_app.command("split")
 def library_split(
     ctx: typer.Context,
     merge_id: Annotated[
-        str, typer.Argument(help="The merge id `library merges` lists.", metavar="MERGE_ID")
+        str,
+        typer.Argument(
+            help="The merge's id as `library merges` lists it (or any unique start of it).",
+            metavar="MERGE_ID",
+        ),
     ],
     user: UserOption = "local",
 ) -> None:
     """Undo one merge: the merged copy becomes its own record again, and the two records
     are never merged again."""
-    import uuid
-
-    from scholarstream.errors import InvalidInputError
-
-    try:
-        merge = uuid.UUID(merge_id.strip())
-    except ValueError as exc:
-        raise InvalidInputError(
-            f"{merge_id} is not a merge id.",
-            hint="Copy the id from the first column of `scholarstream library merges`.",
-        ) from exc
 
     async def split(runtime: "Runtime") -> "SplitResult":
         async with runtime.database.session() as session:
             owner = (await resolve_user(session, user)).id
+        merge: uuid.UUID = await runtime.library.find_merge(owner, merge_id)
         return await runtime.library.split(owner, merge)
 
     result = run_with_runtime(ctx, split)
+    restored, kept = result.merge.absorbed, result.merge.kept
     console.print(
-        f"Split: “{escape(result.restored.record.title)}” ({escape(result.restored.reference)}) "
-        f"is its own record again, apart from “{escape(result.kept.record.title)}” "
-        f"({escape(result.kept.reference)}). They will not be merged again."
+        f"Split: “{escape(result.restored.record.title)}” is its own record again "
+        f"({escape(_side_line(restored))}), apart from the record it was merged into "
+        f"({escape(_side_line(kept))}). They will not be merged again."
     )
 
 
 @library_app.command("find-duplicates")
 def library_find_duplicates(
     ctx: typer.Context,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run", help="Only list the groups that would be merged, with the evidence."
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     user: UserOption = "local",
 ) -> None:
@@ -227,23 +341,37 @@ def library_find_duplicates(
     async def scan(runtime: "Runtime") -> "DuplicateScan":
         async with runtime.database.session() as session:
             owner = (await resolve_user(session, user)).id
-        return await runtime.library.find_duplicates(owner)
+        return await runtime.library.find_duplicates(owner, dry_run=dry_run)
 
     result = run_with_runtime(ctx, scan)
     if as_json:
         typer.echo(result.model_dump_json(indent=2))
         return
-    if not result.merged:
-        console.print(f"Compared {result.checked} records: no duplicates found.")
+    compared = f"Compared {records(result.checked)}"
+    if not result.groups:
+        console.print(f"{compared}: no duplicates found.")
         return
-    works = "work" if result.groups == 1 else "works"
+    works = records(result.groups, "work")
+    if result.dry_run:
+        console.print(
+            f"{compared}: {records(result.copies, 'copy', 'copies')} of {works} would be "
+            "merged (nothing was merged). Each group: the record kept, what matched, and "
+            "what differs.\n"
+        )
+        console.print(_group_table(result.candidates))
+        if len(result.candidates) < result.groups:
+            console.print(f"The first {len(result.candidates)} of {works} are listed.")
+        console.print("Merge them with `scholarstream library find-duplicates`.")
+        return
     console.print(
-        f"Compared {result.checked} records: merged {result.merged} duplicates of "
-        f"{result.groups} {works}."
+        f"{compared}: merged {records(result.merged, 'duplicate')} of {works}. Merges made:\n"
     )
-    console.print(_merge_table("Merges made", result.merges))
-    console.print("Undo a merge with `scholarstream library split MERGE_ID`.")
+    console.print(_merge_table(result.merges))
+    console.print(
+        "Undo a merge with `scholarstream library split ID` (the id in the first column)."
+    )
 
 
 def register(app: typer.Typer) -> None:
+    add_label_commands(library_app)
     app.add_typer(library_app, name="library")

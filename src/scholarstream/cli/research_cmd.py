@@ -25,6 +25,7 @@ from typer.core import TyperGroup
 
 from scholarstream.cli._choices import OnPartialFailure, ResearchStatusChoice
 from scholarstream.cli._failures import Failure, json_output, show
+from scholarstream.cli._tables import list_table, resolve_id, short_id
 from scholarstream.cli.context import UserOption, err_console, run_with_runtime
 from scholarstream.errors import (
     ConfigurationError,
@@ -37,7 +38,7 @@ from scholarstream.errors import (
 # The research feature, the engine and the views are imported by each command when it
 # runs (from ``_research_run``), so that ``--help`` imports none of them.
 if TYPE_CHECKING:
-    from scholarstream.research import Research
+    from scholarstream.research import Research, ResearchService
     from scholarstream.runtime import Runtime
 
 # Exit code 2: the command as given cannot work (main() also gives 2 to the first two).
@@ -118,6 +119,19 @@ def _where_it_is(research_id: uuid.UUID) -> str:
     )
 
 
+async def _research_id(service: "ResearchService", owner: uuid.UUID, text: str) -> uuid.UUID:
+    """The research ``text`` names: its whole id, or the first characters of it that no
+    other research of the user's shares (as 'research list' shows them)."""
+    try:
+        return uuid.UUID(text)
+    except ValueError:
+        pass
+    listed = await service.list(owner)
+    return resolve_id(
+        text, (r.id for r in listed), what="research", listed_by="scholarstream research list"
+    )
+
+
 def _require_answerable(on_partial_failure: OnPartialFailure) -> None:
     if on_partial_failure is OnPartialFailure.ASK and not sys.stdin.isatty():
         raise InvalidInputError(
@@ -147,7 +161,11 @@ OnPartialFailureOption = Annotated[
     ),
 ]
 ResearchIdArgument = Annotated[
-    uuid.UUID, typer.Argument(help="The research's id ('scholarstream research list').")
+    str,
+    typer.Argument(
+        help="The research's id, or its first characters ('scholarstream research list').",
+        metavar="ID",
+    ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
@@ -227,7 +245,6 @@ def research_run(
             synthesis_llm=model_strings([synthesis])[0] if synthesis else None,
             external_reports=[external_report_of(path) for path in external_report or []],
         )
-        _require_answerable(on_partial_failure)
         answer = answerer(on_partial_failure)
         asked = evidence or evidence_size is not None or bool(evidence_source)
         wanted = EvidenceOptions(size=evidence_size, sources=evidence_source) if asked else None
@@ -236,6 +253,9 @@ def research_run(
             service = research_service(runtime)
             owner = await owner_of(runtime, user)
             await check_startable(runtime, service, owner, request)
+            # The models first (none configured: say so and how to configure one), then
+            # whether anyone can be asked what to do when some of them fail.
+            _require_answerable(on_partial_failure)
             if wanted is not None:  # a source nobody knows is refused before any draft
                 EvidenceFinder.for_runtime(runtime).sources_for(
                     EvidenceRequest.for_question(prompt, wanted)
@@ -259,15 +279,18 @@ def research_list(
     ctx: typer.Context,
     status: Annotated[
         list[ResearchStatusChoice] | None,
-        typer.Option("--status", help="Only research in this status (repeatable)."),
+        typer.Option(
+            "--status",
+            metavar="STATUS",
+            help="Only research in this status (repeatable): "
+            f"{', '.join(choice.value for choice in ResearchStatusChoice)}.",
+        ),
     ] = None,
     as_json: JsonOption = False,
     user: UserOption = "local",
 ) -> None:
     """Your research, newest first."""
-    from rich import box
     from rich.console import Console
-    from rich.table import Table
 
     from scholarstream.cli._research_run import ResearchList, owner_of
     from scholarstream.research import ResearchStatus, research_service
@@ -287,18 +310,19 @@ def research_list(
     if not found:
         typer.echo('No research yet: scholarstream research "PROMPT" --models a,b starts one.')
         return
-    table = Table(title=f"{len(found)} research", box=box.SIMPLE_HEAD, pad_edge=False)
-    table.add_column("id", no_wrap=True)  # whole, for 'research show ID'
-    table.add_column("title", overflow="fold", ratio=1)
-    for column in ("status", "models", "created"):
-        table.add_column(column, overflow="fold")
+    # Short ids: 'research show', 'retry' and 'resume' take them back.
+    table = list_table(
+        f"{len(found)} research",
+        ["id", "title", "status", "answered", "created"],
+        title_column="title",
+    )
     for research in found:
         answered = len(research.successful_results)
         table.add_row(
-            str(research.id),
+            short_id(research.id),
             escape(research.title),
-            str(research.status),
-            f"{answered}/{len(research.selected_llms)} answered",
+            str(research.status).replace("_", " "),
+            f"{answered}/{len(research.selected_llms)}",
             f"{research.created_at:%Y-%m-%d %H:%M}",
         )
     Console().print(table)
@@ -319,7 +343,9 @@ def research_show(
     from scholarstream.research import STATUS_HINTS, ResearchStatus, research_service
 
     async def work(runtime: "Runtime") -> "Research":
-        return await research_service(runtime).get(await owner_of(runtime, user), research_id)
+        service = research_service(runtime)
+        owner = await owner_of(runtime, user)
+        return await service.get(owner, await _research_id(service, owner, research_id))
 
     with _handled():
         research = run_with_runtime(ctx, work)
@@ -356,22 +382,23 @@ def research_retry(
     )
     from scholarstream.research import research_service, retry_research
 
-    session = _Session(research_id=research_id)
+    session = _Session()
     with _handled(session):
-        _require_answerable(on_partial_failure)
         answer = answerer(on_partial_failure)
 
         async def work(runtime: "Runtime") -> "Research":
             service = research_service(runtime)
             owner = await owner_of(runtime, user)
+            found = session.research_id = await _research_id(service, owner, research_id)
             # What the service would refuse (a research neither failed nor completed without
             # its failed synthesis), before the engine starts.
-            retry_research(await service.get(owner, research_id))
+            retry_research(await service.get(owner, found))
+            _require_answerable(on_partial_failure)
             async with durable_engine(runtime):
-                seq = await last_seq(service, owner, research_id)
-                research = await service.retry(owner, research_id)
+                seq = await last_seq(service, owner, found)
+                research = await service.retry(owner, found)
                 await drive(service, owner, research, answer, seq=seq)
-            return await service.get(owner, research_id)
+            return await service.get(owner, found)
 
         research = run_with_runtime(ctx, work)
     finish(research)
@@ -396,22 +423,23 @@ def research_resume(
     )
     from scholarstream.research import ResearchStatus, research_service
 
-    session = _Session(research_id=research_id)
+    session = _Session()
     with _handled(session):
 
         async def work(runtime: "Runtime") -> "Research":
             service = research_service(runtime)
             owner = await owner_of(runtime, user)
-            research = await service.get(owner, research_id)
+            found = session.research_id = await _research_id(service, owner, research_id)
+            research = await service.get(owner, found)
             if research.status in (ResearchStatus.COMPLETED, ResearchStatus.FAILED):
                 return research
             _require_answerable(on_partial_failure)
             async with durable_engine(runtime):
-                seq = await last_seq(service, owner, research_id)
+                seq = await last_seq(service, owner, found)
                 if research.status is ResearchStatus.DRAFT:
-                    research = await service.start(owner, research_id)
+                    research = await service.start(owner, found)
                 await drive(service, owner, research, answerer(on_partial_failure), seq=seq)
-            return await service.get(owner, research_id)
+            return await service.get(owner, found)
 
         research = run_with_runtime(ctx, work)
     finish(research)

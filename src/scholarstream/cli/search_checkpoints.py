@@ -9,10 +9,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import click
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.prompt import Prompt
 from rich.table import Table
+from rich.text import Text
 
 from scholarstream.errors import InvalidInputError
 from scholarstream.papers import Paper
@@ -33,8 +35,9 @@ Editor = Callable[[str], str | None]
 
 RESULT_HELP = (
     "r N.. mark relevant · i N.. mark irrelevant · f TEXT feedback · broaden · narrow · "
-    "more · again (search again with your feedback) · accept (finish)"
+    "more · again (search again with your feedback) · accept (finish with these results)"
 )
+RESULT_PROMPT = "Results: r N, i N, f TEXT, broaden, narrow, more, again or accept"
 
 
 def click_editor(text: str) -> str | None:
@@ -89,16 +92,15 @@ class TerminalCheckpointHandler:
     def _strategy(self, payload: StrategyPayload) -> Decision:
         self.show_strategy(payload)
         while True:
-            choice = Prompt.ask(
+            choice = self._ask(
                 "Strategy: \\[a]pprove, \\[e]dit in $EDITOR, \\[r]eject",
                 choices=["a", "e", "r"],
                 default="a",
-                console=self.console,
             )
             if choice == "a":
                 return Decision(action=DecisionAction.APPROVE)
             if choice == "r":
-                note = Prompt.ask("What should change?", default="", console=self.console)
+                note = self._ask("What should change?", default="")
                 return Decision(action=DecisionAction.REJECT, note=note or None)
             decision = self._edit(payload)
             if decision is not None:
@@ -125,7 +127,7 @@ class TerminalCheckpointHandler:
                 self.console.print(f"[red]{escape(exc.message)}[/]")
             else:
                 return decision
-            if Prompt.ask("Edit again?", choices=["y", "n"], default="y") == "n":
+            if self._ask("Edit again?", choices=["y", "n"], default="y") == "n":
                 return None
             text = edited
 
@@ -176,7 +178,11 @@ class TerminalCheckpointHandler:
         self.show_results(collection, numbered[:shown], payload.iteration)
         review = _Review()
         while True:
-            line = Prompt.ask("Results", default="accept", console=self.console).strip()
+            # No default: an Enter pressed by mistake must not end the search.
+            line = self._ask_results()
+            if not line:
+                self.console.print(f"[dim]Nothing chosen. {RESULT_HELP}[/]")
+                continue
             command, _, rest = line.partition(" ")
             command = command.lower()
             if command in ("accept", "a"):
@@ -188,7 +194,7 @@ class TerminalCheckpointHandler:
             if command in ("again", "g"):
                 feedback = review.feedback()
                 if feedback.is_empty:
-                    note = Prompt.ask("What should change?", default="", console=self.console)
+                    note = self._ask("What should change?", default="")
                     return Decision(action=DecisionAction.REJECT, note=note or None)
                 return Decision(action=DecisionAction.EDIT, revised_data=feedback.model_dump())
             if command in ("r", "i"):
@@ -203,6 +209,28 @@ class TerminalCheckpointHandler:
                 shown = min(shown + self.page_size, len(numbered))
             else:
                 self.console.print(f"[dim]{RESULT_HELP}[/]")
+
+    def _ask_results(self) -> str:
+        return self._ask(RESULT_PROMPT).strip()
+
+    def _ask(self, question: str, *, choices: list[str] | None = None, default: str = "") -> str:
+        """The user's answer; the end of the input (a pipe run dry) is an error that says
+        how to answer, never a traceback."""
+        try:
+            answer: str = Prompt.ask(
+                question,
+                choices=choices,
+                default=default,
+                show_default=bool(default),
+                console=self.console,
+            )
+        except EOFError:
+            raise InvalidInputError(
+                "The input ended before the search was finished.",
+                hint="Answer each question (at the results: 'accept' to finish), or run with "
+                "--yes to take the strategy and the results without review.",
+            ) from None
+        return answer
 
     def _mark(
         self, review: _Review, numbered: list[ScoredPaper], shown: int, rest: str, *, relevant: bool
@@ -230,6 +258,15 @@ class TerminalCheckpointHandler:
             f"{stats.total} papers ({stats.found} found, {stats.duplicates_removed} duplicates "
             f"merged)" + (f", {stats.year_min}-{stats.year_max}" if stats.year_min else "")
         )
+        sources = ", ".join(f"{name} {n}" for name, n in stats.by_source.items())
+        if sources:
+            self.console.print(f"Sources: {escape(sources)}", highlight=False)
+        if stats.by_origin:
+            labels = stats.origin_labels
+            origins = ", ".join(
+                f"{labels.get(name, name)} {n}" for name, n in stats.by_origin.items()
+            )
+            self.console.print(f"[dim]In your library from: {escape(origins)}[/]", highlight=False)
         for notice in collection.notices:
             if notice not in self.said:
                 self.said.add(notice)
@@ -247,24 +284,23 @@ class TerminalCheckpointHandler:
         self.console.print(f"[dim]{RESULT_HELP}[/]")
 
     def _table(self, papers: list[ScoredPaper], *, start: int) -> None:
-        table = Table(show_lines=False)
-        table.add_column("#", justify="right")
-        table.add_column("Score", justify="right")
-        table.add_column("Title")
-        table.add_column("Year", justify="right")
-        table.add_column("Sources")
-        table.add_column("Why", style="dim")
+        """One row per paper, its title across the width the numbers leave, with where it
+        appeared and why it scored so on dim lines under it: readable at 80 columns."""
+        table = Table(box=box.SIMPLE_HEAD, pad_edge=False, expand=True, show_lines=False)
+        table.add_column("#", justify="right", no_wrap=True)
+        table.add_column("Score", justify="right", no_wrap=True)
+        table.add_column("Paper", ratio=1)
         for number, paper in enumerate(papers, start=start):
             record = paper.record
             mark = {"relevant": " ✓", "irrelevant": " ✗"}.get(paper.label or "", "")
             venue = record.venue if isinstance(record, Paper) and record.venue else ""
-            title = escape(record.title) + (f"\n[dim]{escape(venue)}[/]" if venue else "")
-            table.add_row(
-                f"{number}{mark}",
-                f"{paper.score:.2f}",
-                title,
-                str(record.year or ""),
-                ", ".join(paper.sources),
-                escape(paper.reason or ""),
+            where = " · ".join(
+                part for part in (venue, str(record.year or ""), ", ".join(paper.sources)) if part
             )
+            cell = Text(record.title, style="bold")
+            if where:
+                cell.append(f"\n{where}", style="dim")
+            if paper.reason:
+                cell.append(f"\n{paper.reason}", style="dim italic")
+            table.add_row(f"{number}{mark}", f"{paper.score:.2f}", cell)
         self.console.print(table)

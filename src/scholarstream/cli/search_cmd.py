@@ -1,6 +1,10 @@
-"""``scholarstream search``: a paper search with checkpoints in the terminal, and
-``scholarstream search strategy``: the strategy a question gets, without searching."""
+"""``scholarstream search``: a paper search with checkpoints in the terminal, kept as a
+search run (listed by ``search runs``, exported again by ``search export RUN``, shown on
+the web Search page); ``scholarstream search strategy``: the strategy a question gets,
+without searching."""
 
+import json
+import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -9,12 +13,14 @@ from typer.core import TyperGroup
 
 from scholarstream.cli._choices import EXPORT_FORMATS
 from scholarstream.cli._files import check_writable, written_file
-from scholarstream.cli.context import UserOption, resolve_user, run_with_runtime
+from scholarstream.cli._tables import list_table, resolve_id, short_id
+from scholarstream.cli.context import UserOption, err_console, resolve_user, run_with_runtime
 from scholarstream.errors import InvalidInputError
 
 if TYPE_CHECKING:
+    from scholarstream.papers.formats import FileFormat
     from scholarstream.runtime import Runtime
-    from scholarstream.search import StrategyPreview
+    from scholarstream.search import SearchRun, SearchRunStore, SearchRunSummary, StrategyPreview
     from scholarstream.search.core import ExportSelection, PaperCollection
 
 _RUN = "run"
@@ -45,7 +51,68 @@ Question = Annotated[str, typer.Argument(help="What you are looking for, in your
 def register(app: typer.Typer) -> None:
     search_app.command(_RUN)(search)
     search_app.command("strategy")(strategy)
+    search_app.command("runs")(search_runs)
+    search_app.command("export")(search_export)
     app.add_typer(search_app, name="search")
+
+
+ExportOption = Annotated[
+    str | None,
+    typer.Option(
+        "--export",
+        metavar="FORMAT",
+        help=f"Write the final papers as {'|'.join(EXPORT_FORMATS)}.",
+    ),
+]
+OnlyOption = Annotated[
+    str,
+    typer.Option(
+        "--only", metavar="all|relevant", help="all, or relevant: only the papers you marked."
+    ),
+]
+
+
+def _selection(only: str) -> "ExportSelection":
+    if only not in ("all", "relevant"):
+        raise InvalidInputError(f"--only {only!r} is unknown.", hint="Use all or relevant.")
+    return "relevant" if only == "relevant" else "all"
+
+
+def _nothing_to_export(collection: "PaperCollection", only: "ExportSelection") -> str | None:
+    """Why an export of ``only`` would be empty (no file is written then), else None."""
+    if not collection.papers:
+        return "the search found no papers"
+    if only == "relevant" and not any(p.label == "relevant" for p in collection.papers):
+        return "no paper was marked relevant, and --only relevant exports only those"
+    return None
+
+
+def _export(
+    collection: "PaperCollection",
+    file_format: "FileFormat",
+    target: Path,
+    only: "ExportSelection",
+    run_id: uuid.UUID | None,
+) -> None:
+    """Writes the export, or says why there is nothing to write and exits 1: never an
+    empty file."""
+    from rich.console import Console
+
+    from scholarstream.search.core import export_collection
+
+    reason = _nothing_to_export(collection, only)
+    if reason is not None:
+        again = (
+            f" Mark papers in the review, or export them all: scholarstream search export "
+            f"{short_id(run_id)} --format {file_format.name} --only all"
+            if run_id is not None and collection.papers
+            else ""
+        )
+        err_console.print(f"Nothing exported: {reason}.{again}", highlight=False)
+        raise typer.Exit(1)
+    with written_file(target) as handle:
+        written = export_collection(collection, file_format.name, handle, only=only)
+    Console().print(f"Wrote {written} records to {target} ({file_format.label}).", highlight=False)
 
 
 def search(
@@ -70,27 +137,28 @@ def search(
     offline: Annotated[
         bool, typer.Option("--offline", help="Deterministic skills even if a model is set.")
     ] = False,
-    export: Annotated[
-        str | None,
-        typer.Option("--export", help=f"Write the final papers as {'|'.join(EXPORT_FORMATS)}."),
-    ] = None,
+    export: ExportOption = None,
     out: Annotated[
-        Path | None, typer.Option("--out", help="File for --export (default: search.<ext>).")
+        Path | None,
+        typer.Option("--out", metavar="FILE", help="File for --export (default: search.<ext>)."),
     ] = None,
-    only: Annotated[
-        str, typer.Option("--only", help="all, or relevant: only the papers you marked.")
-    ] = "all",
+    only: OnlyOption = "all",
     user: UserOption = "local",
 ) -> None:
     """Search the literature: confirm the strategy, review and mark results, iterate,
-    then export the collection."""
+    then export the collection. The run is kept: 'search export RUN' exports it again."""
     from rich.console import Console
     from rich.markup import escape
 
     from scholarstream.cli._search_terminal import PausingHandler, TerminalProgress
     from scholarstream.papers.formats import get_format
-    from scholarstream.search import SearchOptions, SearchServices, SearchWorkflow
-    from scholarstream.search.core import export_collection
+    from scholarstream.search import (
+        SearchOptions,
+        SearchRequest,
+        SearchRunStore,
+        SearchServices,
+        SearchWorkflow,
+    )
 
     if not question.strip():
         raise InvalidInputError(
@@ -98,9 +166,14 @@ def search(
             hint='Say what you are looking for: scholarstream search "statins for primary '
             'prevention in older adults"',
         )
-    if only not in ("all", "relevant"):
-        raise InvalidInputError(f"--only {only!r} is unknown.", hint="Use all or relevant.")
-    selection: ExportSelection = "relevant" if only == "relevant" else "all"
+    selection = _selection(only)
+    if yes and selection == "relevant" and export:
+        raise InvalidInputError(
+            "--only relevant exports the papers you mark relevant, and --yes shows you no "
+            "results to mark.",
+            hint="Leave out --yes to review and mark the results, or export every paper "
+            "with --only all.",
+        )
     file_format = get_format(export, for_export=True) if export else None
     if out is not None:
         check_writable(out, "--out")
@@ -112,7 +185,7 @@ def search(
     )
     console = Console()
 
-    async def work(runtime: "Runtime") -> "PaperCollection":
+    async def work(runtime: "Runtime") -> "SearchRun":
         async with runtime.database.session() as session:
             owner = (await resolve_user(session, user)).id
         progress = TerminalProgress(console)
@@ -134,25 +207,136 @@ def search(
             offline=await runtime.models.offline_for_owner(runtime.database, owner),
         )
         try:
-            return await workflow.run(question)
+            collection = await workflow.run(question)
         finally:
             progress.pause()
             # The AI steps that used their offline counterpart, once each (issue 22).
             for fallback in workflow.state.fallbacks:
                 console.print("[yellow]![/]", escape(fallback.message))
+        # Kept as a completed run, for 'search export', 'search runs' and the web page.
+        request = SearchRequest(
+            question=question, max_iterations=max_iterations, **options.model_dump()
+        )
+        return await SearchRunStore(runtime.database).record(
+            owner, request, collection, workflow.state
+        )
 
-    collection = run_with_runtime(ctx, work)
+    run = run_with_runtime(ctx, work)
+    collection = run.collection
+    assert collection is not None  # a recorded run is a completed one
     relevant = sum(1 for p in collection.papers if p.label == "relevant")
     console.print(
         f"[bold]Done:[/] {len(collection.papers)} papers"
         + (f", {relevant} marked relevant" if relevant else "")
-        + "."
+        + ".",
+        highlight=False,
+    )
+    run_id = short_id(run.id)
+    console.print(
+        f"Saved as search run {run_id}: 'scholarstream search export {run_id} --format ris' "
+        f"exports it; the Search page shows it (/search?run={run.id}).",
+        highlight=False,
+        soft_wrap=True,  # a command to copy is never broken by the console
     )
     if file_format is not None:
         target = out or Path(f"search{file_format.export_extension}")
-        with written_file(target) as handle:
-            written = export_collection(collection, file_format.name, handle, only=selection)
-        console.print(f"Wrote {written} records to {target} ({file_format.label}).")
+        _export(collection, file_format, target, selection, run.id)
+
+
+async def _find_run(store: "SearchRunStore", owner: uuid.UUID, text: str) -> "SearchRun":
+    """The run ``text`` names: its whole id or a prefix no other run of the user's shares."""
+    try:
+        run_id = uuid.UUID(text)
+    except ValueError:
+        listed = await store.list(owner, limit=10_000)
+        run_id = resolve_id(
+            text, (r.id for r in listed), what="search run", listed_by="scholarstream search runs"
+        )
+    return await store.get(owner, run_id)
+
+
+def search_export(
+    ctx: typer.Context,
+    run_id: Annotated[
+        str,
+        typer.Argument(
+            metavar="RUN",
+            help="The run's id, or its first characters ('scholarstream search runs').",
+        ),
+    ],
+    export_format: Annotated[
+        str,
+        typer.Option("--format", metavar="FORMAT", help=f"One of {', '.join(EXPORT_FORMATS)}."),
+    ] = "ris",
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", metavar="FILE", help="Default: search-<run>.<ext>."),
+    ] = None,
+    only: OnlyOption = "all",
+    user: UserOption = "local",
+) -> None:
+    """Export the papers of a past search run (all, or only those marked relevant)."""
+    from scholarstream.papers.formats import get_format
+    from scholarstream.search import SearchRunStore
+
+    selection = _selection(only)
+    file_format = get_format(export_format, for_export=True)
+    if out is not None:
+        check_writable(out, "--out")
+
+    async def work(runtime: "Runtime") -> "SearchRun":
+        async with runtime.database.session() as session:
+            owner = (await resolve_user(session, user)).id
+        return await _find_run(SearchRunStore(runtime.database), owner, run_id)
+
+    run = run_with_runtime(ctx, work)
+    if run.collection is None:
+        raise InvalidInputError(
+            f"Search run {short_id(run.id)} has no results yet ({run.status}).",
+            hint="Export it once it has found papers; 'scholarstream search runs' shows where "
+            "each run is.",
+        )
+    target = out or Path(f"search-{short_id(run.id)}{file_format.export_extension}")
+    _export(run.collection, file_format, target, selection, run.id)
+
+
+def search_runs(
+    ctx: typer.Context,
+    limit: Annotated[
+        int, typer.Option("--limit", metavar="N", min=1, max=500, help="How many, newest first.")
+    ] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    user: UserOption = "local",
+) -> None:
+    """Your search runs, newest first: from here, the web Search page and the API."""
+    from rich.console import Console
+    from rich.markup import escape
+
+    from scholarstream.search import SearchRunStore
+
+    async def work(runtime: "Runtime") -> "list[SearchRunSummary]":
+        async with runtime.database.session() as session:
+            owner = (await resolve_user(session, user)).id
+        return await SearchRunStore(runtime.database).list(owner, limit=limit)
+
+    runs = run_with_runtime(ctx, work)
+    if as_json:
+        typer.echo(json.dumps({"runs": [r.model_dump(mode="json") for r in runs]}, indent=2))
+        return
+    if not runs:
+        typer.echo('No searches yet: scholarstream search "QUESTION" starts one.')
+        return
+    table = list_table(
+        f"{len(runs)} search runs", ["id", "question", "status", "started"], title_column="question"
+    )
+    for summary in runs:
+        table.add_row(
+            short_id(summary.id),
+            escape(summary.question),
+            summary.status,
+            f"{summary.created_at:%Y-%m-%d %H:%M}",
+        )
+    Console().print(table)
 
 
 def strategy(

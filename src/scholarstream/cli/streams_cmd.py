@@ -56,11 +56,16 @@ def streams_list(
     if not streams:
         console.print("No streams yet: create one at /streams/new in the web UI.")
         return
-    table = _table(f"{len(streams)} streams", "id", "name", "type", "every", "last run", "on")
+    from rich.markup import escape
+
+    from scholarstream.cli._tables import list_table, short_id
+
+    columns = ["id", "name", "type", "every", "last run", "on"]
+    table = list_table(f"{len(streams)} streams", columns, title_column="name")
     for stream in streams:
         table.add_row(
-            str(stream.id),
-            stream.stream_name,
+            short_id(stream.id),
+            escape(stream.stream_name),
             stream.stream_type.value,
             stream.report_frequency.value,
             stream.last_run_at.isoformat(timespec="minutes") if stream.last_run_at else "never",
@@ -72,9 +77,10 @@ def streams_list(
 def _print_report(stored: StoredReport) -> None:
     report = stored.report
     new = report.counts.new if report else 0
+    first = ", the stream's first run" if stored.first else ""
     console.print(
         f"[bold]{stored.status}[/]: {new} new item{'s' if new != 1 else ''} since "
-        f"{stored.since.date().isoformat()} (report {stored.id})",
+        f"{stored.since.date().isoformat()}{first} (report {stored.id})",
         highlight=False,
     )
     for source in stored.sources:

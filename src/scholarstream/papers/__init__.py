@@ -11,7 +11,7 @@ from scholarstream.papers._identifiers import (
     normalize_s2_id,
     normalize_title,
 )
-from scholarstream.papers._keys import paper_key, record_sources
+from scholarstream.papers._keys import paper_key, record_origins, record_sources
 from scholarstream.papers._model import (
     Author,
     Identifiers,
@@ -46,5 +46,6 @@ __all__ = [
     "normalize_s2_id",
     "normalize_title",
     "paper_key",
+    "record_origins",
     "record_sources",
 ]

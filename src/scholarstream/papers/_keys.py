@@ -23,4 +23,11 @@ def paper_key(record: Record) -> str:
 
 
 def record_sources(record: Record) -> list[str]:
-    return list(dict.fromkeys(p.source for p in record.provenance))
+    """The sources that returned the record (in a search: those of this search)."""
+    return list(dict.fromkeys(p.source for p in record.provenance if not p.origin))
+
+
+def record_origins(record: Record) -> list[str]:
+    """Where a record a search found in the library was before: the file formats it was
+    imported from ("ris", "csv", "pubmed" for PubMed XML) or the sources it was saved from."""
+    return list(dict.fromkeys(p.source for p in record.provenance if p.origin))

@@ -128,6 +128,12 @@ class Provenance(_Model):
 
     source: str
     source_id: str | None = None
+    origin: bool = Field(
+        default=False,
+        description="Where the record was before a search found it (the file format a "
+        "library record was imported from, or the source it was first found at), not a "
+        "source that returned it in that search (``record_sources`` / ``record_origins``).",
+    )
 
 
 class Retraction(_Model):

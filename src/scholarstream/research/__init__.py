@@ -34,11 +34,11 @@ from scholarstream.research._execution import (
 )
 from scholarstream.research._model_calls import SYNTHESIS_ROLE, ask_model
 from scholarstream.research._service import ResearchService, research_service
-from scholarstream.research._share_notice import SHARED_PATH
 from scholarstream.research._share_page import (
     CONTENT_SECURITY_POLICY,
     PAGE_CSS,
     SHARE_HEADERS,
+    render_missing_share_page,
     render_share_page,
 )
 from scholarstream.research._share_storage import ShareStorage, new_token, share_location
@@ -63,6 +63,7 @@ from scholarstream.research.core import (
     NOTHING_TO_COMBINE,
     RETRY_ADVICE,
     RETRY_FROM_FAILED,
+    SHARED_PATH,
     SKIP_LOGIC,
     STATUS_HINTS,
     SYNTHESIS_FAILED_NOTICE,
@@ -145,6 +146,7 @@ from scholarstream.research.core import (
     retry_action,
     retry_failed_llms,
     retry_research,
+    shared_at,
     start_research,
     synthesis_may_run,
     synthesis_not_available,
@@ -272,6 +274,7 @@ __all__ = [
     "record_synthesis_succeeded",
     "redispatch_active",
     "render_markdown",
+    "render_missing_share_page",
     "render_share_page",
     "research_event_adapter",
     "research_evidence",
@@ -283,6 +286,7 @@ __all__ = [
     "retry_research",
     "share_location",
     "share_workflow_id",
+    "shared_at",
     "start_research",
     "start_share",
     "synthesis_may_run",

@@ -111,6 +111,16 @@ class ResearchService:
         )
         return await self.store.create(owner_id, research)
 
+    async def title_model(self, owner_id: uuid.UUID) -> str | None:
+        """The model that writes this user's draft titles (``research.title_role``), or
+        None when titles are cut from the prompt (no role, or no model for this user)."""
+        role = self.settings.title_role
+        if role is None or await self.models.offline_for_owner(self.database, owner_id):
+            return None
+        async with self.database.session() as session:
+            choice = await self.models.choice(role, OwnerScope(session, owner_id))
+        return None if choice is None else choice.model
+
     async def synthesis_model(self, owner_id: uuid.UUID) -> str | None:
         """The model of this user's ``synthesis`` role (else their default's)."""
         async with self.database.session() as session:

@@ -5,12 +5,11 @@ to the owner's targets that receive ``research_report`` notifications."""
 from __future__ import annotations
 
 from scholarstream.notify import Level, Notification, NotificationKind
-from scholarstream.research.core import Research, synthesis_notice
+from scholarstream.research.core import SHARED_PATH, Research, synthesis_notice
 
-__all__ = ["KIND", "SHARED_PATH", "research_notification", "shared_path"]
+__all__ = ["KIND", "research_notification", "shared_path"]
 
 KIND: NotificationKind = "research_report"
-SHARED_PATH = "/shared/research/"
 _MAX_TITLE = 250
 _MAX_EXCERPT = 400
 

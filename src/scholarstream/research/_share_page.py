@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import html
 from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import urlsplit
@@ -32,7 +33,12 @@ from scholarstream.research.core import (
     utc_now,
 )
 
-__all__ = ["CONTENT_SECURITY_POLICY", "SHARE_HEADERS", "render_share_page"]
+__all__ = [
+    "CONTENT_SECURITY_POLICY",
+    "SHARE_HEADERS",
+    "render_missing_share_page",
+    "render_share_page",
+]
 
 PAGE_CSS = """
 :root{color-scheme:light dark;--fg:#1d2430;--muted:#5b6472;--line:#d9dee6;--bg:#fff;
@@ -184,4 +190,23 @@ def render_share_page(research: Research, *, now: datetime | None = None) -> str
         notice=synthesis_notice(research),
         reports=reports,
         external=external,
+    )
+
+
+def render_missing_share_page(message: str, hint: str | None) -> str:
+    """The page a browser gets for a shared link that leads nowhere (a link cut short, a
+    report the server no longer has): the same inert page as a report, saying so in words,
+    never an error body."""
+    said = f"<p>{html.escape(hint)}</p>" if hint else ""
+    policy = html.escape(CONTENT_SECURITY_POLICY)
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
+        "<title>Shared report not found · ScholarStream</title>"
+        f"<style>{PAGE_CSS}</style></head><body><main>"
+        '<p class="kicker">ScholarStream · shared research report</p>'
+        f"<h1>{html.escape(message)}</h1>{said}"
+        '<p class="meta">If the link is whole, ask whoever sent it for a new one.</p>'
+        "</main></body></html>"
     )

@@ -84,6 +84,34 @@ class SearchRunStore:
             await session.refresh(row)
             return to_view(row)
 
+    async def record(
+        self,
+        owner_id: uuid.UUID,
+        request: SearchRequest,
+        collection: PaperCollection,
+        state: WorkflowState,
+    ) -> SearchRun:
+        """Keeps a run that ran to its end in another process (the command line runs the
+        workflow itself) as a completed run: listed, shown and exported like the others."""
+        async with self.database.session() as session:
+            run_id = uuid.uuid4()
+            row = OwnerScope(session, owner_id).add(
+                SearchRunRow(
+                    id=run_id,
+                    question=request.question,
+                    status="completed",
+                    stage=None,
+                    iteration=state.current_iteration,
+                    workflow_id=workflow_id_for(run_id),
+                    options=request.model_dump(mode="json"),
+                    collection=collection.model_dump(mode="json"),
+                    state=state.model_dump(mode="json"),
+                )
+            )
+            await session.flush()
+            await session.refresh(row)
+            return to_view(row)
+
     async def get(self, owner_id: uuid.UUID, run_id: uuid.UUID) -> SearchRun:
         async with self.database.session() as session:
             row = await OwnerScope(session, owner_id).get(SearchRunRow, run_id, what="Search run")

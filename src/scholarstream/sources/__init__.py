@@ -41,6 +41,11 @@ from scholarstream.sources._connectivity import (
     connectivity_scope,
 )
 from scholarstream.sources._crossref import CrossrefSource, jats_to_text
+from scholarstream.sources._failures import (
+    FailureCause,
+    SourceFailedError,
+    failure_words,
+)
 from scholarstream.sources._http import Params, RateLimiter, RetryPolicy, SourceHttp
 from scholarstream.sources._hub import MultiSearchResult, SourceHub, SourceStatus
 from scholarstream.sources._openalex import OpenAlexSource, rebuild_abstract
@@ -56,6 +61,7 @@ __all__ = [
     "Connectivity",
     "CrossrefSource",
     "DateKind",
+    "FailureCause",
     "LiteratureSource",
     "MultiSearchResult",
     "OpenAlexSource",
@@ -67,6 +73,7 @@ __all__ = [
     "SearchQuery",
     "SemanticScholarSource",
     "SourceContext",
+    "SourceFailedError",
     "SourceHttp",
     "SourceHub",
     "SourceInfo",
@@ -77,6 +84,7 @@ __all__ = [
     "build_source",
     "check_filters",
     "connectivity_scope",
+    "failure_words",
     "jats_to_text",
     "parse_summary",
     "rebuild_abstract",

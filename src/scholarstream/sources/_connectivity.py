@@ -21,7 +21,17 @@ from contextvars import ContextVar
 
 import httpx
 
-from scholarstream.errors import SourceUnavailableError
+from scholarstream.sources._failures import SourceUnreachableError
+
+__all__ = [
+    "OFFLINE_NOTICE",
+    "OFFLINE_NO_LIBRARY_NOTICE",
+    "Connectivity",
+    "SourceUnreachableError",
+    "connectivity_scope",
+    "current_connectivity",
+    "unreachable",
+]
 
 OFFLINE_NOTICE = "You appear to be offline: searching your library only."
 OFFLINE_NO_LIBRARY_NOTICE = "You appear to be offline: no source could be reached."
@@ -29,13 +39,6 @@ OFFLINE_NO_LIBRARY_NOTICE = "You appear to be offline: no source could be reache
 # Words of a ConnectError that reached a server and failed in the TLS handshake: the
 # network is up, the server's certificate or protocol is the problem.
 _NOT_OFFLINE_WORDS = ("ssl", "certificate", "tls", "handshake")
-
-
-class SourceUnreachableError(SourceUnavailableError):
-    """The source could not be reached at all (no DNS answer, no route, refused), while no
-    other source of the run had answered: the machine is probably offline."""
-
-    default_hint = "Check this machine's network connection; your library is searchable offline."
 
 
 def unreachable(exc: BaseException) -> bool:

@@ -15,16 +15,9 @@ from dataclasses import dataclass
 
 import httpx
 
-from scholarstream.errors import (
-    SourceCredentialsError,
-    SourceQueryError,
-    SourceUnavailableError,
-)
-from scholarstream.sources._connectivity import (
-    SourceUnreachableError,
-    current_connectivity,
-    unreachable,
-)
+from scholarstream.errors import SourceCredentialsError, SourceQueryError
+from scholarstream.sources._connectivity import current_connectivity, unreachable
+from scholarstream.sources._failures import FailureCause, source_failure
 
 logger = logging.getLogger(__name__)
 
@@ -138,31 +131,38 @@ class SourceHttp:
 
         Returns 2xx responses and any status in ``accept_status`` (e.g. 404 when fetching
         by id); raises ``SourceCredentialsError`` on 401/403, ``SourceQueryError`` on other
-        4xx, ``SourceUnavailableError`` once retries are exhausted, and
-        ``SourceUnreachableError`` at once when, within a run, the machine appears offline.
-        Messages name the source by ``label`` ("Semantic Scholar"), else by its name.
+        4xx, a ``SourceFailedError`` (a ``SourceUnavailableError`` with its cause, worded by
+        ``_failures``) once retries are exhausted, and ``SourceUnreachableError`` at once
+        when, within a run, the machine appears offline. Messages name the source by
+        ``label`` ("Semantic Scholar"), else by its name.
         """
         said = label or source
         clean_params = {k: v for k, v in (params or {}).items() if v is not None}
         limiter = self.limiter(source, per_second)
         connectivity = current_connectivity()
-        problem = "no attempt made"
+        cause = FailureCause.UNREACHABLE
+        status: int | None = None
         for attempt in range(self.retry.attempts):
             await limiter.acquire()
             delay: float | None = None
             try:
                 response = await self.client.get(url, params=clean_params, headers=headers)
             except httpx.TimeoutException:
-                problem = "timed out"
-            except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
+                cause, status = FailureCause.TIMEOUT, None
+                logger.info("%s: timed out", source)
+            except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
                 # The answer started but the connection ended before all of it arrived.
                 logger.info("%s: connection dropped (%s)", source, type(exc).__name__)
-                problem = "dropped the connection before its answer was complete"
+                cause, status = FailureCause.DROPPED, None
             except httpx.TransportError as exc:
-                # The class goes to the log; people read what happened.
-                logger.info("%s: could not connect (%s)", source, type(exc).__name__)
-                problem = "could not connect"
-                if connectivity is not None and unreachable(exc):
+                # The class goes to the log; people read what happened (_failures).
+                logger.info("%s: could not connect (%s: %s)", source, type(exc).__name__, exc)
+                # A connection refused in its TLS handshake reached a server: the network
+                # works, the secure connection did not.
+                tls = isinstance(exc, httpx.ConnectError) and not unreachable(exc)
+                cause = FailureCause.INSECURE if tls else FailureCause.UNREACHABLE
+                status = None
+                if connectivity is not None and cause is FailureCause.UNREACHABLE:
                     connectivity.record_unreachable(source)
             else:
                 if connectivity is not None:
@@ -181,36 +181,27 @@ class SourceHttp:
                         source,
                         f"{said} rejected the request (HTTP {status}): {_body_excerpt(response)}",
                     )
-                excerpt = _body_excerpt(response)[:120]
-                problem = f"answered HTTP {status}" + (f" ({excerpt})" if excerpt else "")
+                logger.info("%s answered HTTP %d: %s", source, status, _body_excerpt(response))
+                cause = FailureCause.RATE_LIMITED if status == 429 else FailureCause.SERVER_ERROR
                 delay = retry_after_seconds(response)
                 if delay is not None and delay > self.retry.max_retry_after:
-                    raise SourceUnavailableError(
-                        source,
-                        f"{said} {problem} and asks us to wait {delay:.0f} s.",
-                        hint=f"Try again in {delay / 60:.0f} minutes.",
-                    )
+                    raise source_failure(source, said, cause, status=status, wait_seconds=delay)
             if attempt + 1 == self.retry.attempts:
                 break
             if connectivity is not None and connectivity.probably_offline:
                 # No source of this run has answered and one could not be reached at all:
                 # retrying costs the user time and will not help.
-                raise SourceUnreachableError(
-                    source,
-                    f"{said} {problem}; not retried, as this machine appears to be "
-                    f"offline ({attempt + 1} attempt{'s' if attempt else ''} made).",
-                )
+                raise source_failure(source, said, cause, offline=True)
             backoff = self.retry.backoff(attempt, self._jitter())
             wait = max(backoff, delay or 0.0)
             logger.info(
-                "%s %s; retry %d/%d in %.1f s",
+                "%s: %s; retry %d/%d in %.1f s",
                 source,
-                problem,
+                cause,
                 attempt + 1,
                 self.retry.attempts - 1,
                 wait,
             )
             await self._sleep(wait)
-        raise SourceUnavailableError(
-            source, f"{said} {problem}, {self.retry.attempts} attempts made."
-        )
+        logger.info("%s: gave up after %d attempts (%s)", source, self.retry.attempts, cause)
+        raise source_failure(source, said, cause, status=status)

@@ -27,6 +27,7 @@ from scholarstream.sources._connectivity import (
     SourceUnreachableError,
     connectivity_scope,
 )
+from scholarstream.sources._failures import FailureCause, SourceFailedError
 from scholarstream.sources._http import SourceHttp
 
 logger = logging.getLogger(__name__)
@@ -44,6 +45,11 @@ class SourceStatus(BaseModel):
     error_code: str | None = None
     error: str | None = None
     hint: str | None = None
+    cause: FailureCause | None = Field(
+        default=None,
+        description="Why the source could not be searched, when it could not answer at all: "
+        "unreachable, insecure, timeout, dropped, rate_limited or server_error.",
+    )
     unreachable: bool = Field(
         default=False,
         description="The source could not be reached at all while no other source had "
@@ -157,11 +163,27 @@ class SourceHub:
 
 
 def _found_by(source: str, record: Record) -> Record:
-    """The record with ``source`` in its provenance: a library record keeps the file format
-    it was imported from, and gains the library it was found in."""
-    if any(p.source == source for p in record.provenance):
+    """The record as ``source`` returned it in this search: ``source`` is its one source,
+    and whatever else its provenance names is an origin, kept apart. A library record
+    imported from a RIS file (``ris``), or from PubMed XML (``pubmed``), was found in the
+    library, not at PubMed: those entries become origins, and the library its source."""
+    entries = [
+        p if p.origin or p.source == source else p.model_copy(update={"origin": True})
+        for p in record.provenance
+    ]
+    if not any(p.source == source and not p.origin for p in entries):
+        entries.append(Provenance(source=source))
+    if entries == record.provenance:
         return record
-    return record.model_copy(update={"provenance": [*record.provenance, Provenance(source=source)]})
+    return record.model_copy(update={"provenance": entries})
+
+
+def _label(source: Callable[[], LiteratureSource]) -> str:
+    """The source's name as people write it, for a message about it."""
+    try:
+        return source().info.label
+    except Exception:  # the fault may be in building the source itself
+        return "The source"
 
 
 async def _timed_search(
@@ -180,9 +202,10 @@ async def _timed_search(
             error_code=exc.code,
             error=exc.message,
             hint=exc.hint,
+            cause=exc.cause if isinstance(exc, SourceFailedError) else None,
             unreachable=isinstance(exc, SourceUnreachableError),
         )
-    except Exception as exc:
+    except Exception:
         # A source should only fail with a SourceError; anything else is our bug. It is
         # logged with its traceback and reported as this source's failure, so it neither
         # hides nor costs the other sources their records.
@@ -193,9 +216,9 @@ async def _timed_search(
             ok=False,
             elapsed_ms=elapsed,
             error_code=ScholarStreamError.code,
-            error=f"{name} failed unexpectedly ({type(exc).__name__}).",
-            hint="This is a fault in ScholarStream, not in the source: please report it with "
-            "the server log. The other sources' results are unaffected.",
+            error=f"{_label(source)} could not be searched because of a fault in ScholarStream.",
+            hint="The fault is ours, not the source's: please report it with the server log. "
+            "The other sources' results are unaffected.",
         )
     elapsed = int((time.perf_counter() - started) * 1000)
     return page, SourceStatus(

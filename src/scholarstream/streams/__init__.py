@@ -6,9 +6,11 @@ user's inline edits and action, asks the guide (``ModelGuide`` with a model,
 transition rules and yields typed events, ending with a ``GuideTurnResult`` that carries
 the next ``CreationSession`` (and, at ``complete``, the finished ``StreamConfig``).
 
-``StreamStore`` keeps the streams (``Stream``, edited with ``StreamUpdate``) and the
-creation sessions (``CreationRecord``) per owner; ``run_creation_turn`` runs a turn on a
-stored session for the API and saves it only when the turn succeeds.
+``stream_sources`` says which literature sources can run on this server (a new stream
+enables only those). ``StreamStore`` keeps the streams (``Stream``, edited with
+``StreamUpdate``) and the creation sessions (``CreationRecord``) per owner;
+``run_creation_turn`` runs a turn on a stored session for the API and saves it only when
+the turn succeeds.
 
 The web page, and the monitoring runs and reports, are built on this next.
 """
@@ -16,6 +18,12 @@ The web page, and the monitoring runs and reports, are built on this next.
 from scholarstream.streams._fallback_guide import FallbackGuide
 from scholarstream.streams._model_guide import ModelGuide, UsageSink
 from scholarstream.streams._selection import guide_for
+from scholarstream.streams._sources import (
+    StreamSource,
+    StreamSourceList,
+    stream_sources,
+    unavailable_sources,
+)
 from scholarstream.streams._store import StreamStore
 from scholarstream.streams._turns import (
     CreationEvent,
@@ -147,6 +155,8 @@ __all__ = [
     "StreamLocator",
     "StreamQuery",
     "StreamQueryUpdate",
+    "StreamSource",
+    "StreamSourceList",
     "StreamStore",
     "StreamType",
     "StreamUpdate",
@@ -181,7 +191,9 @@ __all__ = [
     "refused_turn",
     "run_creation_turn",
     "step_guidance",
+    "stream_sources",
     "turn_stream",
+    "unavailable_sources",
     "user_action_adapter",
     "validate_answer",
 ]

@@ -154,6 +154,36 @@ class StreamStore:
             await db.flush()
             return to_record(row)
 
+    async def open_creation(self, owner_id: uuid.UUID) -> tuple[CreationRecord, bool]:
+        """The owner's empty draft (open, no turn taken yet) if there is one, else a new
+        creation; and whether it is new. Opening "New stream" again and again leaves one
+        draft, not a pile of untitled ones."""
+        async with self.database.session() as session:
+            query = (
+                OwnerScope(session, owner_id)
+                .select(StreamCreationRow)
+                .where(StreamCreationRow.status == "open", StreamCreationRow.revision == 0)
+                .order_by(StreamCreationRow.created_at.desc(), StreamCreationRow.id)
+                .limit(1)
+            )
+            row = await session.scalar(query)
+            if row is not None:
+                return to_record(row), False
+        return await self.start_creation(owner_id), True
+
+    async def delete_creation(self, owner_id: uuid.UUID, creation_id: uuid.UUID) -> None:
+        """Deletes a draft (open or abandoned) and its conversation; a completed creation
+        stays, as its stream's history (``ConflictError``)."""
+        async with self.database.session(write=True) as session:
+            scope = OwnerScope(session, owner_id)
+            row = await scope.get(StreamCreationRow, creation_id, what=CREATION)
+            if row.status == "completed":
+                raise ConflictError(
+                    "This creation is completed: its stream exists, and this is its history.",
+                    hint="Delete the stream instead.",
+                )
+            await scope.delete(row)
+
     async def creations(
         self, owner_id: uuid.UUID, status: CreationStatus | None = "open"
     ) -> builtins.list[CreationSummary]:  # ``list`` is a method here

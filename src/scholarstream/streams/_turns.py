@@ -12,7 +12,7 @@ stored session stays as it was. ``turn_stream`` gives the turn's events their SS
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Collection
 from contextlib import aclosing
 from typing import Annotated
 
@@ -216,9 +216,18 @@ async def run_creation_turn(
     guide: Guide,
     *,
     locate: StreamLocator,
+    unavailable_sources: Collection[str] = (),
 ) -> AsyncGenerator[CreationEvent, None]:
-    """The turn's events; the last is a saved ``turn_result`` or an ``error``."""
-    turn_events = advance(record.session, turn.message, turn.action, guide, edits=turn.edits)
+    """The turn's events; the last is a saved ``turn_result`` or an ``error``. A stream the
+    turn creates does not enable ``unavailable_sources`` (sources that cannot run here)."""
+    turn_events = advance(
+        record.session,
+        turn.message,
+        turn.action,
+        guide,
+        edits=turn.edits,
+        unavailable_sources=unavailable_sources,
+    )
     async with aclosing(turn_events) as events:
         async for event in events:
             if not isinstance(event, GuideTurnResult):

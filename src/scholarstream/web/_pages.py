@@ -129,13 +129,6 @@ def _login_redirect(request: Request) -> RedirectResponse:
     return RedirectResponse(f"/login?{urlencode({'next': target}, safe='/')}", status_code=303)
 
 
-@router.get("/", response_class=HTMLResponse)
-async def home(request: Request, user: MaybeUser) -> Response:
-    if user is None:
-        return _login_redirect(request)
-    return render(request, "home.html", user, "home")
-
-
 @router.get("/settings", response_class=HTMLResponse)
 async def settings_page(
     request: Request, user: MaybeUser, runtime: RuntimeDep, session: SessionDep
@@ -218,6 +211,7 @@ def _stream_fields() -> list[dict[str, Any]]:
             "label": spec.label.capitalize(),
             "kind": spec.kind.value,
             "choices": list(spec.choices),
+            "choice_labels": {c: spec.choice_label(c) for c in spec.choices},
             "optional": spec.optional,
             "long": spec.kind is FieldKind.TEXT and spec.name != "stream_name",
         }
@@ -229,6 +223,7 @@ def _stream_fields() -> list[dict[str, Any]]:
             "label": "Chat instructions",
             "kind": "text",
             "choices": [],
+            "choice_labels": {},
             "optional": True,
             "long": True,
         }

@@ -24,7 +24,7 @@ from __future__ import annotations
 import uuid
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Query, Response
+from fastapi import APIRouter, Header, Query, Request, Response
 from pydantic import Field
 
 from scholarstream.api._deps import ReleasedUser, RuntimeDep
@@ -43,6 +43,7 @@ from scholarstream.research import (
     ResearchStore,
     draft_defaults,
     research_service,
+    shared_at,
 )
 from scholarstream.research.core import check_selected_llms
 from scholarstream.sse import EventStreamResponse
@@ -75,6 +76,14 @@ class ResearchList(CamelModel):
     research: list[Research] = Field(description="Newest first.")
 
 
+def _as_seen(request: Request, runtime: RuntimeDep, research: Research) -> Research:
+    """``research`` with its share link on the address to send people: ``server.public_url``
+    when set, else the address this request reached the server at (its scheme, host and
+    port, behind a proxy as the proxy's headers say), never a port the server guessed."""
+    public = runtime.settings.server.public_url
+    return shared_at(research, public or str(request.base_url))
+
+
 # --- the draft form ----------------------------------------------------------------------
 
 
@@ -82,10 +91,15 @@ class ResearchList(CamelModel):
 @router.get("/models", response_model=DraftDefaults)
 async def research_models(user: ReleasedUser, runtime: RuntimeDep) -> DraftDefaults:
     """The models a draft may select: the configured models (of the model roles) you have a
-    key for, which a draft selects when it names none; and the default synthesis model."""
+    key for, which a draft selects when it names none; the default synthesis model; and the
+    model that writes a title when none is given."""
     service = research_service(runtime)
     available = await service.available_models(user.id)
-    return draft_defaults(available, synthesis_model=await service.synthesis_model(user.id))
+    return draft_defaults(
+        available,
+        synthesis_model=await service.synthesis_model(user.id),
+        title_model=await service.title_model(user.id),
+    )
 
 
 @router.post("/draft", response_model=Research, status_code=201)
@@ -112,32 +126,41 @@ async def edit_draft(
 
 
 @router.post("", response_model=Research)
-async def start_research(body: StartRequest, user: ReleasedUser, runtime: RuntimeDep) -> Research:
+async def start_research(
+    body: StartRequest, user: ReleasedUser, runtime: RuntimeDep, request: Request
+) -> Research:
     """Starts a draft: ``processing``, one call per selected model. 400
     ``missing_credentials`` naming every model without an API key (nothing changes), 422
     without models, 409 unless a draft, 503 when the durable engine is not running."""
-    return await research_service(runtime).start(user.id, body.research_id)
+    return _as_seen(
+        request, runtime, await research_service(runtime).start(user.id, body.research_id)
+    )
 
 
 @router.post("/{research_id}/confirm", response_model=Research)
 async def confirm_research(
-    research_id: uuid.UUID, body: ConfirmRequest, user: ReleasedUser, runtime: RuntimeDep
+    research_id: uuid.UUID,
+    body: ConfirmRequest,
+    user: ReleasedUser,
+    runtime: RuntimeDep,
+    request: Request,
 ) -> Research:
     """The answer to a partial failure: ``proceed`` synthesises what succeeded, ``retry``
     calls the failed models again (at most twice; then ``failed``, "Max retries
     exceeded"), ``cancel`` fails the research ("Cancelled by user"). 409 unless
     ``awaiting_confirmation``."""
-    return await research_service(runtime).confirm(user.id, research_id, body.action)
+    confirmed = await research_service(runtime).confirm(user.id, research_id, body.action)
+    return _as_seen(request, runtime, confirmed)
 
 
 @router.post("/{research_id}/retry", response_model=Research)
 async def retry_research(
-    research_id: uuid.UUID, user: ReleasedUser, runtime: RuntimeDep
+    research_id: uuid.UUID, user: ReleasedUser, runtime: RuntimeDep, request: Request
 ) -> Research:
     """Retries a failed research: its failed models (``retrying``), else its synthesis
     (``synthesizing``), else nothing is left to retry (``completed``); and the synthesis of a
     completed research whose synthesis failed ("Synthesis not available"). 409 otherwise."""
-    return await research_service(runtime).retry(user.id, research_id)
+    return _as_seen(request, runtime, await research_service(runtime).retry(user.id, research_id))
 
 
 # --- reading -----------------------------------------------------------------------------
@@ -147,17 +170,23 @@ async def retry_research(
 async def list_research(
     user: ReleasedUser,
     runtime: RuntimeDep,
+    request: Request,
     status: Annotated[
         list[ResearchStatus] | None,
         Query(description="Only research in these statuses (repeat for several)."),
     ] = None,
 ) -> ResearchList:
-    return ResearchList(research=await research_service(runtime).list(user.id, statuses=status))
+    found = await research_service(runtime).list(user.id, statuses=status)
+    return ResearchList(research=[_as_seen(request, runtime, research) for research in found])
 
 
 @router.get("/{research_id}", response_model=Research)
-async def get_research(research_id: uuid.UUID, user: ReleasedUser, runtime: RuntimeDep) -> Research:
-    return await research_service(runtime).get(user.id, research_id)
+async def get_research(
+    research_id: uuid.UUID, user: ReleasedUser, runtime: RuntimeDep, request: Request
+) -> Research:
+    """The research; its share link (once completed and shared) is on ``server.public_url``,
+    else on the address this request reached the server at."""
+    return _as_seen(request, runtime, await research_service(runtime).get(user.id, research_id))
 
 
 @router.get("/{research_id}/events", response_class=EventStreamResponse, responses=_SSE_DOC)

@@ -12,17 +12,22 @@ from fastapi import APIRouter, Query, Request, Response
 from scholarstream.api._deps import ReleasedUser, RuntimeDep
 from scholarstream.api.routes._sse import event_stream_response
 from scholarstream.runtime import Runtime
+from scholarstream.sources import SourceInfo
+from scholarstream.sources.library import LIBRARY_INFO
 from scholarstream.sse import EventStreamResponse
 from scholarstream.streams import (
     CreationEvent,
     CreationTurnIn,
     StreamLocator,
+    StreamSourceList,
     StreamStore,
     check_turn,
     creation_guide,
     refused_turn,
     run_creation_turn,
+    stream_sources,
     turn_stream,
+    unavailable_sources,
 )
 from scholarstream.streams.core import (
     CreationList,
@@ -73,11 +78,21 @@ async def _view(
 # --- creation -----------------------------------------------------------------------------
 
 
+def _source_infos(runtime: Runtime) -> list[SourceInfo]:
+    return [LIBRARY_INFO, *runtime.sources.infos()]
+
+
 @router.post("/creation", response_model=CreationView, status_code=201)
-async def start_creation(user: ReleasedUser, runtime: RuntimeDep, request: Request) -> CreationView:
-    """A new creation at ``exploration``, with the guide's opening question. ``guide`` says
-    who answers: the configured model, or the rule-based guide in offline mode."""
-    record = await StreamStore(runtime.database).start_creation(user.id)
+async def start_creation(
+    user: ReleasedUser, runtime: RuntimeDep, request: Request, response: Response
+) -> CreationView:
+    """A creation at ``exploration``, with the guide's opening question: a new one (201),
+    or the user's empty draft, one no turn was taken in yet (200), so a page opened twice
+    leaves one draft. ``guide`` says who answers: the configured model, or the rule-based
+    guide in offline mode."""
+    record, new = await StreamStore(runtime.database).open_creation(user.id)
+    if not new:
+        response.status_code = 200
     return await _view(record, runtime, request, user.id)
 
 
@@ -131,8 +146,26 @@ async def creation_turn(
         events = refused_turn(refused)
     else:
         guide = await creation_guide(runtime.database, runtime.models, runtime.settings, user.id)
-        events = run_creation_turn(store, user.id, record, body, guide, locate=_locator(request))
+        events = run_creation_turn(
+            store,
+            user.id,
+            record,
+            body,
+            guide,
+            locate=_locator(request),
+            unavailable_sources=unavailable_sources(_source_infos(runtime)),
+        )
     return EventStreamResponse(turn_stream(record.revision, events))
+
+
+@router.delete("/creation/{creation_id}", status_code=204)
+async def delete_creation(
+    creation_id: uuid.UUID, user: ReleasedUser, runtime: RuntimeDep
+) -> Response:
+    """Deletes a draft (open or abandoned) with its conversation; a completed creation is
+    its stream's history (409: delete the stream instead)."""
+    await StreamStore(runtime.database).delete_creation(user.id, creation_id)
+    return Response(status_code=204)
 
 
 @router.post("/creation/{creation_id}/abandon", response_model=CreationView)
@@ -150,6 +183,14 @@ async def abandon_creation(
 @router.get("", response_model=StreamList)
 async def list_streams(user: ReleasedUser, runtime: RuntimeDep) -> StreamList:
     return StreamList(streams=await StreamStore(runtime.database).list(user.id))
+
+
+# Declared before GET /{stream_id}, which would otherwise take "sources" for a stream id.
+@router.get("/sources", response_model=StreamSourceList)
+async def list_stream_sources(user: ReleasedUser, runtime: RuntimeDep) -> StreamSourceList:
+    """The sources a stream can search, each ``available`` on this server or not, with the
+    ``reason`` and ``how_to_enable`` it. A new stream searches only the available ones."""
+    return stream_sources(_source_infos(runtime))
 
 
 @router.get("/{stream_id}", response_model=Stream)

@@ -30,6 +30,9 @@ class ToolStartEvent(BaseModel):
     tool: str
     input: dict[str, Any]
     index: int
+    label: str | None = Field(
+        default=None, description="The tool's name as people read it ('Search PubMed')."
+    )
 
 
 class ToolProgressEvent(BaseModel):
@@ -46,7 +49,15 @@ class ToolCompleteEvent(BaseModel):
     tool: str
     index: int
     ok: bool = True
-    error: str | None = None
+    message: str | None = Field(
+        default=None,
+        description="What a person reads of the run ('Found 12 papers in PubMed.', or why it "
+        "failed and what to do); never the text the model reads. None when the answer "
+        "itself says it (a command, an answer without a model).",
+    )
+    error: str | None = Field(
+        default=None, description="The failure as a person reads it (message, when failed)."
+    )
     payload: CustomPayload | None = None
 
 

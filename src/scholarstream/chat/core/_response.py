@@ -26,8 +26,13 @@ class SuggestedAction(BaseModel):
 class ToolHistoryEntry(BaseModel):
     tool_name: str
     input: dict[str, Any]
-    output: str
+    output: str = Field(description="What the model read of the run: not for display.")
     ok: bool = True
+    shown: str | None = Field(
+        default=None,
+        description="What a person reads of the run (the tool's line in the answer); None "
+        "when the answer itself says it.",
+    )
 
 
 class ChatResponsePayload(BaseModel):

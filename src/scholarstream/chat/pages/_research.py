@@ -26,7 +26,7 @@ from scholarstream.chat.pages._navigation import OPEN_LIBRARY, OPEN_SEARCH_PAGE,
 from scholarstream.chat.pages._registry import register_page
 from scholarstream.chat.tools import ToolConfig, ToolContext, ToolResult, register_tool
 from scholarstream.chat.tools.builtin import ToolArguments, input_schema, parse_arguments
-from scholarstream.errors import InvalidInputError
+from scholarstream.errors import InvalidInputError, NotFoundError
 from scholarstream.research import (
     LLMResultStatus,
     Research,
@@ -370,7 +370,23 @@ async def read_research(params: dict[str, Any], ctx: ToolContext) -> ToolResult:
     args = parse_arguments("read_research", ReadResearchArgs, params)
     research_id = _research_id(args, ctx.chat)
     research = await ResearchStore(ctx.services.database).get(ctx.owner_id, research_id)
-    return ToolResult(text=research_text(research, args.model))
+    return ToolResult(
+        text=research_text(research, args.model),
+        for_user=_read_for_user(research, args.model),
+    )
+
+
+def _read_for_user(research: Research, model: str | None) -> str:
+    which = f"{model}'s answer in" if model is not None else ""
+    return f"Read {which or 'the whole of'} the research “{research.title}”."
+
+
+def _read_failed(error: Exception, arguments: Mapping[str, Any], ctx: ToolContext) -> str:
+    if isinstance(error, NotFoundError):
+        return "That research is not among yours: open it from the Research page."
+    if isinstance(error, InvalidInputError) and arguments.get("model"):
+        return f"This research did not ask {arguments['model']}."
+    return "No research is open here: open one from the Research page."
 
 
 READ_RESEARCH = register_tool(
@@ -383,6 +399,7 @@ READ_RESEARCH = register_tool(
         executor=read_research,
         category="research",
         is_global=False,
+        failure_for_user=_read_failed,
     )
 )
 

@@ -2,6 +2,8 @@
 
 from scholarstream.chat.tools._execution import (
     ToolArgumentsError,
+    ToolFailedError,
+    ToolNotFoundError,
     check_arguments,
     execute_tool,
     without_null_options,
@@ -15,6 +17,7 @@ from scholarstream.chat.tools._registry import (
     ToolServices,
     get_tool,
     register_tool,
+    tool_label,
     tools,
 )
 
@@ -23,6 +26,8 @@ __all__ = [
     "ToolConfig",
     "ToolContext",
     "ToolExecutor",
+    "ToolFailedError",
+    "ToolNotFoundError",
     "ToolProgress",
     "ToolResult",
     "ToolServices",
@@ -30,6 +35,7 @@ __all__ = [
     "execute_tool",
     "get_tool",
     "register_tool",
+    "tool_label",
     "tools",
     "without_null_options",
 ]

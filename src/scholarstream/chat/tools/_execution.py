@@ -11,21 +11,35 @@ import jsonschema
 
 from scholarstream.chat.core import get_payload_type
 from scholarstream.chat.tools._registry import ToolConfig, ToolContext, ToolProgress, ToolResult
-from scholarstream.errors import InvalidInputError, ScholarStreamError
+from scholarstream.errors import InvalidInputError, NotFoundError, ScholarStreamError
 
 NOT_AS_ASKED = "That could not be run as asked: try rephrasing your request."
 
 
-class ToolArgumentsError(InvalidInputError):
-    """The model (or a command) gave arguments the tool's schema refuses. The message and
-    hint are for the model, which corrects its call; ``for_user`` says it to a user, who
-    never wrote the arguments (``refused_for_user``)."""
+class ToolFailedError(InvalidInputError):
+    """A tool could not do what it was asked, said twice: the message and hint for the
+    model (which may name tools, arguments and ids), ``for_user`` for a person."""
 
     def __init__(
         self, message: str, *, hint: str | None = None, for_user: str | None = None
     ) -> None:
         super().__init__(message, hint=hint)
         self.for_user = for_user or NOT_AS_ASKED
+
+
+class ToolNotFoundError(NotFoundError):
+    """What a tool was asked for does not exist (or is not the user's), said twice like
+    ``ToolFailedError``."""
+
+    def __init__(self, message: str, *, for_user: str, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.for_user = for_user
+
+
+class ToolArgumentsError(ToolFailedError):
+    """The model (or a command) gave arguments the tool's schema refuses. The message and
+    hint are for the model, which corrects its call; ``for_user`` says it to a user, who
+    never wrote the arguments (``refused_for_user``)."""
 
 
 # A refused value's problem, by JSON-schema keyword.

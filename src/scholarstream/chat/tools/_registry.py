@@ -32,14 +32,16 @@ class ToolProgress(BaseModel):
 
 
 class ToolResult(BaseModel):
-    """``text`` goes to the model; ``for_user`` is what the user reads of the result when no
-    model answers (offline mode): a plain summary, with no tool names, no instructions to a
-    model and no error classes (None: the tool has none; the user is told it is done);
-    ``payload`` goes to the UI; ``queries`` are the exact queries the tool sent (one per
-    source), shown to the user and kept in the thread."""
+    """A tool's result has two texts, and they never mix. ``text`` goes to the model: it
+    may name tools and ids, cite keys and tell the model what to do. ``for_user`` is what a
+    person reads of the result (the tool's line in the tray, a command's answer, an answer
+    made without a model): a plain summary, with no tool names, no ids as labels, no
+    instructions to a model and no error classes. Every tool writes both.
+    ``payload`` goes to the UI (its fields are for people too); ``queries`` are the exact
+    queries the tool sent (one per source), shown to the user and kept in the thread."""
 
     text: str
-    for_user: str | None = None
+    for_user: str = Field(min_length=1)
     payload: CustomPayload | None = None
     queries: list[QuerySent] = Field(default_factory=list)
 
@@ -100,14 +102,21 @@ class ToolConfig:
     # rewrite to carry the conversation's topic (seed 004). None: not a retrieval tool.
     query_argument: str | None = None
     # The command in the user's words, for /help and the command list (the description is
-    # written for a model). None: the description's first sentence.
+    # written for a model, and never shown). Required with a command.
     command_summary: str | None = None
-    # What a failure tells the user when no model answers (see FailureText). None: a
-    # plain "could not be done".
+    # What a failure tells the user (see FailureText). None: the product's error message
+    # alone, or a plain "could not be done".
     failure_for_user: FailureText | None = None
+    # The tool's name as people read it ("Search PubMed"); None: its name in words.
+    label: str | None = None
 
     def __post_init__(self) -> None:
         jsonschema.Draft202012Validator.check_schema(self.input_schema)
+        if self.command is not None and not self.command_summary:
+            raise ValueError(
+                f"tool {self.name!r} has the command /{self.command} but no command_summary: "
+                "/help says what a command does in the user's words, never the model's"
+            )
 
 
 _TOOLS: dict[str, ToolConfig] = {}
@@ -125,6 +134,16 @@ def get_tool(name: str) -> ToolConfig:
         return _TOOLS[name]
     except KeyError:
         raise KeyError(f"no tool {name!r}; registered: {sorted(_TOOLS)}") from None
+
+
+def tool_label(name: str) -> str:
+    """A tool's name as people read it: its ``label``, else its name in words
+    ("search_literature" as "Search literature"); never the identifier itself."""
+    tool = _TOOLS.get(name)
+    if tool is not None and tool.label:
+        return tool.label
+    words = " ".join(name.replace("_", " ").split())
+    return words[:1].upper() + words[1:] if words else "A tool"
 
 
 def tools() -> list[ToolConfig]:

@@ -4,10 +4,14 @@ from scholarstream.db.tables._accounts import ApiToken, User, WebSession
 from scholarstream.db.tables._ai_columns import AIColumnRow, AIColumnValueRow
 from scholarstream.db.tables._chat import ChatConversation, ChatMessage
 from scholarstream.db.tables._library import (
+    LibraryCollection,
+    LibraryCollectionRecord,
     LibraryEmbedding,
     LibraryMatchKey,
     LibraryMerge,
+    LibraryNote,
     LibraryRecord,
+    LibraryTag,
 )
 from scholarstream.db.tables._llm import (
     LLMUsage,
@@ -20,6 +24,13 @@ from scholarstream.db.tables._research import (
     ResearchEventRow,
     ResearchRow,
     ResearchWebhookCursorRow,
+)
+from scholarstream.db.tables._screening import (
+    ScreeningDecisionRow,
+    ScreeningProjectRow,
+    ScreeningRecordRow,
+    ScreeningReviewerRow,
+    ScreeningSuggestionRow,
 )
 from scholarstream.db.tables._search import SearchRunRow
 from scholarstream.db.tables._streams import (
@@ -37,10 +48,14 @@ __all__ = [
     "ChatConversation",
     "ChatMessage",
     "LLMUsage",
+    "LibraryCollection",
+    "LibraryCollectionRecord",
     "LibraryEmbedding",
     "LibraryMatchKey",
     "LibraryMerge",
+    "LibraryNote",
     "LibraryRecord",
+    "LibraryTag",
     "ModelChoiceRow",
     "ModelEndpointRow",
     "NotificationTargetRow",
@@ -48,6 +63,11 @@ __all__ = [
     "ResearchEventRow",
     "ResearchRow",
     "ResearchWebhookCursorRow",
+    "ScreeningDecisionRow",
+    "ScreeningProjectRow",
+    "ScreeningRecordRow",
+    "ScreeningReviewerRow",
+    "ScreeningSuggestionRow",
     "SearchRunRow",
     "StreamCreationRow",
     "StreamItemFeedbackRow",

@@ -114,3 +114,65 @@ class LibraryMerge(Owned, CreatedAtMixin, Base):
     imported file) or ``scan`` (found by "find duplicates")."""
     evidence: Mapped[str] = mapped_column(Text)
     split_at: Mapped[datetime | None]
+
+
+class LibraryCollection(Owned, CreatedAtMixin, Base):
+    """A named set of the owner's records (a record may be in many). Deleting or renaming
+    it never touches the records."""
+
+    __tablename__ = "library_collections"
+    __table_args__ = (UniqueConstraint("owner_id", "name_key"),)
+
+    name: Mapped[str] = mapped_column(String(200))
+    # The name case-folded, spaces collapsed: two collections never differ only by case.
+    name_key: Mapped[str] = mapped_column(String(200))
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class LibraryCollectionRecord(Base):
+    """A record in a collection."""
+
+    __tablename__ = "library_collection_records"
+    __table_args__ = (Index("ix_library_collection_records_owner_record", "owner_id", "record_id"),)
+
+    collection_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("library_collections.id", ondelete="CASCADE"), primary_key=True
+    )
+    record_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("library_records.id", ondelete="CASCADE"), primary_key=True
+    )
+    owner_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    added_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # The order records were put in the collection (a selection keeps its order).
+    position: Mapped[int] = mapped_column(default=0)
+
+
+class LibraryTag(Base):
+    """A tag on a record: ``name`` as the person typed it first, ``key`` case-folded (one
+    tag whatever its case)."""
+
+    __tablename__ = "library_tags"
+    __table_args__ = (Index("ix_library_tags_owner_key", "owner_id", "key"),)
+
+    record_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("library_records.id", ondelete="CASCADE"), primary_key=True
+    )
+    key: Mapped[str] = mapped_column(String(100), primary_key=True)
+    name: Mapped[str] = mapped_column(String(100))
+    owner_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class LibraryNote(Base):
+    """The owner's note on a record (plain text)."""
+
+    __tablename__ = "library_notes"
+
+    record_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("library_records.id", ondelete="CASCADE"), primary_key=True
+    )
+    owner_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), index=True
+    )
+    text: Mapped[str] = mapped_column(Text)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)

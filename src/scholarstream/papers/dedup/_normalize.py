@@ -125,6 +125,35 @@ _NUMBER_WORDS = {
     "third": "3",
     "fourth": "4",
 }
+_ORDINALS = {
+    "first": "1",
+    "second": "2",
+    "third": "3",
+    "fourth": "4",
+    "fifth": "5",
+    "sixth": "6",
+    "seventh": "7",
+    "eighth": "8",
+    "ninth": "9",
+    "tenth": "10",
+}
+_NUMBERED_EVENTS = frozenset(
+    {
+        "international",
+        "annual",
+        "national",
+        "world",
+        "european",
+        "workshop",
+        "conference",
+        "symposium",
+        "congress",
+        "meeting",
+        "edition",
+    }
+)
+"""Before these words an ordinal numbers a series of events: "the fourth international
+workshop" is the "4th" one in another copy."""
 _DIGITS = re.compile(r"\d+")
 _THOUSANDS = re.compile(r"(?<!\d)(\d{1,3}) (\d{3})(?!\d)")
 """Digit groups ("10 000", "50,159" once folded) are one number."""
@@ -168,6 +197,12 @@ def title_numbers(folded_title: str) -> tuple[str, ...]:
             number = _ROMAN.get(word) or _NUMBER_WORDS.get(word)
             if number:
                 numbers.append(number)
+        elif (
+            word in _ORDINALS
+            and words[index + 1 : index + 2]
+            and words[index + 1] in _NUMBERED_EVENTS
+        ):
+            numbers.append(_ORDINALS[word])
         elif word in _ROMAN and word not in ("i", "v", "x"):
             numbers.append(_ROMAN[word])
     return tuple(sorted(numbers))
@@ -336,7 +371,8 @@ def _family_words(text: str) -> list[str]:
 
 _COLLECTIVE = re.compile(
     r"\b(?:group|study|trial|consortium|collaborat\w*|investigators|committee|society|"
-    r"network|association|team|panel|organi[sz]ation|working party)\b",
+    r"network|association|team|panel|organi[sz]ation|working party|corp|corporation|inc|"
+    r"ltd|corporate)\b",
     re.IGNORECASE,
 )
 """Collective authors ("ASCUS-LSIL Triage Study Group") cannot be compared with people: one

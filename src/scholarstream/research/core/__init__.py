@@ -120,9 +120,11 @@ from scholarstream.research.core._retry import (
 )
 from scholarstream.research.core._safe_markdown import ALLOWED_TAGS, render_markdown
 from scholarstream.research.core._sharing import (
+    SHARED_PATH,
     attach_share_info,
     record_notification,
     record_share_failed,
+    shared_at,
 )
 from scholarstream.research.core._start import (
     CredentialCheck,
@@ -166,6 +168,7 @@ __all__ = [
     "NO_SUCCESSFUL_RESULTS",
     "RETRY_ADVICE",
     "RETRY_FROM_FAILED",
+    "SHARED_PATH",
     "SKIP_LOGIC",
     "STATUS_HINTS",
     "SYNTHESIS_FAILED_NOTICE",
@@ -259,6 +262,7 @@ __all__ = [
     "retry_failed_llms",
     "retry_research",
     "set_evidence",
+    "shared_at",
     "start_research",
     "synthesis_may_run",
     "synthesis_not_available",

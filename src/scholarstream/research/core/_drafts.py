@@ -18,7 +18,6 @@ status             ``draft``
 
 from __future__ import annotations
 
-import re
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -35,6 +34,7 @@ from scholarstream.research.core._records import (
     Research,
     ResearchFallback,
 )
+from scholarstream.research.core._title_text import TITLE_MAX_LENGTH, fallback_title
 
 __all__ = [
     "GOOGLE_PROVIDERS",
@@ -51,9 +51,7 @@ __all__ = [
     "fallback_title",
 ]
 
-TITLE_MAX_LENGTH = 80
 TITLE_FEATURE = "research.title"  # the usage ledger's feature of title calls
-UNTITLED = "Untitled research"
 GOOGLE_PROVIDERS = frozenset({"google", "google-gla", "google-vertex", "gemini"})
 """Provider names of Google's models, the seed's default synthesis provider."""
 
@@ -87,6 +85,11 @@ class DraftEdit(CamelModel):
 class DraftDefaults(CamelModel):
     selected_llms: list[str]
     synthesis_llm: str | None
+    title_model: str | None = Field(
+        default=None,
+        description="The model that writes a draft's title from the prompt when none is "
+        "given; None: the title is cut from the prompt.",
+    )
 
 
 def check_selected_llms(selected: Sequence[str] | None, *, limit: int) -> None:
@@ -123,36 +126,16 @@ def default_synthesis_llm(
 
 
 def draft_defaults(
-    available_models: Sequence[str], *, synthesis_model: str | None = None
+    available_models: Sequence[str],
+    *,
+    synthesis_model: str | None = None,
+    title_model: str | None = None,
 ) -> DraftDefaults:
     return DraftDefaults(
         selected_llms=list(available_models),
         synthesis_llm=default_synthesis_llm(available_models, synthesis_model),
+        title_model=title_model,
     )
-
-
-_LINE_MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*+>]\s+|\d+[.)]\s+)+")
-_EMPHASIS = re.compile(r"\*\*|__|`+")
-_WRAPPING = "\"'*_ "
-_TRAILING = " ,;:-([\u2013\u2014"  # and en/em dashes
-
-
-def fallback_title(prompt: str, *, max_length: int = TITLE_MAX_LENGTH) -> str:
-    """A title cut from the prompt: its first non-empty line without Markdown markup,
-    whitespace collapsed, cut at a word boundary with an ellipsis when too long."""
-    lines = (_EMPHASIS.sub("", _LINE_MARKUP.sub("", line)) for line in prompt.splitlines())
-    first = next((line for line in lines if line.strip(_WRAPPING)), "")
-    text = " ".join(first.split()).strip(_WRAPPING)
-    if not text:
-        return UNTITLED
-    if len(text) <= max_length:
-        return text
-    window = text[: max_length - 1]
-    space = window.rfind(" ")
-    # A cut far back would leave too little; a word that long is cut in the middle.
-    if space >= max_length // 2:
-        window = window[:space]
-    return window.rstrip(_TRAILING) + "…"
 
 
 def create_draft(

@@ -16,14 +16,15 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Literal
 
-from pydantic import Field, StringConstraints, field_validator
+from pydantic import Field, StringConstraints, computed_field, field_validator
 
 from scholarstream.grounding.core import CitationAudit, EvidencePack
 from scholarstream.research.core._base import CamelModel
 from scholarstream.research.core._failures import FailureReason
 from scholarstream.research.core._lifecycle import ResearchStatus
+from scholarstream.research.core._title_text import fallback_title
 
 __all__ = [
     "ExternalReport",
@@ -204,6 +205,17 @@ class Research(CamelModel):
     @classmethod
     def _each_model_once(cls, models: list[str]) -> list[str]:
         return list(dict.fromkeys(models))
+
+    @computed_field(  # type: ignore[prop-decorator]
+        description="Where the title came from: 'model' (a model wrote it from the prompt), "
+        "'prompt' (cut from the prompt: no title was given and no model wrote one, or the "
+        "model's could not be used) or 'user' (typed)."
+    )
+    @property
+    def title_source(self) -> Literal["model", "prompt", "user"]:
+        if self.title_generated:
+            return "model"
+        return "prompt" if self.title == fallback_title(self.prompt) else "user"
 
     def results_in(self, status: LLMResultStatus) -> list[LLMResult]:
         return [result for result in self.llm_results if result.status == status]

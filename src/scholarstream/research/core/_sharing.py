@@ -9,6 +9,8 @@ function                    effect
                             share (same token) attached again changes nothing
 ``record_share_failed``     ``share_error`` kept; the research stays ``completed``
 ``record_notification``     how sending the link went, on ``share_info``
+``shared_at``               the research with its link on the address people reach the
+                            server at (``server.public_url``, else the request's own)
 ==========================  ===============================================================
 
 Every step of sharing may run again after a crash; each of these is safe to repeat.
@@ -17,6 +19,7 @@ Every step of sharing may run again after a crash; each of these is safe to repe
 from __future__ import annotations
 
 from datetime import datetime
+from urllib.parse import urlsplit
 
 from scholarstream.research.core._base import utc_now
 from scholarstream.research.core._changes import ResearchChange, changed, unchanged
@@ -24,7 +27,16 @@ from scholarstream.research.core._events import ResearchShared
 from scholarstream.research.core._lifecycle import ResearchStatus, conflict
 from scholarstream.research.core._records import Research, ShareInfo
 
-__all__ = ["attach_share_info", "record_notification", "record_share_failed"]
+__all__ = [
+    "SHARED_PATH",
+    "attach_share_info",
+    "record_notification",
+    "record_share_failed",
+    "shared_at",
+]
+
+SHARED_PATH = "/shared/research/"
+"""Where the server serves a shared report: ``SHARED_PATH + token``."""
 
 
 def _require_completed(research: Research) -> None:
@@ -88,3 +100,22 @@ def record_notification(
     return ResearchChange(
         research=research.model_copy(update={"share_info": info, "updated_at": moment})
     )
+
+
+def shared_at(research: Research, base_url: str) -> Research:
+    """``research`` with its share link on ``base_url`` (``https://host:port``, with any
+    path prefix). The link is stored with the address the server knew when it shared the
+    report; a reader is given it on the address they reached the server at, unless
+    ``server.public_url`` names the one address to send people (the caller decides)."""
+    info = research.share_info
+    if info is None:
+        return research
+    if info.token is not None:
+        path = SHARED_PATH + info.token
+    else:  # shared before tokens were kept: the stored link's path
+        stored = urlsplit(info.share_url)
+        path = stored.path + (f"?{stored.query}" if stored.query else "")
+    link = base_url.rstrip("/") + path
+    if link == info.share_url:
+        return research
+    return research.model_copy(update={"share_info": info.model_copy(update={"share_url": link})})

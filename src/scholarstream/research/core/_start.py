@@ -56,22 +56,24 @@ def check_can_start(research: Research, has_credentials: CredentialCheck) -> Non
     if not research.selected_llms:
         raise InvalidInputError(
             "Select at least one model to start the research.",
-            hint="Pick models in the draft; 'scholarstream models' lists the configured ones.",
+            hint="Tick the models to ask in the draft. No model to tick? Set one up under "
+            "Settings → Models.",
         )
     if synthesis_may_run(research) and research.synthesis_llm is None:
         raise InvalidInputError(
             "Choose a synthesis model: with several models or external reports the answers "
             "are synthesised.",
-            hint="Set synthesisLlm in the draft, or configure the 'synthesis' model role.",
+            hint="Choose the synthesis model in the draft, or set up a synthesis model under "
+            "Settings → Models.",
         )
     missing = [m for m in models_needing_credentials(research) if not has_credentials(m)]
     if missing:
         providers = sorted({m.partition(":")[0] for m in missing})
         raise MissingCredentialsError(
             f"No API key for {', '.join(missing)}.",
-            hint=f"Add your own key for {', '.join(providers)} under Settings "
-            "(PUT /api/v1/me/provider-keys/<provider>), have the server set "
-            "SCHOLARSTREAM_LLM__PROVIDERS__<PROVIDER>__API_KEY, or choose other models.",
+            hint=f"Add your key for {', '.join(providers)} under Settings → Your API keys, "
+            "ask the server's administrator to set one "
+            "(SCHOLARSTREAM_LLM__PROVIDERS__<PROVIDER>__API_KEY), or choose other models.",
         )
 
 

@@ -259,7 +259,15 @@ class ScoredPaper(_Model):
     record: Record
     score: float = Field(ge=0.0, le=1.0)
     reason: str | None = Field(default=None, description="One sentence: why this score.")
-    sources: list[str] = Field(default_factory=list, description="Sources that returned it.")
+    sources: list[str] = Field(
+        default_factory=list, description="The sources of this search that returned it."
+    )
+    origins: list[str] = Field(
+        default_factory=list,
+        description="Where a paper found in your library was before: the file formats it was "
+        "imported from (ris, csv, bibtex, pubmed for PubMed XML, ...) or the sources it was "
+        "saved from. Not sources of this search.",
+    )
     label: Literal["relevant", "irrelevant"] | None = Field(
         default=None, description="The user's own judgement, when given."
     )
@@ -283,7 +291,19 @@ class CollectionStats(_Model):
     total: int = 0
     found: int = Field(default=0, description="Records returned before deduplication.")
     duplicates_removed: int = 0
-    by_source: dict[str, int] = Field(default_factory=dict)
+    by_source: dict[str, int] = Field(
+        default_factory=dict, description="Papers each source of this search returned."
+    )
+    by_origin: dict[str, int] = Field(
+        default_factory=dict,
+        description="Papers found in your library, by where they came from before (the "
+        "papers' ``origins``).",
+    )
+    origin_labels: dict[str, str] = Field(
+        default_factory=dict,
+        description="How to name each origin that is a file format (e.g. ris: RIS file); "
+        "other origins are sources, named as the sources are.",
+    )
     by_year: dict[str, int] = Field(default_factory=dict)
     year_min: int | None = None
     year_max: int | None = None

@@ -18,8 +18,9 @@ from scholarstream.search.core import (
     SearchResults,
     SearchStrategy,
 )
+from scholarstream.search.organize._origins import origin_labels
 from scholarstream.search.organize._study_types import study_type
-from scholarstream.search.organize._themes import rule_themes
+from scholarstream.search.organize._themes import merge_themes, rule_themes
 
 Grouper = Callable[[Sequence[ScoredPaper]], list[PaperGroup]]
 
@@ -69,14 +70,18 @@ def collection_stats(
 ) -> CollectionStats:
     years = [p.record.year for p in papers if p.record.year]
     by_source: Counter[str] = Counter()
+    by_origin: Counter[str] = Counter()
     for paper in papers:
         by_source.update(paper.sources)
+        by_origin.update(paper.origins)
     found = len(results.records) if results else len(papers)
     return CollectionStats(
         total=len(papers),
         found=found,
         duplicates_removed=max(0, found - len(papers)),
         by_source=dict(sorted(by_source.items())),
+        by_origin=dict(sorted(by_origin.items())),
+        origin_labels=origin_labels(by_origin),
         by_year={str(y): n for y, n in sorted(Counter(years).items(), reverse=True)},
         year_min=min(years, default=None),
         year_max=max(years, default=None),
@@ -115,6 +120,7 @@ def build_collection(
     themes: list[PaperGroup],
 ) -> PaperCollection:
     papers = sorted(scored, key=lambda p: -p.score)  # stable: equal scores keep their order
+    themes = merge_themes(themes)
     groupings = [Grouping(dimension="theme", groups=themes)] if themes else []
     groupings += [
         Grouping(dimension=dimension, groups=group(papers)) for dimension, group in GROUPERS.items()

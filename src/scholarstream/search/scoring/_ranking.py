@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from scholarstream.papers import Record, paper_key, record_sources
+from scholarstream.papers import Record, paper_key, record_origins, record_sources
 from scholarstream.papers.ranking import FeedbackModel, record_text
 from scholarstream.search.core import LabelledPaper, ParsedIntent, ScoredPaper
 
@@ -102,6 +102,7 @@ def _user_judged(record: Record, paper_id: str, paper: LabelledPaper) -> ScoredP
         score=1.0 if paper.relevant else 0.0,
         reason=f"You marked this paper {'relevant' if paper.relevant else 'irrelevant'}.",
         sources=record_sources(record),
+        origins=record_origins(record),
         label="relevant" if paper.relevant else "irrelevant",
     )
 
@@ -139,6 +140,7 @@ async def rank(
                 score=min(1.0, max(0.0, score)),
                 reason=reason,
                 sources=record_sources(record),
+                origins=record_origins(record),
             )
         )
     return sorted(scored, key=_order)

@@ -1,12 +1,21 @@
 """The local library: the records each user imported, searchable offline."""
 
+from scholarstream.sources.library._exporter import Export
 from scholarstream.sources.library._fusion import Fusion
 from scholarstream.sources.library._importer import import_items
 from scholarstream.sources.library._index import IndexCache, LibraryIndex, query_tokens, tokenize
 from scholarstream.sources.library._library import Library
+from scholarstream.sources.library._merge_ids import short_id
 from scholarstream.sources.library._models import (
     MAX_OFFSET,
+    CollectionChange,
+    CollectionCount,
+    CollectionInfo,
+    CollectionRef,
+    DuplicateCopy,
+    DuplicateGroup,
     DuplicateScan,
+    ExportAdvice,
     FacetCount,
     ImportProblem,
     ImportReport,
@@ -17,8 +26,11 @@ from scholarstream.sources.library._models import (
     LibraryQuery,
     MergedRecord,
     MergePage,
+    NothingMatchedError,
     SplitResult,
+    TagChange,
 )
+from scholarstream.sources.library._organizer import LibraryLabels
 from scholarstream.sources.library._semantic import SemanticStatus, embedding_passages
 from scholarstream.sources.library._source import INFO as LIBRARY_INFO
 from scholarstream.sources.library._source import LibrarySource
@@ -29,7 +41,15 @@ __all__ = [
     "LIBRARY_INFO",
     "MAX_OFFSET",
     "PGVECTOR",
+    "CollectionChange",
+    "CollectionCount",
+    "CollectionInfo",
+    "CollectionRef",
+    "DuplicateCopy",
+    "DuplicateGroup",
     "DuplicateScan",
+    "Export",
+    "ExportAdvice",
     "FacetCount",
     "Fusion",
     "ImportProblem",
@@ -39,17 +59,21 @@ __all__ = [
     "LibraryFacets",
     "LibraryIndex",
     "LibraryItem",
+    "LibraryLabels",
     "LibraryMergeInfo",
     "LibraryPage",
     "LibraryQuery",
     "LibrarySource",
     "MergePage",
     "MergedRecord",
+    "NothingMatchedError",
     "SemanticStatus",
     "SplitResult",
+    "TagChange",
     "embedding_passages",
     "import_items",
     "query_tokens",
+    "short_id",
     "stored_vectors",
     "tokenize",
 ]

@@ -11,6 +11,7 @@ import asyncio
 import queue
 import uuid
 from collections.abc import AsyncIterator, Iterator, Sequence
+from dataclasses import dataclass
 from typing import TextIO
 
 from scholarstream.db import Database
@@ -104,3 +105,23 @@ async def export_selection(
                 yield [found[i].record for i in chunk if i in found]
 
     return await _write(format_name, out, records())
+
+
+@dataclass(frozen=True)
+class Export:
+    """The records one export will write, counted before anything is written: a selection
+    (``ids``, in order) or every record passing ``query``'s filters."""
+
+    database: Database
+    owner_id: uuid.UUID
+    count: int
+    ids: Sequence[uuid.UUID] | None = None
+    query: LibraryQuery | None = None
+
+    async def write(self, format_name: str, out: TextIO) -> int:
+        """Writes the records to ``out`` in ``format_name``; returns how many."""
+        if self.ids is not None:
+            return await export_selection(self.database, self.owner_id, format_name, out, self.ids)
+        return await export_records(
+            self.database, self.owner_id, format_name, out, query=self.query
+        )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import io
 import json
 import logging
 import uuid
@@ -17,7 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -25,7 +26,13 @@ from scholarstream.db import Database, utcnow
 from scholarstream.db.tables import LibraryRecord
 from scholarstream.errors import InvalidInputError
 from scholarstream.papers import Record, normalize_title
-from scholarstream.papers.formats import ReadItem, RecordProblem, open_records
+from scholarstream.papers.formats import (
+    SNIFF_BYTES,
+    ReadItem,
+    RecordProblem,
+    formats,
+    open_records,
+)
 from scholarstream.settings import LimitsSettings
 from scholarstream.sources.library._duplicates import plan_merges, record_match_keys
 from scholarstream.sources.library._merges import (
@@ -219,10 +226,79 @@ async def import_stream(
     progress: Progress | None = None,
 ) -> ImportReport:
     """The file's records, read within ``limits`` (see ``papers.formats``): a record with
-    a field over the limit is a problem in the report, and the others are imported."""
-    file_format, items = open_records(stream, filename, format_name, limits=limits)
+    a field over the limit is a problem in the report, and the others are imported.
+
+    A file that no format recognises by its content, and whose extension names no one
+    format (``.txt`` may be RIS or MEDLINE, ``.xml`` PubMed or EndNote, ``.docx`` none),
+    is refused as of an unrecognised format, naming the formats that are read, when the
+    format tried on it cannot read it (notes saved as ``.txt``). A file whose extension
+    names its format (``.ris``, ``.csv``) gets that reader's own account of what is wrong
+    ("has no title column")."""
+    buffered = (
+        stream
+        if isinstance(stream, io.BufferedReader)
+        else io.BufferedReader(cast("io.RawIOBase", stream))
+    )
+    guessed = (
+        format_name is None
+        and not _recognised_by_content(buffered.peek(SNIFF_BYTES))
+        and not _named_by_extension(filename)
+    )
+    try:
+        file_format, items = open_records(buffered, filename, format_name, limits=limits)
+    except InvalidInputError as exc:
+        if guessed and str(exc).startswith("Cannot tell the format"):
+            raise unrecognised_format(filename) from exc
+        raise
+    if guessed:
+        items = _refused_as_unrecognised(items, filename)
     return await import_items(
         database, owner_id, items, file=filename, format_name=file_format.name, progress=progress
+    )
+
+
+def _recognised_by_content(head: bytes) -> bool:
+    """Does some format recognise the file by its first bytes? (A compressed file is
+    judged after unpacking, by ``open_records``.)"""
+    if head[:2] == b"\x1f\x8b" or head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return True
+    return any(f.sniff(head[:SNIFF_BYTES]) for f in formats() if f.read is not None)
+
+
+def _named_by_extension(filename: str) -> bool:
+    """Does the file's extension name exactly one of the formats read?"""
+    suffixes = [s.lower() for s in Path(filename).suffixes if s.lower() != ".gz"]
+    if not suffixes:
+        return False
+    claiming = [f for f in formats() if f.read is not None and suffixes[-1] in f.extensions]
+    return len(claiming) == 1
+
+
+def _refused_as_unrecognised(items: Iterator[ReadItem], filename: str) -> Iterator[ReadItem]:
+    """``items``; the format guessed from the extension refusing the file before its first
+    record becomes an unrecognised format."""
+    started = False
+    try:
+        for item in items:
+            started = True
+            yield item
+    except InvalidInputError as exc:
+        if started:
+            raise
+        raise unrecognised_format(filename) from exc
+
+
+def unrecognised_format(filename: str) -> InvalidInputError:
+    """The error of a file of no format we read, listing those we do (and how to tell
+    one: the extensions each usually has)."""
+    readable = sorted((f for f in formats() if f.read is not None), key=lambda f: f.label.lower())
+    listed = "; ".join(f"{f.label.split(' (')[0]} ({', '.join(f.extensions)})" for f in readable)
+    return InvalidInputError(
+        f"{filename} is in an unrecognised format: no record in it reads as any format "
+        f"ScholarStream imports. It imports {listed}; any of them may be compressed (.gz).",
+        hint="Export the references again from your reference manager or database in one of "
+        "these formats (RIS works everywhere), or choose the format if the file is one of "
+        "them.",
     )
 
 

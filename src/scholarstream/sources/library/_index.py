@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import uuid
 from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
@@ -22,10 +23,18 @@ import numpy.typing as npt
 import Stemmer
 
 from scholarstream.embeddings import Vectors
-from scholarstream.sources.library._fusion import Fusion, hybrid_ranking, lexical_ranking
+from scholarstream.sources.library._fusion import (
+    Fusion,
+    hybrid_ranking,
+    lexical_ranking,
+    related_threshold,
+    words_then_related,
+)
 from scholarstream.sources.library._store import Revision
 
 _STEMMER = Stemmer.Stemmer("english")
+# bm25s sets its logger to DEBUG on import: each index build would print a line.
+logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 
 def index_text(data: Mapping[str, Any]) -> str:
@@ -63,6 +72,25 @@ class IndexedDoc:
 class Hit:
     id: uuid.UUID
     score: float
+    by_meaning: bool = False
+    """Related by meaning alone: the record lacks the query's words."""
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """Every record a search lists, best first: the ``matching`` ones that have the
+    query's words, then those related by meaning alone."""
+
+    order: npt.NDArray[np.intp]
+    scores: npt.NDArray[np.float64] | npt.NDArray[np.float32]
+    matching: int
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    @property
+    def related(self) -> int:
+        return len(self.order) - self.matching
 
 
 class LibraryIndex:
@@ -83,10 +111,22 @@ class LibraryIndex:
         """Each record's position in this index."""
         return {record_id: i for i, record_id in enumerate(self.ids)}
 
+    def positions_of(self, ids: Iterable[uuid.UUID]) -> npt.NDArray[np.intp]:
+        """The positions of the records among ``ids`` this index has."""
+        position = self.positions
+        return np.array([position[i] for i in ids if i in position], dtype=np.intp)
+
     def _mask(
-        self, year_from: int | None, year_to: int | None, publication_type: str | None
+        self,
+        year_from: int | None,
+        year_to: int | None,
+        publication_type: str | None,
+        only: npt.NDArray[np.intp] | None = None,
     ) -> npt.NDArray[np.bool_]:
         mask = np.ones(len(self.ids), dtype=np.bool_)
+        if only is not None:
+            mask[:] = False
+            mask[only] = True
         if year_from is not None:
             mask &= self._years >= year_from
         if year_to is not None:
@@ -97,10 +137,27 @@ class LibraryIndex:
         return mask
 
     def passing(
-        self, year_from: int | None, year_to: int | None, publication_type: str | None
+        self,
+        year_from: int | None,
+        year_to: int | None,
+        publication_type: str | None,
+        *,
+        only: npt.NDArray[np.intp] | None = None,
     ) -> npt.NDArray[np.intp]:
-        """Positions of the records passing the filters."""
-        return np.flatnonzero(self._mask(year_from, year_to, publication_type))
+        """Positions of the records passing the filters (``only``: among these)."""
+        return np.flatnonzero(self._mask(year_from, year_to, publication_type, only))
+
+    @functools.cached_property
+    def _type_counts(self) -> dict[str, int]:
+        types: Counter[str] = Counter()
+        for listed in self._types:
+            types.update(t for t in listed.split("|") if t)
+        return dict(types.most_common())
+
+    def type_counts(self) -> dict[str, int]:
+        """Every publication type of the library (lower case), most frequent first, with
+        its count."""
+        return self._type_counts
 
     def facet_counts(
         self, positions: npt.NDArray[np.intp]
@@ -134,9 +191,11 @@ class LibraryIndex:
         year_from: int | None = None,
         year_to: int | None = None,
         publication_type: str | None = None,
+        only: npt.NDArray[np.intp] | None = None,
     ) -> WordScores:
-        """Each record's BM25 score for ``text`` and whether it passes the filters."""
-        mask = self._mask(year_from, year_to, publication_type)
+        """Each record's BM25 score for ``text`` and whether it passes the filters
+        (``only``: the positions of the records other filters leave)."""
+        mask = self._mask(year_from, year_to, publication_type, only)
         if self._retriever is None:
             return WordScores(np.zeros(0, np.float32), mask)
         vocabulary = self._retriever.vocab_dict
@@ -177,6 +236,43 @@ class LibraryIndex:
             )
         page = order[offset:end]
         return len(order), [Hit(self.ids[i], float(scores[offset + n])) for n, i in enumerate(page)]
+
+    def ranked(
+        self,
+        words: WordScores,
+        *,
+        meaning: Meaning | None = None,
+        depth: int,
+        related: bool = True,
+    ) -> Ranked:
+        """What a person sees for a query: the records with its words, ranked by words and
+        meaning; then (``related``) the records related by meaning alone, labelled, when
+        they clear ``related_threshold``. ``depth``: as for ``rank``."""
+        if not self.ids:
+            return Ranked(np.zeros(0, np.intp), np.zeros(0, np.float64), 0)
+        if meaning is None:
+            order, scores = lexical_ranking(words.lexical, words.mask)
+            return Ranked(order, scores, len(order))
+        fused_order, fused = hybrid_ranking(
+            words.lexical, meaning.similarity, words.mask, meaning.fusion, depth=depth
+        )
+        threshold = related_threshold(words.lexical, meaning.similarity, words.mask, meaning.fusion)
+        listed, scores, matching = words_then_related(
+            fused_order, fused, words.lexical, meaning.similarity, threshold, related=related
+        )
+        return Ranked(listed, scores, matching)
+
+    def hits(self, ranked: Ranked, *, offset: int, limit: int) -> list[Hit]:
+        """The hits of one page of ``ranked``."""
+        end = min(offset + limit, len(ranked))
+        return [
+            Hit(
+                self.ids[int(ranked.order[n])],
+                float(ranked.scores[n]),
+                by_meaning=n >= ranked.matching,
+            )
+            for n in range(offset, end)
+        ]
 
     def search(
         self,

@@ -13,7 +13,7 @@ import asyncio
 import hashlib
 import json
 import uuid
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -28,12 +28,16 @@ from scholarstream.papers import Record
 from scholarstream.papers.dedup import merge_records
 from scholarstream.sources.library._duplicates import (
     MATCHING_IDS,
+    Merge,
     is_identifier_key,
     plan_merges,
     record_match_keys,
     titles_near,
 )
+from scholarstream.sources.library._labels import copy_labels, move_labels
 from scholarstream.sources.library._models import (
+    DuplicateCopy,
+    DuplicateGroup,
     DuplicateScan,
     LibraryMergeInfo,
     MergedRecord,
@@ -347,7 +351,8 @@ def merge_info(merge: LibraryMerge, kept: LibraryRecord) -> LibraryMergeInfo:
         merged_at=merge.created_at,
         origin=merge.origin,
         evidence=merge.evidence,
-        kept=_side(kept.id, kept.data, kept.source_file),
+        # What the kept record had of its own: the two sides show what each brought.
+        kept=_side(kept.id, merge.kept_original, kept.source_file),
         absorbed=_side(merge.absorbed_id, merge.absorbed_data, merge.absorbed_source_file),
         split_at=merge.split_at,
     )
@@ -452,6 +457,8 @@ async def split(scope: OwnerScope, merge_id: uuid.UUID) -> SplitResult:
     await session.execute(delete(LibraryMatchKey).where(LibraryMatchKey.record_id == kept.id))
     await session.execute(delete(LibraryEmbedding).where(LibraryEmbedding.record_id == kept.id))
     await session.flush()
+    # Whatever collections and tags the merged record had, each part keeps.
+    await copy_labels(session, scope.owner_id, kept.id, restored.id, notes=False)
     kept_keys = record_match_keys(rebuilt).union(*(record_match_keys(c) for c in copies))
     await add_keys(
         session,
@@ -466,10 +473,13 @@ async def split(scope: OwnerScope, merge_id: uuid.UUID) -> SplitResult:
 # -- finding duplicates on demand --------------------------------------------------------------
 
 
-async def find_duplicates(session: AsyncSession, owner_id: uuid.UUID) -> DuplicateScan:
+async def find_duplicates(
+    session: AsyncSession, owner_id: uuid.UUID, *, dry_run: bool = False
+) -> DuplicateScan:
     """Every record compared with the others through the deduplicator's blocking; each
-    work found more than once is merged into its oldest record. Records are read as plain
-    columns (no ORM objects but for the records merged)."""
+    work found more than once is merged into its oldest record (``dry_run``: only listed,
+    with the evidence, nothing merged). Records are read as plain columns (no ORM objects
+    but for the records involved)."""
     await ensure_keys(session, owner_id)
     ids: list[uuid.UUID] = []
     records: list[Record] = []
@@ -501,6 +511,15 @@ async def find_duplicates(session: AsyncSession, owner_id: uuid.UUID) -> Duplica
                 select(LibraryRecord).where(LibraryRecord.id.in_(involved[start : start + _CHUNK]))
             )
         )
+    groups = len({m.kept for m in plan})
+    if dry_run:
+        return DuplicateScan(
+            checked=len(ids),
+            groups=groups,
+            merged=0,
+            dry_run=True,
+            candidates=_groups(plan, ids, rows),
+        )
     merger = Merger(session, owner_id)
     await merger.load_originals(ids[m.kept] for m in plan)
     absorbed_ids = [ids[m.absorbed] for m in plan]
@@ -514,6 +533,8 @@ async def find_duplicates(session: AsyncSession, owner_id: uuid.UUID) -> Duplica
             added_at=row.created_at,
         )
         merger.absorb(rows[ids[merge.kept]], copy, origin="scan", evidence=merge.evidence)
+    # A copy's collections, tags and note go to the record it is merged into.
+    await move_labels(session, owner_id, [(ids[m.absorbed], ids[m.kept]) for m in plan])
     for start in range(0, len(absorbed_ids), _CHUNK):
         part = absorbed_ids[start : start + _CHUNK]
         await session.execute(delete(LibraryMatchKey).where(LibraryMatchKey.record_id.in_(part)))
@@ -524,7 +545,37 @@ async def find_duplicates(session: AsyncSession, owner_id: uuid.UUID) -> Duplica
     await merger.finish()
     return DuplicateScan(
         checked=len(ids),
-        groups=len({m.kept for m in plan}),
+        groups=groups,
         merged=len(plan),
         merges=[merge_info(made, rows[made.kept_id]) for made in merger.made[:MAX_MERGES_REPORTED]],
     )
+
+
+def _groups(
+    plan: Sequence[Merge], ids: Sequence[uuid.UUID], rows: Mapping[uuid.UUID, LibraryRecord]
+) -> list[DuplicateGroup]:
+    """The first groups of ``plan``: each work's oldest record and its copies, with what
+    matched each one."""
+    by_kept: dict[int, list[Merge]] = {}
+    for merge in plan:
+        by_kept.setdefault(merge.kept, []).append(merge)
+    groups: list[DuplicateGroup] = []
+    for kept, merges in list(by_kept.items())[:MAX_MERGES_REPORTED]:
+        row = rows[ids[kept]]
+        groups.append(
+            DuplicateGroup(
+                kept=_side(row.id, row.data, row.source_file),
+                copies=[
+                    DuplicateCopy(
+                        record=_side(
+                            ids[m.absorbed],
+                            rows[ids[m.absorbed]].data,
+                            rows[ids[m.absorbed]].source_file,
+                        ),
+                        evidence=m.evidence,
+                    )
+                    for m in merges
+                ],
+            )
+        )
+    return groups

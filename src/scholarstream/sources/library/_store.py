@@ -18,6 +18,7 @@ from scholarstream.db import OwnerScope
 from scholarstream.db.tables import LibraryMerge, LibraryRecord
 from scholarstream.errors import NotFoundError
 from scholarstream.papers import Paper, Record, normalize_doi, normalize_pmid, normalize_title
+from scholarstream.sources.library._labels import label_clauses
 from scholarstream.sources.library._models import LibraryItem, LibraryQuery
 
 _RECORD = TypeAdapter[Record](Record)
@@ -133,7 +134,35 @@ def filter_clauses(owner_id: uuid.UUID, query: LibraryQuery) -> list[ColumnEleme
         clauses.append(
             LibraryRecord.publication_types.contains(f"|{query.publication_type.lower()}|")
         )
+    clauses.extend(label_clauses(owner_id, query))
     return clauses
+
+
+async def count(session: AsyncSession, owner_id: uuid.UUID, query: LibraryQuery | None) -> int:
+    """The owner's records passing ``query``'s filters (all of them without a query)."""
+    clauses = filter_clauses(owner_id, query) if query else [LibraryRecord.owner_id == owner_id]
+    total = await session.scalar(
+        select(func.count()).select_from(LibraryRecord).where(and_(*clauses))
+    )
+    return total or 0
+
+
+async def count_ids(session: AsyncSession, owner_id: uuid.UUID, ids: Sequence[uuid.UUID]) -> int:
+    """How many of ``ids`` are records of the owner (a batch of ids at a time)."""
+    found = 0
+    for start in range(0, len(ids), 500):
+        found += (
+            await session.scalar(
+                select(func.count())
+                .select_from(LibraryRecord)
+                .where(
+                    LibraryRecord.owner_id == owner_id,
+                    LibraryRecord.id.in_(list(ids[start : start + 500])),
+                )
+            )
+            or 0
+        )
+    return found
 
 
 async def browse(
@@ -150,6 +179,18 @@ async def browse(
         .limit(query.limit)
     )
     return total or 0, [item_of(row) for row in rows]
+
+
+async def browse_ids(
+    session: AsyncSession, owner_id: uuid.UUID, query: LibraryQuery
+) -> list[uuid.UUID]:
+    """Every record passing the query's filters, newest first (ids only)."""
+    result = await session.scalars(
+        select(LibraryRecord.id)
+        .where(and_(*filter_clauses(owner_id, query)))
+        .order_by(LibraryRecord.created_at.desc(), LibraryRecord.id)
+    )
+    return list(result)
 
 
 async def get_item(scope: OwnerScope, record_id: uuid.UUID) -> LibraryItem:

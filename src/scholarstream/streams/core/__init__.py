@@ -70,6 +70,7 @@ from scholarstream.streams.core._session import (
     OPENING_MESSAGE,
     CreationSession,
     GuideMessage,
+    GuideOffer,
     new_session,
 )
 from scholarstream.streams.core._validation import ValidatedTurn, validate_answer
@@ -112,6 +113,7 @@ __all__ = [
     "GuideKind",
     "GuideMessage",
     "GuideMode",
+    "GuideOffer",
     "GuideRequest",
     "GuideRetry",
     "GuideStreamItem",

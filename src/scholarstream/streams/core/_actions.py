@@ -20,6 +20,7 @@ from scholarstream.streams.core._config import PartialStreamConfig
 from scholarstream.streams.core._fields import (
     EDITABLE_FIELDS,
     FieldKind,
+    FieldSpec,
     FieldValue,
     apply_values,
     field_spec,
@@ -86,7 +87,10 @@ class ActionOutcome:
     populated_field: str | None
     """The field the action filled or skipped, if any."""
     note: str
-    """The action in words, for the prompt and the history ("" for typed text)."""
+    """The action in the user's words, for the conversation ("" for typed text): field
+    labels and choice labels, never field names or stored values."""
+    prompt_note: str = ""
+    """The same action for the model's prompt, naming the field and the value it stores."""
 
 
 def apply_field_edits(
@@ -124,7 +128,7 @@ def _option_selected(session: CreationSession, action: UserAction) -> ActionOutc
     spec = field_spec(action.target_field)
     raw: object = [action.selected_value] if spec.kind is FieldKind.LIST else action.selected_value
     value = parse_field_value(spec.name, raw)
-    return _filled(session, spec.name, value, f"Selected {_shown(value)} for {spec.name}.")
+    return _filled(session, spec, value)
 
 
 def _options_selected(session: CreationSession, action: UserAction) -> ActionOutcome:
@@ -139,20 +143,22 @@ def _options_selected(session: CreationSession, action: UserAction) -> ActionOut
             )
         raw = action.selected_values[0]
     value = parse_field_value(spec.name, raw)
-    return _filled(session, spec.name, value, f"Selected {_shown(value)} for {spec.name}.")
+    return _filled(session, spec, value)
 
 
-def _filled(session: CreationSession, name: str, value: FieldValue, note: str) -> ActionOutcome:
+def _filled(session: CreationSession, spec: FieldSpec, value: FieldValue) -> ActionOutcome:
     """Seed 3.1: an option chosen in exploration completes the step; 3.2: in a data step,
     only an option for that step's own field does (another field is an edit)."""
     step = session.current_step
+    name = spec.name
     completes = step is WorkflowStep.EXPLORATION or STEP_TO_FIELD_MAPPING.get(step) == name
     return ActionOutcome(
         config=apply_values(session.config, {name: value}),
         skipped_steps=tuple(session.skipped_steps),
         step_just_completed=completes,
         populated_field=name,
-        note=note,
+        note=f"Selected {_quoted(spec, value)} for {spec.label}.",
+        prompt_note=f"Selected {_shown(value)} for {name}.",
     )
 
 
@@ -175,7 +181,8 @@ def _skip_step(session: CreationSession, action: UserAction) -> ActionOutcome:
         skipped_steps=tuple(dict.fromkeys([*session.skipped_steps, session.current_step])),
         step_just_completed=True,
         populated_field=name,
-        note=f"Skipped {name}.",
+        note=f"Skipped {field_spec(name).label}.",
+        prompt_note=f"Skipped {name}.",
     )
 
 
@@ -191,6 +198,12 @@ def _text_input(session: CreationSession, action: UserAction) -> ActionOutcome:
 
 def _shown(value: FieldValue) -> str:
     return ", ".join(map(repr, value)) if isinstance(value, list) else repr(value)
+
+
+def _quoted(spec: FieldSpec, value: FieldValue) -> str:
+    """ "A", "B" as the user reads them: a choice by its label."""
+    values = value if isinstance(value, list) else [spec.choice_label(value)]
+    return ", ".join(f"\u201c{v}\u201d" for v in values)
 
 
 _HANDLERS: dict[str, Callable[[CreationSession, UserAction], ActionOutcome]] = {

@@ -9,6 +9,7 @@ stripped, emptied items and case-insensitive repeats dropped, and must keep one 
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from enum import StrEnum
 from typing import Annotated
 
@@ -54,6 +55,23 @@ class ReportFrequency(StrEnum):
     WEEKLY = "weekly"
     BIWEEKLY = "biweekly"
     MONTHLY = "monthly"
+
+
+STREAM_TYPE_LABELS: dict[str, str] = {
+    StreamType.COMPETITIVE: "Organisations and competitors",
+    StreamType.REGULATORY: "Regulation and policy",
+    StreamType.CLINICAL: "Clinical research",
+    StreamType.MARKET: "Market and products",
+    StreamType.SCIENTIFIC: "Scientific research",
+    StreamType.MIXED: "A mix of these",
+}
+"""How each stream type is shown to a user (the value stays the seed's)."""
+REPORT_FREQUENCY_LABELS: dict[str, str] = {
+    ReportFrequency.DAILY: "Daily",
+    ReportFrequency.WEEKLY: "Weekly",
+    ReportFrequency.BIWEEKLY: "Every two weeks",
+    ReportFrequency.MONTHLY: "Monthly",
+}
 
 
 def _text(value: str) -> str:
@@ -139,15 +157,18 @@ def default_chat_instructions(config: PartialStreamConfig) -> str:
     if config.focus_areas:
         lines.append(f"Focus areas: {', '.join(config.focus_areas)}.")
     if config.competitors:
-        lines.append(f"Organizations monitored: {', '.join(config.competitors)}.")
+        lines.append(f"Organisations followed: {', '.join(config.competitors)}.")
     if config.expected_outcomes:
         lines.append(f"The reports should support: {config.expected_outcomes}")
     return "\n".join(lines)
 
 
-def finish_config(config: PartialStreamConfig) -> StreamConfig:
-    """The finished configuration, with its retrieval configuration derived and default
-    chat instructions; ``InvalidInputError`` naming every required field still missing."""
+def finish_config(
+    config: PartialStreamConfig, *, unavailable: Collection[str] = ()
+) -> StreamConfig:
+    """The finished configuration, with its retrieval configuration derived (the sources
+    in ``unavailable`` not enabled) and default chat instructions; ``InvalidInputError``
+    naming every required field still missing."""
     missing = [name for name in REQUIRED_FIELDS if getattr(config, name) is None]
     if missing:
         raise InvalidInputError(
@@ -160,6 +181,7 @@ def finish_config(config: PartialStreamConfig) -> StreamConfig:
         keywords=config.keywords,
         focus_areas=config.focus_areas or [],
         competitors=config.competitors or [],
+        unavailable=unavailable,
     )
     values = config.model_dump(exclude_none=True)
     values.setdefault("chat_instructions", default_chat_instructions(config))

@@ -13,7 +13,7 @@ session given in is never changed, so nothing already entered is lost.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import AsyncGenerator, Collection, Mapping
 from contextlib import aclosing
 
 from scholarstream.errors import ConflictError, InvalidInputError, LLMError, ScholarStreamError
@@ -29,7 +29,7 @@ from scholarstream.streams.core._answer import GuideAnswer
 from scholarstream.streams.core._events import GuideError, GuideEvent, GuideTurnResult
 from scholarstream.streams.core._guide import Guide, GuideFellBack, GuideRequest
 from scholarstream.streams.core._prompt import build_system_prompt, build_user_prompt
-from scholarstream.streams.core._session import CreationSession, GuideMessage
+from scholarstream.streams.core._session import CreationSession, GuideMessage, GuideOffer
 from scholarstream.streams.core._validation import ValidatedTurn, validate_answer
 from scholarstream.streams.core._workflow import (
     WorkflowStep,
@@ -48,13 +48,16 @@ async def advance(
     guide: Guide,
     *,
     edits: Mapping[str, object] | None = None,
+    unavailable_sources: Collection[str] = (),
 ) -> AsyncGenerator[GuideEvent, None]:
     """Runs one turn. ``action`` ``None`` means typed text; ``edits`` are the preview
-    panel's inline edits (field -> value, ``None`` clears). Yields ``text_delta`` (and
-    ``retry``) events, then one ``turn_result`` carrying the next session, or one
-    ``error``."""
+    panel's inline edits (field -> value, ``None`` clears); ``unavailable_sources`` are
+    not enabled in a stream this turn creates. Yields ``text_delta`` (and ``retry``)
+    events, then one ``turn_result`` carrying the next session, or one ``error``."""
     try:
-        request = prepare_turn(session, message, action, edits)
+        request = prepare_turn(
+            session, message, action, edits, unavailable_sources=unavailable_sources
+        )
     except ScholarStreamError as exc:
         yield _error(exc)
         return
@@ -83,6 +86,8 @@ def prepare_turn(
     message: str,
     action: UserAction | None,
     edits: Mapping[str, object] | None = None,
+    *,
+    unavailable_sources: Collection[str] = (),
 ) -> GuideRequest:
     """Steps 1-3: the edits and action applied, the valid next steps, the prompts.
     ``InvalidInputError`` (or ``ConflictError`` once complete) when the input is refused."""
@@ -116,7 +121,7 @@ def prepare_turn(
     )
     user_prompt = build_user_prompt(
         message=message,
-        action_note=outcome.note,
+        action_note=outcome.prompt_note,
         config=outcome.config,
         skipped_steps=outcome.skipped_steps,
         step_guidance=guidance,
@@ -133,6 +138,7 @@ def prepare_turn(
         step_just_completed=outcome.step_just_completed,
         system_prompt=system_prompt,
         user_prompt=user_prompt,
+        unavailable_sources=frozenset(unavailable_sources),
     )
 
 
@@ -144,15 +150,31 @@ def _result(
 ) -> GuideTurnResult:
     history = [
         *session.history,
-        GuideMessage(role="user", content=request.message.strip(), action=request.action_note),
+        GuideMessage(
+            role="user",
+            content=request.message.strip(),
+            action=request.action_note,
+            step=session.current_step,
+        ),
         GuideMessage(role="assistant", content=turn.message, fallback=fallback),
     ]
+    offer = (
+        GuideOffer(
+            target_field=turn.target_field,
+            suggestions=turn.suggestions,
+            options=turn.options,
+            proposed_message=turn.proposed_message,
+        )
+        if turn.target_field and (turn.suggestions or turn.options)
+        else None
+    )
     next_session = CreationSession(
         current_step=turn.next_step,
         config=turn.config,
         skipped_steps=list(request.skipped_steps),
         history=history,
         stream=turn.stream,
+        offer=offer,
     )
     return GuideTurnResult(
         mode=turn.mode,

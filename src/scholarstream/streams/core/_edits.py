@@ -78,8 +78,9 @@ def apply_update(config: StreamConfig, update: StreamUpdate) -> StreamConfig:
             values[name] = _field_value(name, getattr(update, name))
     retrieval = config.retrieval
     topic_changed = any(values[name] != getattr(config, name) for name in TOPIC_FIELDS)
-    if update.derive_retrieval or (topic_changed and retrieval == _derived(config)):
-        retrieval = _derive(values)
+    derived = _derived(config)
+    if update.derive_retrieval or (topic_changed and _queries(retrieval) == _queries(derived)):
+        retrieval = _switched_like(_derive(values), retrieval)
     if update.retrieval is not None:
         retrieval = _edit_queries(retrieval, update.retrieval)
     # Every value passed the field validators already: this cannot fail.
@@ -103,6 +104,23 @@ def _derived(config: StreamConfig) -> RetrievalConfig:
     return build_retrieval_config(
         keywords=config.keywords, focus_areas=config.focus_areas, competitors=config.competitors
     )
+
+
+def _queries(retrieval: RetrievalConfig) -> dict[str, tuple[str, dict[str, str], int]]:
+    """What a source searches with, leaving out whether it is searched at all."""
+    return {name: (q.query, q.filters, q.limit) for name, q in retrieval.queries.items()}
+
+
+def _switched_like(derived: RetrievalConfig, current: RetrievalConfig) -> RetrievalConfig:
+    """Queries derived again keep which sources are on: deriving changes what a source
+    searches for, not whether it is searched."""
+    queries = {
+        name: query.model_copy(update={"enabled": current.queries[name].enabled})
+        if name in current.queries
+        else query
+        for name, query in derived.queries.items()
+    }
+    return RetrievalConfig(queries=queries)
 
 
 def _derive(values: dict[str, object]) -> RetrievalConfig:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from pydantic import ValidationError
@@ -19,6 +19,8 @@ from scholarstream.errors import InvalidInputError
 from scholarstream.streams.core._config import (
     COLLECTED_FIELDS,
     OPTIONAL_FIELDS,
+    REPORT_FREQUENCY_LABELS,
+    STREAM_TYPE_LABELS,
     PartialStreamConfig,
     ReportFrequency,
     StreamType,
@@ -44,19 +46,37 @@ class FieldSpec:
     label: str
     question: str
     choices: tuple[str, ...] = ()
+    choice_labels: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
+    """How each choice is shown to a user ("Every two weeks" for ``biweekly``)."""
 
     @property
     def optional(self) -> bool:
         return self.name in OPTIONAL_FIELDS
 
+    def choice_label(self, value: str) -> str:
+        """A choice as the user sees it; any other text as it is."""
+        return self.choice_labels.get(value, value)
+
+    def shown(self, value: FieldValue | None) -> str:
+        """A value in the user's words: a list joined with commas, a choice by its label."""
+        if value is None:
+            return "(none)"
+        if isinstance(value, list):
+            return ", ".join(value)
+        return self.choice_label(str(value))
+
     def describe(self) -> str:
-        """As the system prompt lists it: ``stream_type (single-select: a, b)``."""
+        """As the system prompt lists it: ``stream_type (single-select: a, b)``, then how
+        the user sees it (``shown as "stream type"; a as "A"``)."""
         kind = {
             FieldKind.TEXT: "text",
             FieldKind.LIST: "list",
             FieldKind.CHOICE: f"single-select: {', '.join(self.choices)}",
         }[self.kind]
-        return f"{self.name} ({kind}{', optional' if self.optional else ''})"
+        shown = f'shown as "{self.label}"'
+        if self.choice_labels:
+            shown += "; " + ", ".join(f'{c} as "{self.choice_label(c)}"' for c in self.choices)
+        return f"{self.name} ({kind}{', optional' if self.optional else ''}; {shown})"
 
 
 _SPECS: dict[str, FieldSpec] = {}
@@ -123,7 +143,9 @@ def _prepare_list(spec: FieldSpec, value: object, split_text: bool) -> FieldValu
 def _prepare_choice(spec: FieldSpec, value: object, split_text: bool) -> FieldValue:
     if isinstance(value, str):
         wanted = value.strip().lower()
-        value = next((c for c in spec.choices if c == wanted), value)
+        value = next(
+            (c for c in spec.choices if wanted in (c, spec.choice_label(c).lower())), value
+        )
         if value not in spec.choices:
             raise InvalidInputError(
                 f"{value!r} is not a {spec.label}.",
@@ -191,39 +213,41 @@ def _kind_of(value: object) -> str:
 
 
 for _spec in (
-    FieldSpec("purpose", FieldKind.TEXT, "purpose", "What's the purpose of this research stream?"),
+    FieldSpec("purpose", FieldKind.TEXT, "purpose", "What is this stream for?"),
     FieldSpec(
         "business_goals",
         FieldKind.LIST,
-        "business goals",
-        "Which strategic objectives should this stream support?",
+        "goals",
+        "What should this stream help you do?",
     ),
     FieldSpec(
         "expected_outcomes",
         FieldKind.TEXT,
         "expected outcomes",
-        "What outcomes or decisions will this stream drive?",
+        "What will you do with each report?",
     ),
     FieldSpec("stream_name", FieldKind.TEXT, "stream name", "What should the stream be called?"),
     FieldSpec(
         "stream_type",
         FieldKind.CHOICE,
         "stream type",
-        "What type of stream is it?",
+        "What kind of stream is it?",
         choices=tuple(t.value for t in StreamType),
+        choice_labels=STREAM_TYPE_LABELS,
     ),
     FieldSpec(
         "focus_areas",
         FieldKind.LIST,
         "focus areas",
-        "Which therapeutic areas or research domains should it focus on?",
+        "Which research areas or topics should it focus on?",
     ),
     FieldSpec("keywords", FieldKind.LIST, "keywords", "Which search terms should it look for?"),
     FieldSpec(
         "competitors",
         FieldKind.LIST,
-        "competitors",
-        "Which companies or organizations should it monitor? (optional: you can skip this)",
+        "organisations",
+        "Which organisations should it follow: companies, universities, labs or research "
+        "groups? (optional: you can skip this)",
     ),
     FieldSpec(
         "report_frequency",
@@ -231,6 +255,7 @@ for _spec in (
         "report frequency",
         "How often should it report?",
         choices=tuple(f.value for f in ReportFrequency),
+        choice_labels=REPORT_FREQUENCY_LABELS,
     ),
 ):
     register_field(_spec)

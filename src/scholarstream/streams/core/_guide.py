@@ -45,6 +45,8 @@ class GuideRequest:
     step_just_completed: bool
     system_prompt: str
     user_prompt: str
+    unavailable_sources: frozenset[str] = frozenset()
+    """Sources that cannot run here: a stream created by this turn does not enable them."""
 
 
 class Guide(Protocol):

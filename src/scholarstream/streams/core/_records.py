@@ -11,9 +11,14 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from scholarstream.errors import ConflictError
-from scholarstream.streams.core._config import PartialStreamConfig, StreamConfig
-from scholarstream.streams.core._session import CreationSession, GuideMessage
-from scholarstream.streams.core._workflow import WorkflowStep
+from scholarstream.streams.core._config import (
+    REPORT_FREQUENCY_LABELS,
+    STREAM_TYPE_LABELS,
+    PartialStreamConfig,
+    StreamConfig,
+)
+from scholarstream.streams.core._session import CreationSession, GuideMessage, GuideOffer
+from scholarstream.streams.core._workflow import WorkflowStep, step_label
 
 CreationStatus = Literal["open", "completed", "abandoned"]
 GuideKind = Literal["model", "rules"]
@@ -33,6 +38,16 @@ class Stream(StreamConfig):
         return StreamConfig.model_validate(
             self.model_dump(include=set(StreamConfig.model_fields), mode="json")
         )
+
+    @property
+    def type_label(self) -> str:
+        """The stream type as a user reads it ("Clinical research")."""
+        return STREAM_TYPE_LABELS[self.stream_type]
+
+    @property
+    def frequency_label(self) -> str:
+        """The report frequency as a user reads it ("Every two weeks")."""
+        return REPORT_FREQUENCY_LABELS[self.report_frequency]
 
 
 class StreamList(BaseModel):
@@ -76,6 +91,9 @@ class CreationView(BaseModel):
     skipped_steps: list[WorkflowStep]
     available_next_steps: list[WorkflowStep]
     messages: list[GuideMessage]
+    offer: GuideOffer | None = Field(
+        default=None, description="What the guide's last message offers (chips, options)."
+    )
     revision: int = Field(description="The number of turns saved so far.")
     stream_id: uuid.UUID | None
     stream_url: str | None
@@ -97,6 +115,7 @@ class CreationView(BaseModel):
             skipped_steps=session.skipped_steps,
             available_next_steps=session.available_next_steps() if record.status == "open" else [],
             messages=session.history,
+            offer=session.offer if record.status == "open" else None,
             revision=record.revision,
             stream_id=record.stream_id,
             stream_url=stream_url,
@@ -111,20 +130,36 @@ class CreationSummary(BaseModel):
     id: uuid.UUID
     status: CreationStatus
     step: WorkflowStep = Field(description="The step the creation is at.")
+    step_label: str = Field(description='The step in words ("goals", "ready for review").')
     stream_name: str | None = Field(description="The stream name entered so far, if any.")
+    title: str = Field(
+        description="What to call the draft: its stream name, else the start of the first "
+        'thing the user wrote, else "Untitled stream".'
+    )
+    turns: int = Field(description="Turns taken so far: 0 is a draft nothing was said in.")
     created_at: datetime
     updated_at: datetime
 
     @classmethod
     def of(cls, record: CreationRecord) -> CreationSummary:
+        session = record.session
+        said = next((m.content for m in session.history if m.role == "user" and m.content), "")
         return cls(
             id=record.id,
             status=record.status,
-            step=record.session.current_step,
-            stream_name=record.session.config.stream_name,
+            step=session.current_step,
+            step_label=step_label(session.current_step),
+            stream_name=session.config.stream_name,
+            title=session.config.stream_name or _cut(said) or "Untitled stream",
+            turns=record.revision,
             created_at=record.created_at,
             updated_at=record.updated_at,
         )
+
+
+def _cut(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
 
 
 class CreationList(BaseModel):

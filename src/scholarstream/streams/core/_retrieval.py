@@ -10,7 +10,7 @@ AND-ed with the focus areas OR-ed (a trial registry gets those as its condition 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -87,8 +87,11 @@ def build_retrieval_config(
     competitors: Sequence[str] = (),
     sources: Sequence[str] | None = None,
     limit: int = DEFAULT_LIMIT,
+    unavailable: Collection[str] = (),
 ) -> RetrievalConfig:
-    """The derived configuration; the same fields always give the same queries."""
+    """The derived configuration; the same fields always give the same queries. A source
+    in ``unavailable`` (one that cannot run here, such as Google Scholar without its key)
+    gets its query but is not enabled, so the stream's runs do not fail on it."""
     topic = list(dict.fromkeys([*keywords, *competitors]))
     if not topic:
         raise InvalidInputError(
@@ -106,6 +109,9 @@ def build_retrieval_config(
     for name in sources if sources is not None else syntax_sources():
         rendered = render(name, plan)
         queries[name] = StreamQuery(
-            query=rendered.query, filters=rendered.filters, limit=rendered.limit
+            query=rendered.query,
+            filters=rendered.filters,
+            limit=rendered.limit,
+            enabled=name not in unavailable,
         )
     return RetrievalConfig(queries=queries)

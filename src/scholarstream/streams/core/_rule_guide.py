@@ -1,20 +1,25 @@
 """The guide without a model: it walks the same steps by rule. It asks for each missing
-field in the seed's order, offers the enum values of ``stream_type`` and
-``report_frequency`` as suggestions, and draws the other suggestions from what the user
-typed (a purpose from the first message, a stream name from the purpose, keywords and
-focus areas from the text, competitors from the organisation names in it: see
-``_terms`` for how a name such as "Palatin Technologies" is told from the topic around it).
+field in the seed's order, offers the choices of ``stream_type`` and ``report_frequency``
+as suggestions, and draws the other suggestions from a reading of what the user typed
+(``_reading``: the aim, the organisations, the topics).
+
+What the user's words already say is not asked again: text that answers the purpose (the
+first message, or an answer at the purpose step) also fills the focus areas with its
+topics and the organisations with those it names, when they are empty; a first message
+that states an aim ("I want to follow ...") is the purpose itself. When the purpose is
+asked, the suggestions are different aims for the subject the user named.
 
 It stays on the current step until its field is answered (an edit of another field
 does not move it on). Typed text answers the current step's field. ``<field>: <value>``
 (or "change the <field> to <value>") sets any field from any step, as Scenario C of the
-seed does with a model. In review, "yes" / "create" / "confirm" creates the stream.
+seed does with a model. In review, "yes" / "create" / "confirm" creates the stream. Its
+messages name fields by their labels and choices by theirs, never by stored names.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass, field
 
 from scholarstream.errors import InvalidInputError
@@ -32,7 +37,8 @@ from scholarstream.streams.core._fields import (
     parse_field_value,
 )
 from scholarstream.streams.core._guide import GuideRequest, GuideStreamItem
-from scholarstream.streams.core._terms import name_ideas
+from scholarstream.streams.core._reading import Reading, read_text
+from scholarstream.streams.core._terms import joined, name_ideas, purpose_ideas
 from scholarstream.streams.core._workflow import (
     DATA_STEPS,
     STEP_TO_FIELD_MAPPING,
@@ -41,32 +47,83 @@ from scholarstream.streams.core._workflow import (
     completed_steps,
     is_data_step,
 )
-from scholarstream.understanding import key_phrases, proper_names, topic_phrases
 
 MAX_CHIPS = 8
-BUSINESS_GOALS = (
-    "Track competitive landscape",
-    "Inform study design decisions",
-    "Identify new therapeutic indications",
-    "Support partnership discussions",
-    "Monitor regulatory changes",
+MAX_GOALS = 6
+_ALL = frozenset(StreamType)
+GOALS: tuple[tuple[str, frozenset[StreamType]], ...] = (
+    (
+        "Keep up with new findings in my field",
+        frozenset({StreamType.SCIENTIFIC, StreamType.CLINICAL, StreamType.MIXED}),
+    ),
+    (
+        "Find evidence for a review, a grant or a guideline",
+        frozenset({StreamType.SCIENTIFIC, StreamType.CLINICAL, StreamType.REGULATORY}),
+    ),
+    ("Spot new methods, tools or datasets", frozenset({StreamType.SCIENTIFIC})),
+    (
+        "Follow what other groups and companies are doing",
+        frozenset({StreamType.COMPETITIVE, StreamType.MARKET}),
+    ),
+    (
+        "Inform the design of my own studies",
+        frozenset({StreamType.CLINICAL, StreamType.SCIENTIFIC}),
+    ),
+    ("Watch for regulatory or policy changes", frozenset({StreamType.REGULATORY})),
+    ("Find collaborators or partners", frozenset({StreamType.COMPETITIVE, StreamType.SCIENTIFIC})),
+    (
+        "Track competing products and pipelines",
+        frozenset({StreamType.COMPETITIVE, StreamType.MARKET}),
+    ),
 )
-EXPECTED_OUTCOMES = (
-    "Regular briefings for the leadership team",
-    "Go/no-go decisions on development programs",
-    "Early warning of competitor moves",
+"""Goals for academic and industry researchers alike, with the stream types they suit."""
+EXPECTED_OUTCOMES: tuple[tuple[str, frozenset[StreamType]], ...] = (
+    ("A short digest of what is new, to read each time", _ALL),
+    (
+        "New references for a review or a paper in progress",
+        frozenset({StreamType.SCIENTIFIC, StreamType.CLINICAL, StreamType.REGULATORY}),
+    ),
+    (
+        "Early warning of work that overlaps or competes with mine",
+        frozenset({StreamType.SCIENTIFIC, StreamType.COMPETITIVE}),
+    ),
+    (
+        "Input for decisions on projects or programmes",
+        frozenset({StreamType.COMPETITIVE, StreamType.MARKET, StreamType.CLINICAL}),
+    ),
+    ("Briefings for my team or lab", _ALL),
 )
 _TYPE_CUES: dict[StreamType, tuple[str, ...]] = {
     StreamType.COMPETITIVE: ("competit", "rival", "company", "companies", "pipeline"),
-    StreamType.REGULATORY: ("regulat", "fda", "ema", "approval", "guidance", "complian"),
-    StreamType.CLINICAL: ("clinical", "trial", "patient", "efficacy", "safety"),
+    StreamType.REGULATORY: ("regulat", "fda", "ema", "approval", "guidance", "complian", "polic"),
+    StreamType.CLINICAL: ("clinical", "trial", "patient", "efficacy", "safety", "therap"),
     StreamType.MARKET: ("market", "pricing", "sales", "commercial", "launch"),
-    StreamType.SCIENTIFIC: ("mechanism", "science", "scientific", "biology", "discovery"),
+    StreamType.SCIENTIFIC: (
+        "mechanism",
+        "science",
+        "scientific",
+        "biology",
+        "discovery",
+        "studying",
+        "research",
+        "method",
+        "theory",
+    ),
 }
+_TYPE_ORDER = (
+    StreamType.SCIENTIFIC,
+    StreamType.CLINICAL,
+    StreamType.COMPETITIVE,
+    StreamType.REGULATORY,
+    StreamType.MARKET,
+    StreamType.MIXED,
+)
+"""The order of the types the text gives no hint about: research first."""
 _CHOICE_ALIASES = {
     "bi-weekly": "biweekly",
     "fortnightly": "biweekly",
     "every two weeks": "biweekly",
+    "every other week": "biweekly",
     "every day": "daily",
     "every week": "weekly",
     "every month": "monthly",
@@ -76,6 +133,10 @@ _CONFIRM = re.compile(
     r"go( ahead)?|do it)\b",
     re.IGNORECASE,
 )
+PREFILLED = ("purpose", "focus_areas", "competitors")
+_ABOUT_STEPS = (WorkflowStep.EXPLORATION, WorkflowStep.PURPOSE)
+"""Where what the user types is about the subject (not an answer to another question)."""
+"""The fields text that answers the purpose may fill at once, when they are empty."""
 
 
 @dataclass
@@ -92,7 +153,7 @@ class _Reply:
         chips = bool(self.suggestions or self.options)
         return GuideAnswer(
             mode=GuideMode.SUGGESTION if chips else GuideMode.QUESTION,
-            message=" ".join(self.message),
+            message=re.sub(r"\n\n +", "\n\n", " ".join(self.message)).strip(),
             target_field=self.target_field if chips else None,
             extracted_data=dict(self.extracted),
             suggestions=self.suggestions,
@@ -131,13 +192,17 @@ class RuleGuide:
 
 
 def _read_text(request: GuideRequest, reply: _Reply) -> None:
-    """What typed text answers: a ``field: value`` command, else the current step's field."""
+    """What typed text answers: a ``field: value`` command, else the current step's field;
+    text that answers the purpose also fills what it already says (``_prefill``)."""
     text = request.message.strip()
     if not isinstance(request.action, TextInput) or not text:
         return
     command = _field_command(text)
     if command is not None:
         name, raw = command
+    elif request.current_step in (WorkflowStep.EXPLORATION, WorkflowStep.PURPOSE):
+        _prefill(request, read_text(text), reply)
+        return
     elif is_data_step(request.current_step):
         name, raw = STEP_TO_FIELD_MAPPING[request.current_step], text
     else:
@@ -149,7 +214,44 @@ def _read_text(request: GuideRequest, reply: _Reply) -> None:
         reply.message.append(f"I could not use that as the {spec.label}: {exc.message}")
         return
     reply.extracted[name] = value
-    reply.message.append(f"Got it. {spec.label.capitalize()}: {_shown(value)}.")
+    reply.message.append(f"Got it. {spec.label.capitalize()}: {spec.shown(value)}.")
+
+
+def _prefill(request: GuideRequest, reading: Reading, reply: _Reply) -> None:
+    """The purpose (the text itself, when it states an aim or answers the purpose step),
+    and the focus areas and organisations it names, each only when still empty."""
+    config = request.config
+    found: dict[str, FieldValue] = {}
+    at_purpose = request.current_step is WorkflowStep.PURPOSE
+    if config.purpose is None and (reading.states_aim or at_purpose):
+        found["purpose"] = reading.text
+    if config.focus_areas is None and reading.topics:
+        found["focus_areas"] = list(reading.topics)
+    if config.competitors is None and reading.organisations:
+        found["competitors"] = list(reading.organisations)
+    for name, value in found.items():
+        try:
+            reply.extracted[name] = parse_field_value(name, value)
+        except InvalidInputError:
+            continue  # too long, or nothing left once cleaned: asked for later instead
+    if reply.extracted:
+        reply.message.append(_noted(reply.extracted))
+
+
+def _noted(extracted: dict[str, FieldValue]) -> str:
+    """ "From what you wrote, I filled in the purpose, the focus areas (a, b) and ..."."""
+    parts: list[str] = []
+    for name in PREFILLED:
+        if name not in extracted:
+            continue
+        spec = field_spec(name)
+        value = extracted[name]
+        detail = f" ({spec.shown(value)})" if isinstance(value, list) else ""
+        parts.append(f"the {spec.label}{detail}")
+    return (  # a paragraph of its own, before the next question
+        f"From what you wrote, I filled in {joined(parts)}. Change anything that is not "
+        "right in the panel.\n\n"
+    )
 
 
 def _field_command(text: str) -> tuple[str, str] | None:
@@ -168,7 +270,8 @@ def _field_command(text: str) -> tuple[str, str] | None:
 
 
 def _match_choice(spec: FieldSpec, text: str) -> str:
-    """For a choice field, the choice named in ``text`` ("weekly please" -> weekly)."""
+    """For a choice field, the choice named in ``text`` ("weekly please" -> weekly,
+    "clinical research" -> clinical)."""
     if spec.kind is not FieldKind.CHOICE:
         return text
     lowered = text.lower()
@@ -176,7 +279,8 @@ def _match_choice(spec: FieldSpec, text: str) -> str:
         if alias in lowered and choice in spec.choices:
             return choice
     for choice in spec.choices:
-        if re.search(rf"\b{re.escape(choice)}\b", lowered):
+        label = spec.choice_label(choice).lower()
+        if re.search(rf"\b{re.escape(choice)}\b", lowered) or label in lowered:
             return choice
     return text
 
@@ -185,7 +289,7 @@ def _review_turn(request: GuideRequest, config: PartialStreamConfig, reply: _Rep
     ready = all_required_complete(completed_steps(config, request.skipped_steps))
     if ready and not reply.extracted and _CONFIRM.match(request.message):
         reply.next_step = WorkflowStep.COMPLETE
-        reply.message.append(f"Done: the stream {config.stream_name!r} is created.")
+        reply.message.append(f"Done: the stream \u201c{config.stream_name}\u201d is created.")
         return
     if not ready:
         reply.message.append("Some required fields are empty; fill them in first.")
@@ -195,46 +299,41 @@ def _review_turn(request: GuideRequest, config: PartialStreamConfig, reply: _Rep
 def _summary(config: PartialStreamConfig) -> str:
     lines = ["Here is the stream:"]
     for spec in field_specs():
-        value = getattr(config, spec.name)
-        shown = ", ".join(value) if isinstance(value, list) else value or "(none)"
-        lines.append(f"- {spec.label.capitalize()}: {shown}")
+        lines.append(f"- {spec.label.capitalize()}: {spec.shown(getattr(config, spec.name))}")
     lines.append(
-        "Reply 'create' to create it, or change a field here or by writing "
-        "'<field>: <value>' (for example 'keywords: a, b')."
+        "Create it, or change a field in the panel, or tell me what to change (for example "
+        "\u201cKeywords: a, b\u201d)."
     )
     return "\n".join(lines)
 
 
 @dataclass(frozen=True)
 class _Context:
-    """What the user typed (oldest first) and entered: where suggestions come from."""
+    """What the user said about the subject, and what they entered: where suggestions come
+    from. The subject is said in the purpose, the opening message and any message typed
+    where the purpose was asked, not in answers to other questions ("Go/no-go decisions")."""
 
+    about: tuple[str, ...]
     typed: tuple[str, ...]
     config: PartialStreamConfig
 
     @classmethod
     def of(cls, request: GuideRequest, config: PartialStreamConfig) -> _Context:
-        typed = [m.content for m in request.history if m.role == "user"]
-        typed.append(request.message)
-        return cls(tuple(t.strip() for t in typed if t.strip()), config)
+        said = [m for m in request.history if m.role == "user" and m.content.strip()]
+        about = [config.purpose or ""]
+        about += [m.content for m in said if m.step in _ABOUT_STEPS]
+        if request.current_step in _ABOUT_STEPS:
+            about.append(request.message)
+        return cls(
+            tuple(t for t in dict.fromkeys(a.strip() for a in about) if t),
+            tuple([*(m.content.strip() for m in said), request.message.strip()]),
+            config,
+        )
 
     @property
-    def topic(self) -> str:
-        """The text about the subject: the purpose and the terms entered (what was typed
-        before there was a purpose, until there is one)."""
-        c = self.config
-        parts = [c.purpose or ". ".join(self.typed), c.stream_name or ""]
-        parts += [*(c.focus_areas or []), *(c.keywords or []), *(c.competitors or [])]
-        return ". ".join(p for p in parts if p)
-
-    @property
-    def mentions(self) -> str:
-        """Where organisations are named: the purpose (or what was typed) and the
-        competitors entered. Not the stream name, a label the user chose ("Palatin Pipeline
-        Tracker"), nor the focus areas and keywords, topics written capitalised as list
-        items ("Sexual dysfunction")."""
-        c = self.config
-        return ". ".join([c.purpose or ". ".join(self.typed), *(c.competitors or [])])
+    def reading(self) -> Reading:
+        """A reading of what was said about the subject: its topics, its names."""
+        return read_text(". ".join(t.rstrip(". ") for t in self.about))
 
     @property
     def everything(self) -> str:
@@ -243,10 +342,21 @@ class _Context:
         ]
         return ". ".join([*self.typed, *entered])
 
+    def type_order(self) -> list[StreamType]:
+        """Every stream type, the ones the text hints at first (and the type chosen): its
+        words, and the organisations the user follows (each a hint of a watch on them)."""
+        lowered = self.everything.lower()
+        score = {t: sum(lowered.count(cue) for cue in cues) for t, cues in _TYPE_CUES.items()}
+        score[StreamType.COMPETITIVE] += len(self.reading.organisations)
+        chosen = self.config.stream_type
+        if chosen is not None:
+            score[chosen] = score.get(chosen, 0) + 100
+        return sorted(_TYPE_ORDER, key=lambda t: -score.get(t, 0))
+
 
 def _ask(spec: FieldSpec, context: _Context, reply: _Reply) -> None:
     chips = _CHIPS[spec.name](context)
-    chips = [c for c in chips if _acceptable(spec, c)][:MAX_CHIPS]
+    chips = [c for c in _unique(chips) if _acceptable(spec, c)][:MAX_CHIPS]
     reply.message.append(spec.question)
     reply.target_field = spec.name
     if spec.kind is FieldKind.LIST and chips:
@@ -269,38 +379,56 @@ def _acceptable(spec: FieldSpec, value: str) -> bool:
     return True
 
 
-def _shown(value: FieldValue) -> str:
-    return ", ".join(value) if isinstance(value, list) else value
+def _unique(values: Sequence[str]) -> list[str]:
+    seen: set[str] = set()
+    kept: list[str] = []
+    for value in values:
+        if value.lower() not in seen:
+            seen.add(value.lower())
+            kept.append(value)
+    return kept
+
+
+def _by_type(
+    catalogue: Sequence[tuple[str, frozenset[StreamType]]], context: _Context
+) -> list[str]:
+    """The catalogue's entries, those suiting the most likely stream type first."""
+    order = context.type_order()
+    rank = {t: i for i, t in enumerate(order)}
+    return [
+        text
+        for text, types in sorted(
+            catalogue, key=lambda entry: min(rank[t] for t in entry[1] if t in rank)
+        )
+    ]
 
 
 def _purpose_chips(context: _Context) -> list[str]:
-    """The latest thing the user typed, as the purpose it probably is."""
-    return list(context.typed[-1:])
-
-
-def _type_chips(context: _Context) -> list[str]:
-    """Every stream type, the ones the text hints at first."""
-    lowered = context.everything.lower()
-    score = {t: sum(lowered.count(cue) for cue in cues) for t, cues in _TYPE_CUES.items()}
-    return [t.value for t in sorted(StreamType, key=lambda t: -score.get(t, 0))]
-
-
-def _name_chips(context: _Context) -> list[str]:
-    return name_ideas(context.topic)
+    return purpose_ideas(context.reading)
 
 
 def _keyword_chips(context: _Context) -> list[str]:
-    return [*key_phrases(context.topic, limit=MAX_CHIPS), *(context.config.focus_areas or [])]
+    """The topics and places of what was typed, then the focus areas: never an
+    organisation (those are followed as organisations) nor a collective of people."""
+    reading = context.reading
+    names = {n.lower() for n in (*reading.organisations, *reading.own_organisations)}
+    terms = [*reading.terms, *(context.config.focus_areas or [])]
+    return [t for t in terms if t.lower() not in names]
+
+
+def _organisation_chips(context: _Context) -> list[str]:
+    reading = context.reading
+    return [*reading.organisations, *reading.own_organisations]
 
 
 _CHIPS: dict[str, Callable[[_Context], list[str]]] = {
     "purpose": _purpose_chips,
-    "business_goals": lambda _context: list(BUSINESS_GOALS),
-    "expected_outcomes": lambda _context: list(EXPECTED_OUTCOMES),
-    "stream_name": _name_chips,
-    "stream_type": _type_chips,
-    "focus_areas": lambda context: topic_phrases(context.topic),
+    "business_goals": lambda context: _by_type(GOALS, context)[:MAX_GOALS],
+    "expected_outcomes": lambda context: _by_type(EXPECTED_OUTCOMES, context),
+    "stream_name": lambda context: name_ideas(context.reading),
+    "stream_type": lambda context: [t.value for t in context.type_order()],
+    "focus_areas": lambda context: list(context.reading.topics),
     "keywords": _keyword_chips,
-    "competitors": lambda context: proper_names(context.mentions),
+    "competitors": _organisation_chips,
     "report_frequency": lambda _context: list(field_spec("report_frequency").choices),
 }

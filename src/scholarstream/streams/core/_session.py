@@ -19,8 +19,9 @@ from scholarstream.streams.core._workflow import (
 )
 
 OPENING_MESSAGE = (
-    "Let's set up a research stream. What would you like to monitor? A competitor's "
-    "pipeline, a regulatory area, a therapeutic class... tell me in your own words."
+    "Let's set up a research stream. What would you like to follow? A research topic, a "
+    "method, the work of a lab or a company, a disease, a policy area... tell me in your "
+    "own words."
 )
 
 
@@ -35,9 +36,24 @@ class GuideMessage(BaseModel):
         description="On an assistant message: the offline guide wrote it, because the "
         "model's answer was unusable, late or failed.",
     )
+    step: WorkflowStep | None = Field(
+        default=None,
+        description="On a user message: the step the workflow was at when it was said.",
+    )
 
     def as_text(self) -> str:
         return " ".join(part for part in (self.action, self.content) if part)
+
+
+class GuideOffer(BaseModel):
+    """What the guide offered with its last message: chips, options and their button."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    target_field: str
+    suggestions: list[str] = Field(default_factory=list)
+    options: list[str] = Field(default_factory=list)
+    proposed_message: str | None = None
 
 
 class CreationSession(BaseModel):
@@ -49,6 +65,11 @@ class CreationSession(BaseModel):
     history: list[GuideMessage] = Field(default_factory=list)
     stream: StreamConfig | None = Field(
         default=None, description="The finished configuration, once the workflow is complete."
+    )
+    offer: GuideOffer | None = Field(
+        default=None,
+        description="The chips and options of the guide's last message, kept with the draft "
+        "so a reloaded page offers them again.",
     )
 
     @field_validator("skipped_steps", mode="after")

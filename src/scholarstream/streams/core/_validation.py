@@ -68,7 +68,7 @@ def validate_answer(answer: GuideAnswer, request: GuideRequest) -> ValidatedTurn
     stream: StreamConfig | None = None
     if next_step is WorkflowStep.COMPLETE:
         try:
-            stream = finish_config(config)
+            stream = finish_config(config, unavailable=request.unavailable_sources)
         except InvalidInputError as exc:
             _warn(warnings, f"The stream was not created: {exc.message}")
             next_step = request.current_step

@@ -42,6 +42,7 @@ __all__ = [
     "is_data_step",
     "step_for_field",
     "step_guidance",
+    "step_label",
 ]
 
 
@@ -156,6 +157,19 @@ _NON_DATA_GUIDANCE = {
     WorkflowStep.REVIEW: "The user confirms the configuration before the stream is created.",
     WorkflowStep.COMPLETE: "The workflow is finished: the stream has been created.",
 }
+
+
+_STEP_LABELS = {
+    WorkflowStep.EXPLORATION: "getting started",
+    WorkflowStep.REVIEW: "ready for review",
+    WorkflowStep.COMPLETE: "done",
+}
+
+
+def step_label(step: WorkflowStep) -> str:
+    """A step as the user reads it: its field's label ("goals"), or what it is for."""
+    name = STEP_TO_FIELD_MAPPING.get(step)
+    return field_spec(name).label if name else _STEP_LABELS[step]
 
 
 def step_guidance(step: WorkflowStep) -> StepGuidance:

@@ -159,6 +159,11 @@ class StoredReport(_Model):
         default_factory=list,
         description="Each notification target the run was announced to, and how it went.",
     )
+    first: bool = Field(
+        default=False,
+        description="No earlier run of the stream wrote a report: this one is what the "
+        "stream found in its first window, not what is new since a previous report.",
+    )
 
 
 class ReportSummary(_Model):
@@ -170,6 +175,7 @@ class ReportSummary(_Model):
     since: dt.datetime
     counts: ReportCounts | None
     failed_sources: list[str]
+    first: bool = Field(default=False, description="The stream's first report (see StoredReport).")
 
 
 class ReportList(_Model):

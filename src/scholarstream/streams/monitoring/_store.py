@@ -107,7 +107,24 @@ class RunStart:
     """Each enabled source's window start."""
 
 
-def to_stored(row: StreamReportRow) -> StoredReport:
+_WROTE_A_REPORT = ("complete", "partial")
+
+
+async def _is_first(session: AsyncSession, row: StreamReportRow) -> bool:
+    """No run of the stream that started before ``row`` wrote a report."""
+    earlier = await session.scalar(
+        select(StreamReportRow.id)
+        .where(
+            StreamReportRow.stream_id == row.stream_id,
+            StreamReportRow.status.in_(_WROTE_A_REPORT),
+            StreamReportRow.started_at < row.started_at,
+        )
+        .limit(1)
+    )
+    return earlier is None
+
+
+def to_stored(row: StreamReportRow, *, first: bool = False) -> StoredReport:
     return StoredReport(
         id=row.id,
         stream_id=row.stream_id,
@@ -119,10 +136,11 @@ def to_stored(row: StreamReportRow) -> StoredReport:
         sources=[SourceOutcome.model_validate(s) for s in row.sources],
         error=row.error,
         notifications=[Delivery.model_validate(d) for d in row.notifications or []],
+        first=first,
     )
 
 
-def to_summary(row: StreamReportRow) -> ReportSummary:
+def to_summary(row: StreamReportRow, *, first: bool = False) -> ReportSummary:
     stored = to_stored(row)
     return ReportSummary(
         id=stored.id,
@@ -133,6 +151,7 @@ def to_summary(row: StreamReportRow) -> ReportSummary:
         since=stored.since,
         counts=stored.report.counts if stored.report else None,
         failed_sources=[s.source for s in stored.sources if not s.ok],
+        first=first,
     )
 
 
@@ -357,7 +376,7 @@ class ReportStore:
                 # Items published while this run searched are looked for again next time.
                 stream.last_run_at = row.started_at
             await session.flush()
-            return to_stored(row)
+            return to_stored(row, first=await _is_first(session, row))
 
     async def record_notifications(
         self, owner_id: uuid.UUID, stored: StoredReport, deliveries: list[Delivery]
@@ -393,7 +412,12 @@ class ReportStore:
                 .where(StreamReportRow.stream_id == stream_id)
                 .order_by(StreamReportRow.started_at.desc(), StreamReportRow.id)
             )
-            return [to_summary(row) for row in rows]
+            summaries: list[ReportSummary] = []
+            reported_before = False
+            for row in reversed(list(rows)):  # oldest first
+                summaries.append(to_summary(row, first=not reported_before))
+                reported_before = reported_before or row.status in _WROTE_A_REPORT
+            return summaries[::-1]
 
     async def get(
         self, owner_id: uuid.UUID, stream_id: uuid.UUID, report_id: uuid.UUID
@@ -409,4 +433,4 @@ class ReportStore:
                     f"{REPORT} {report_id} of stream {stream_id} was not found.",
                     hint="List the stream's reports (GET /api/v1/streams/{id}/reports).",
                 )
-            return to_stored(row)
+            return to_stored(row, first=await _is_first(session, row))

@@ -1,22 +1,47 @@
-// The shell's behaviour: status card, provider-key form, logout. Feature pages add modules;
-// what they share (API client, DOM helpers, SSE reader, Markdown) is in shared/.
+// The shell's behaviour: main menu, server status card, provider-key form, logout. Feature
+// pages add modules; what they share (API client, DOM helpers, SSE reader, Markdown) is in
+// shared/.
 
 import { api } from "/static/app/shared/api.js";
+
+const HEALTH_TEXT = {
+  status: { ok: "Up and answering" },
+  database: { sqlite: "SQLite", postgresql: "PostgreSQL" },
+  engine: {
+    running: "Running",
+    "not running": "Not running in this process: scheduled streams and background work need a worker (scholarstream worker)",
+  },
+};
 
 async function showHealth(container) {
   const set = (field, text) => {
     const el = container.querySelector(`[data-field="${field}"]`);
     if (el) el.textContent = text;
   };
+  const say = (field, value) => set(field, HEALTH_TEXT[field]?.[value] ?? value);
   try {
     const health = await api("/health");
-    set("status", health.status);
-    set("database", health.database);
-    set("engine", health.engine);
-    set("offline", health.offline ? "offline mode (none configured)" : "configured");
+    say("status", health.status);
+    say("database", health.database);
+    say("engine", health.engine);
+    set("offline", health.offline ? "Offline mode: none configured" : "Configured");
   } catch (error) {
-    set("status", `unavailable: ${error.message}`);
+    set("status", `Not answering: ${error.message}`);
   }
+}
+
+// The main menu up to 1180 px wide: the Menu button shows and hides it (app.css); Escape closes
+// it and gives the focus back to the button.
+function bindMenu(button) {
+  const menu = document.getElementById(button.getAttribute("aria-controls"));
+  const setOpen = (open) => button.setAttribute("aria-expanded", String(open));
+  button.addEventListener("click", () => setOpen(button.getAttribute("aria-expanded") !== "true"));
+  menu?.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && button.getAttribute("aria-expanded") === "true") {
+      setOpen(false);
+      button.focus();
+    }
+  });
 }
 
 function bindProviderKeyForm(form) {
@@ -60,3 +85,4 @@ if (health) showHealth(health);
 document.querySelectorAll('[data-form="provider-key"]').forEach(bindProviderKeyForm);
 document.querySelectorAll("[data-delete-key]").forEach(bindKeyRemoval);
 document.querySelectorAll('[data-action="logout"]').forEach(bindLogout);
+document.querySelectorAll('[data-action="menu"]').forEach(bindMenu);

@@ -31,6 +31,7 @@ from scholarstream.chat.tools.builtin._items import (
     register_item_retriever,
 )
 from scholarstream.chat.tools.builtin._lookup import IdentifierKind, register_identifier_kind
+from scholarstream.chat.tools.builtin._user_words import counted, listed, source_label
 from scholarstream.chat.tools.builtin._web import WebPageReader
 
 __all__ = [
@@ -42,9 +43,12 @@ __all__ = [
     "Retriever",
     "ToolArguments",
     "WebPageReader",
+    "counted",
     "input_schema",
     "item_kinds",
+    "listed",
     "parse_arguments",
     "register_identifier_kind",
     "register_item_retriever",
+    "source_label",
 ]

@@ -324,7 +324,45 @@ async def analyze_items(params: dict[str, Any], ctx: ToolContext) -> ToolResult:
             f"\nThe page has {shown} results in all but sent {len(ctx.chat.item_summaries)}: "
             "these numbers cover only those."
         )
-    return ToolResult(text=text, payload=ANALYSIS_RESULT.payload(result.model_dump(mode="json")))
+    return ToolResult(
+        text=text,
+        for_user=for_user(result, scope),
+        payload=ANALYSIS_RESULT.payload(result.model_dump(mode="json")),
+    )
+
+
+# --- text for a person -------------------------------------------------------------------
+
+
+def _words(field: str) -> str:
+    """A field's key as a person reads it: ``start_date`` as "start date"."""
+    return field.replace("_", " ")
+
+
+def for_user(result: AnalysisResult, scope: str) -> str:
+    """The count in one sentence, with the field in words; the table is the card's."""
+    total = result.total
+    field = _words(result.field or "")
+    if result.operation == "count":
+        if result.filter is not None:
+            share = _percent(result.matched or 0, total)
+            return (
+                f"{result.matched} of {total} {scope} have {field} “{result.filter.value}” "
+                f"({share:.0f}%)."
+            )
+        if result.field is not None:
+            return f"{result.matched} of {total} {scope} have a {field}."
+        return f"There are {total} {scope}."
+    if result.operation == "summary" and result.stats is not None:
+        s = result.stats
+        return (
+            f"The {field} of {s.count} of {total} {scope}: from {_number_text(s.min)} to "
+            f"{_number_text(s.max)}, median {_number_text(s.median)}."
+        )
+    grouped = f", by {_words(result.group_by)}" if result.group_by else ""
+    top = result.rows[0] if result.rows else None
+    common = f"; the most common is {top.value} ({top.count})" if top else ""
+    return f"Counted the {field} of {total} {scope}{grouped}{common}."
 
 
 ANALYZE_ITEMS = register_tool(

@@ -89,12 +89,12 @@ def _retrieval(outcome: Lookup, what: str) -> Retrieval:
     for identifier, asked in outcome.missing.items():
         retrieval.problems[identifier] = f"not found in {asked}"
     for identifier, error in outcome.failed.items():
-        retrieval.problems[identifier] = f"its source failed: {error}"
+        retrieval.problems[identifier] = f"not fetched: {error.message}"
     return retrieval
 
 
 async def retrieve_library_records(ids: Sequence[str], ctx: ToolContext) -> Retrieval:
-    return _retrieval(await lookup(ctx, ids, [LIBRARY.name]), "a library record id (a UUID)")
+    return _retrieval(await lookup(ctx, ids, [LIBRARY.name]), "the id of a record in your library")
 
 
 async def retrieve_trials(ids: Sequence[str], ctx: ToolContext) -> Retrieval:
@@ -174,6 +174,14 @@ class ItemsArgs(ToolArguments):
     )
 
 
+NOT_ON_PAGE = "not on this page"
+# What the model is told besides a reason a person reads.
+_FOR_THE_MODEL = {
+    NOT_ON_PAGE: "only ids of the item summaries or the selection can be retrieved; "
+    "get_article_details reads any PMID, DOI or arXiv id",
+}
+
+
 def _text(result: RetrievedItems, records: dict[str, Retrieved], ctx: ToolContext) -> str:
     lines = [f"Retrieved {len(result.items)} of {len(result.items) + len(result.not_found)}."]
     for item in result.items:
@@ -184,7 +192,9 @@ def _text(result: RetrievedItems, records: dict[str, Retrieved], ctx: ToolContex
         lines.append(record_text(retrieved.record))
     if result.not_found:
         lines.append("\nNot retrieved:")
-        lines += [f"- {missing.id}: {missing.reason}" for missing in result.not_found]
+        for missing in result.not_found:
+            more = _FOR_THE_MODEL.get(missing.reason)
+            lines.append(f"- {missing.id}: {missing.reason}" + (f" ({more})" if more else ""))
     return "\n".join(lines)
 
 
@@ -194,12 +204,7 @@ async def retrieve_items(
     args = parse_arguments("retrieve_items", ItemsArgs, params)
     ids = list(dict.fromkeys(args.ids))
     on_page = {item.id for item in ctx.chat.item_summaries} | set(ctx.chat.selection)
-    problems: dict[str, str] = {
-        i: "not on the page (only ids of the item summaries or the selection can be "
-        "retrieved; get_article_details reads any PMID, DOI or arXiv id)"
-        for i in ids
-        if i not in on_page
-    }
+    problems: dict[str, str] = dict.fromkeys((i for i in ids if i not in on_page), NOT_ON_PAGE)
     by_kind: dict[str, list[str]] = {}
     for item_id in ids:
         if item_id not in problems:
@@ -210,7 +215,7 @@ async def retrieve_items(
     for done, (kind, kind_ids) in enumerate(by_kind.items()):
         retriever = _RETRIEVERS.get(kind)
         if retriever is None:
-            problems.update(dict.fromkeys(kind_ids, f"items of kind {kind!r} cannot be retrieved"))
+            problems.update(dict.fromkeys(kind_ids, f"{kind} items cannot be fetched in full"))
             continue
         yield ToolProgress(
             stage="retrieving",
@@ -221,7 +226,7 @@ async def retrieve_items(
             retrieval = await retriever(kind_ids, ctx)
         except ScholarStreamError as exc:
             errors.append(exc)
-            problems.update(dict.fromkeys(kind_ids, f"retrieval failed: {exc}"))
+            problems.update(dict.fromkeys(kind_ids, f"could not be fetched: {exc.message}"))
             continue
         found.update(retrieval.found)
         kinds.update(dict.fromkeys(retrieval.found, kind))
@@ -245,8 +250,20 @@ async def retrieve_items(
     )
     yield ToolResult(
         text=_text(result, found, ctx),
+        for_user=_for_user(result),
         payload=RETRIEVED_ITEMS.payload(result.model_dump(mode="json")),
     )
+
+
+def _for_user(result: RetrievedItems) -> str:
+    shown = len(result.items)
+    asked = shown + len(result.not_found)
+    records = f"{shown} full record{'' if shown == 1 else 's'}"
+    if not result.not_found:
+        return f"Fetched {records}."
+    if not shown:
+        return f"None of the {asked} asked for could be fetched: the list says why."
+    return f"Fetched {records} of the {asked} asked for; the list says why not the others."
 
 
 RETRIEVE_ITEMS = register_tool(

@@ -15,7 +15,11 @@ from scholarstream.chat._builtin_payloads import (
 from scholarstream.chat.continuity import QuerySent
 from scholarstream.chat.tools._registry import ToolConfig, ToolContext, ToolResult, register_tool
 from scholarstream.chat.tools.builtin._arguments import ToolArguments, input_schema, parse_arguments
-from scholarstream.chat.tools.builtin._records import list_entry, literature_article
+from scholarstream.chat.tools.builtin._records import (
+    first_listing,
+    list_entry,
+    literature_article,
+)
 from scholarstream.chat.tools.builtin._user_words import YOUR_LIBRARY, counted, failure, quoted
 from scholarstream.sources.library import LibraryQuery
 
@@ -58,6 +62,9 @@ async def search_library(params: dict[str, Any], ctx: ToolContext) -> ToolResult
             limit=args.max_results,
         ),
     )
+    earlier = ctx.evidence.shown
+    keys = [ctx.evidence.key_for(item.record, "library") for item in page.items]
+    listed_first = first_listing(earlier, keys)
     data = LiteratureSearchResults(
         query=args.query,
         sources=[
@@ -74,8 +81,10 @@ async def search_library(params: dict[str, Any], ctx: ToolContext) -> ToolResult
         total_found=len(page.items),
         articles=[
             literature_article(item.record, sources=[SOURCE], library_id=str(item.id))
-            for item in page.items
+            for item, new in zip(page.items, listed_first, strict=True)
+            if new
         ],
+        already_listed=listed_first.count(False),
     )
     what = f"match {args.query!r}" if args.query.strip() else "are in it (newest first)"
     lines = [f"The user's library: {page.total:,} records {what}."]
@@ -83,12 +92,8 @@ async def search_library(params: dict[str, Any], ctx: ToolContext) -> ToolResult
         first = args.offset + 1
         lines.append(f"Records {first} to {args.offset + len(page.items)}:")
         lines += [
-            list_entry(
-                ctx.evidence.key_for(item.record, "library"),
-                item.record,
-                extra=f"library id {item.id}",
-            )
-            for item in page.items
+            list_entry(key, item.record, extra=f"library id {item.id}")
+            for key, item in zip(keys, page.items, strict=True)
         ]
         lines.append("get_article_details with a library id reads that record in full.")
     elif page.total == 0:

@@ -33,6 +33,7 @@ from scholarstream.chat.tools.builtin._arguments import ToolArguments, input_sch
 from scholarstream.chat.tools.builtin._lookup import ACCEPTED, lookup
 from scholarstream.chat.tools.builtin._records import (
     author_names,
+    first_listing,
     list_entry,
     literature_article,
     record_detail,
@@ -308,11 +309,19 @@ async def search_literature(
         literature_article(r, sources=[s for s in record_sources(r) if s in searched])
         for r in records
     ]
+    earlier = ctx.evidence.shown
+    keys = [
+        ctx.evidence.key_for(record, (article.sources or ["unknown"])[0])
+        for record, article in zip(records, articles, strict=True)
+    ]
+    first = first_listing(earlier, keys)
     data = LiteratureSearchResults(
         query=args.query,
         sources=_outcomes(result),
         total_found=len(considered),
-        articles=articles,
+        articles=[article for article, new in zip(articles, first, strict=True) if new],
+        already_listed=first.count(False),
+        failures=_failure_sentences(ctx, names, result),
     )
     lines = [f"Searched {len(names)} sources for {args.query!r}:"]
     if result.notice:
@@ -327,12 +336,8 @@ async def search_literature(
         "under its citation key:"
     )
     lines += [
-        list_entry(
-            ctx.evidence.key_for(record, (article.sources or ["unknown"])[0]),
-            record,
-            extra=f"found in {', '.join(article.sources)}",
-        )
-        for record, article in zip(records, articles, strict=True)
+        list_entry(key, record, extra=f"found in {', '.join(article.sources)}")
+        for key, record, article in zip(keys, records, articles, strict=True)
     ]
     yield ToolResult(
         text="\n".join(lines),
@@ -369,9 +374,23 @@ def _literature_for_user(
         said.append(NOTHING_FOUND.format(query=quoted(query)))
     failed = [s for s in result.failed if not (result.offline and s.unreachable)]
     said += failures(
-        [(source_label(ctx, s.source), s.error_code) for s in failed], answered=len(answered)
+        [(source_label(ctx, s.source), s.error_code, s.cause) for s in failed],
+        answered=len(answered),
     )
     return " ".join(said)
+
+
+def _failure_sentences(
+    ctx: ToolContext, asked: Sequence[str], result: MultiSearchResult
+) -> list[str]:
+    """Every failed source for the results card, grouped by what happened; "the other
+    sources answered" counts only sources that were asked for (offline, the library
+    searched instead is not one)."""
+    answered = sum(1 for s in result.statuses if s.ok and s.source in asked)
+    return failures(
+        [(source_label(ctx, s.source), s.error_code, s.cause) for s in result.failed],
+        answered=answered,
+    )
 
 
 def _literature_failed(error: Exception, arguments: Mapping[str, Any], ctx: ToolContext) -> str:
@@ -435,7 +454,7 @@ async def get_article_details(params: dict[str, Any], ctx: ToolContext) -> ToolR
     return ToolResult(
         text=f"From {where}, citation key [{ctx.evidence.key_for(found.record, found.source)}]:\n"
         f"{record_text(found.record)}",
-        for_user=f"From {label}: {quoted(found.record.title or identifier)}.",
+        for_user=f"From {label}: {quoted((found.record.title or identifier).rstrip('.'))}.",
         payload=ARTICLE_DETAILS.payload(data.model_dump(mode="json")),
     )
 
@@ -467,6 +486,7 @@ SEARCH_PUBMED = register_tool(
         query_argument="query",
         command_summary="Search PubMed (its query syntax works: AND, OR, [mh], [tiab])",
         failure_for_user=_pubmed_failed,
+        label="Search PubMed",
     )
 )
 

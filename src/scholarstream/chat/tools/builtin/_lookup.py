@@ -118,7 +118,7 @@ PMID = register_identifier_kind(
 
 ACCEPTED = (
     "a PMID (12345678), a DOI (10.1000/xyz), an arXiv id (2104.12255), an NCT id "
-    "(NCT01234567) or a library record id (a UUID)"
+    "(NCT01234567) or the id of a record in your library"
 )
 
 

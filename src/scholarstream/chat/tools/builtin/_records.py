@@ -4,6 +4,8 @@ abstract or summary) so it never has to guess what a record says."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 from scholarstream.chat._builtin_payloads import (
     LinkData,
     LiteratureArticle,
@@ -262,3 +264,17 @@ def list_entry(key: int, record: Record, *, extra: str | None = None) -> str:
     if body:
         lines.append(f"   {body}")
     return "\n".join(lines)
+
+
+def first_listing(earlier: Iterable[int], keys: Sequence[int]) -> list[bool]:
+    """For records given these citation keys (``ctx.evidence.key_for``), whether each is
+    listed here for the first time in this answer. ``earlier``: the keys the answer had
+    listed before this search (``ctx.evidence.shown``, read before keying these records).
+    A work another search of the answer listed, or listed twice in one result (a library
+    record and its copy from a source), is not listed again."""
+    seen = set(earlier)
+    first = []
+    for key in keys:
+        first.append(key not in seen)
+        seen.add(key)
+    return first

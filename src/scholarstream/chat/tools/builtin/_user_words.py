@@ -14,14 +14,14 @@ from scholarstream.errors import (
     SourceQueryError,
     SourceUnavailableError,
 )
-from scholarstream.sources import source_names
+from scholarstream.sources import FailureCause, SourceFailedError, failure_words, source_names
 
 LIBRARY = "library"
 YOUR_LIBRARY = "your library"
 
 # What happened to a source, and what to do, by its error's code.
 _FAILED: dict[str, tuple[str, str]] = {
-    SourceUnavailableError.code: ("could not be reached", "Try again later."),
+    SourceUnavailableError.code: ("could not be searched just now", "Try again later."),
     SourceCredentialsError.code: (
         "refused this server's access key",
         "An administrator can check the key under Settings.",
@@ -64,13 +64,20 @@ def sentence(text: str) -> str:
     return text
 
 
-def failures(failed: Sequence[tuple[str, str | None]], *, answered: int = 0) -> list[str]:
-    """One sentence per kind of failure, for (label, error code) pairs: "PubMed could not be
-    reached; the other sources answered. Try again later." ``answered``: how many other
-    sources answered."""
+Failed = tuple[str, str | None, FailureCause | None]
+"""A failed source: its label, its error's code and, when it could not answer at all, why
+(``sources.FailureCause``)."""
+
+
+def failures(failed: Sequence[Failed], *, answered: int = 0) -> list[str]:
+    """One sentence per kind of failure, for (label, error code, cause): "PubMed did not
+    answer in time; the other sources answered. Retry in a few minutes." The cause says
+    what happened when there is one (the sources' own wording, ``sources.failure_words``),
+    else the code. ``answered``: how many other sources answered."""
     by_kind: dict[tuple[str, str], list[str]] = {}
-    for label, code in failed:
-        by_kind.setdefault(_FAILED.get(code or "", _OTHERWISE), []).append(label)
+    for label, code, cause in failed:
+        kind = failure_words(cause) or _FAILED.get(code or "", _OTHERWISE)
+        by_kind.setdefault(kind, []).append(label)
     others = ""
     if answered:
         others = "; the other source answered" if answered == 1 else "; the other sources answered"
@@ -85,7 +92,8 @@ def failure(labels: Sequence[str], error: Exception) -> str:
     reached. Try again later." An error that is not a source's is "could not be searched
     just now"."""
     code = error.code if isinstance(error, ScholarStreamError) else None
-    return failures([(label, code) for label in labels])[0]
+    cause = error.cause if isinstance(error, SourceFailedError) else None
+    return failures([(label, code, cause) for label in labels])[0]
 
 
 def counted(count: int, noun: str) -> str:

@@ -18,12 +18,26 @@ export function toolLabel(name) {
   return codeLabel(String(name || "tool")).replace(/\bpubmed\b/i, "PubMed");
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export function toolInputLine(input) {
   if (!input || typeof input !== "object") return "";
   const main = input.query ?? input.question ?? input.identifier ?? input.condition ?? input.terms ?? null;
   if (main) return `“${String(main)}”`;
-  const parts = Object.entries(input).filter(([, v]) => v !== null && v !== "" && typeof v !== "object");
-  return parts.slice(0, 3).map(([k, v]) => `${k}: ${v}`).join(", ");
+  // Ids are for the tool, not for people: a UUID is no label.
+  const parts = Object.entries(input).filter(([k, v]) => v !== null && v !== "" && typeof v !== "object"
+    && !/(^|_)ids?$/.test(k) && !UUID.test(String(v)));
+  return parts.slice(0, 3).map(([k, v]) => `${k.replace(/_/g, " ")}: ${v}`).join(", ");
+}
+
+/** A tool's line once it ran: what a person reads of the run (the server's words for
+ *  people; never what the model read), or only that it is done or failed when the answer
+ *  itself says it. */
+export function showToolOutcome(item, ok, message) {
+  item.node.dataset.state = ok ? "done" : "failed";
+  item.message.textContent = ok ? (message || "Done.") : (message ? `Failed: ${message}` : "Failed.");
+  item.message.classList.toggle("error", !ok);
+  item.message.classList.toggle("muted", ok);
 }
 
 /** The DOM of one assistant message, fed by events or by a stored message. */
@@ -66,12 +80,13 @@ export class AnswerView {
     this.textBox.replaceChildren(renderMarkdown(this.text));
   }
 
-  tool(index, name) {
+  tool(index, name, shownName = null) {
     let item = this.tools.get(index);
     if (!item) {
-      const progress = el("progress", { max: "1", "aria-label": `${toolLabel(name)} progress` });
+      const words = shownName || toolLabel(name);
+      const progress = el("progress", { max: "1", "aria-label": `${words} progress` });
       const message = el("span", { class: "chat-tool-message muted" });
-      const label = el("span", { class: "chat-tool-name" }, toolLabel(name));
+      const label = el("span", { class: "chat-tool-name" }, words);
       const input = el("span", { class: "chat-tool-input" });
       const node = el("li", { class: "chat-tool", dataset: { tool: name, state: "running", testid: "chat-tool" } },
         label, " ", input, el("div", { class: "chat-tool-progress" }, progress, " ", message));
@@ -84,7 +99,7 @@ export class AnswerView {
   }
 
   toolStart(event) {
-    const item = this.tool(event.index, event.tool);
+    const item = this.tool(event.index, event.tool, event.label);
     item.input.textContent = toolInputLine(event.input);
     item.message.textContent = "Starting…";
     this.tray.announce(`${toolLabel(event.tool)} started.`);
@@ -100,14 +115,7 @@ export class AnswerView {
   toolComplete(event) {
     const item = this.tool(event.index, event.tool);
     item.progress.remove();
-    if (event.ok === false) {
-      item.node.dataset.state = "failed";
-      item.message.textContent = `Failed: ${event.error || "no reason given"}`;
-      item.message.classList.replace("muted", "error");
-    } else {
-      item.node.dataset.state = "done";
-      item.message.textContent = "Done.";
-    }
+    showToolOutcome(item, event.ok !== false, event.message ?? (event.ok === false ? event.error : null));
     if (event.payload) this.addPayload(event.payload);
     this.tray.announce(`${toolLabel(event.tool)} ${event.ok === false ? "failed" : "finished"}.`);
   }

@@ -15,7 +15,9 @@ const STATUSES = [
   ["closed", "closed unresolved"],
 ];
 const TEXT_CHARS = 200; // the server's limit on an objective's text
-const KEY_COLLAPSED = "scholarstream.chat.objectives-collapsed";
+// Collapsed to one line unless the user opened it: the log keeps the tray's height.
+const KEY_OPEN = "scholarstream.chat.objectives-open";
+const STATUS_WORDS = Object.fromEntries(STATUSES);
 
 function objectivesPath(conversationId, objectiveId = null) {
   const base = `/api/v1/chat/conversations/${encodeURIComponent(conversationId)}/objectives`;
@@ -75,6 +77,7 @@ class ObjectiveItem {
     this.evidence.hidden = evidence.length === 0;
     this.evidenceSummary.textContent = `Evidence (${evidence.length})`;
     this.evidenceList.replaceChildren(...evidence.map((line) => el("li", {}, line)));
+    if (this.panel.items.has(objective.id)) this.panel.showCount();
   }
 
   path() {
@@ -168,11 +171,13 @@ export class ObjectivesPanel {
     this.conversationId = null;
     this.items = new Map();
     this.version = 0; // bumped by every refresh, so an older thread read never wins
-    const collapsed = Boolean(remembered(KEY_COLLAPSED));
+    const collapsed = !remembered(KEY_OPEN);
     this.count = el("span", { class: "chat-objectives-count muted" });
     this.toggle = el("button", { type: "button", class: "chat-objectives-toggle", "aria-expanded": collapsed ? "false" : "true",
       "aria-controls": "chat-objectives-body" },
       el("span", { class: "chat-objectives-marker", "aria-hidden": "true" }), "Objectives", this.count);
+    // The current objective in a line, while the list is collapsed.
+    this.current = el("span", { class: "chat-objectives-current muted", dataset: { testid: "chat-objectives-current" } });
     this.status = el("div", { "aria-live": "polite" });
     this.empty = el("p", { class: "status empty" },
       "No objectives yet: the assistant notes one for each new question, or add your own.");
@@ -186,7 +191,7 @@ export class ObjectivesPanel {
     this.body = el("div", { id: "chat-objectives-body", class: "chat-objectives-body", hidden: collapsed },
       this.status, this.empty, this.list, this.addForm);
     this.node = el("section", { class: "chat-objectives", "aria-label": "Objectives", dataset: { testid: "chat-objectives" },
-      hidden: true }, el("h3", {}, this.toggle), this.body);
+      hidden: true }, el("h3", {}, this.toggle, this.current), this.body);
     this.toggle.addEventListener("click", () => this.setCollapsed(!this.body.hidden));
     this.addForm.addEventListener("submit", (event) => {
       event.preventDefault();
@@ -196,8 +201,9 @@ export class ObjectivesPanel {
 
   setCollapsed(collapsed) {
     this.body.hidden = collapsed;
+    this.current.hidden = !collapsed;
     this.toggle.setAttribute("aria-expanded", collapsed ? "false" : "true");
-    remember(KEY_COLLAPSED, collapsed ? "1" : null);
+    remember(KEY_OPEN, collapsed ? null : "1");
   }
 
   /** Follows the tray's conversation. None hides the panel; a new one (a turn's first event)
@@ -266,6 +272,11 @@ export class ObjectivesPanel {
   showCount() {
     this.empty.hidden = this.items.size > 0;
     this.count.textContent = this.items.size ? ` (${this.items.size})` : "";
+    const objectives = [...this.items.values()].map((item) => item.objective);
+    const current = objectives.findLast((o) => !["achieved", "closed"].includes(o.status)) ?? objectives.at(-1);
+    this.current.textContent = current ? `${current.text} · ${STATUS_WORDS[current.status] ?? current.status}` : "";
+    this.current.title = this.current.textContent;
+    this.current.hidden = !this.body.hidden;
   }
 
   async add() {

@@ -231,16 +231,27 @@ function pubmedResults(data) {
   return [countLine(articles.length, data?.total, data?.query, "article"), articleList(articles, "PubMed found nothing.")];
 }
 
+/** The failed sources in the server's sentences (grouped by what happened, with what to
+ *  do); a payload without them lists each source's own message. */
+function failureSentences(sentences, outcomes) {
+  if (!list(sentences).length) return failedSourceList(outcomes);
+  return el("div", { class: "problem", role: "note", dataset: { role: "failed-sources" } },
+    list(sentences).map((sentence) => el("p", { class: "chat-failure" }, text(sentence))));
+}
+
 function literatureResults(data) {
   const articles = list(data?.articles);
   const outcomes = list(data?.sources);
   const searched = outcomes.filter((o) => o.ok).map((o) => sourceName(o.source));
+  const repeated = Number(data?.already_listed) || 0;
   return [
-    countLine(articles.length, null, data?.query, "article"),
+    articles.length || !repeated ? countLine(articles.length, null, data?.query, repeated ? "more article" : "article") : null,
     searched.length ? el("p", { class: "meta muted" }, `From ${searched.join(", ")}` +
-      (data?.total_found > articles.length ? ` (${data.total_found} records before merging duplicates)` : "")) : null,
-    failedSourceList(outcomes),
-    articleList(articles, "Nothing found."),
+      (data?.total_found > articles.length + repeated ? ` (${data.total_found} records before merging duplicates)` : "")) : null,
+    repeated ? el("p", { class: "meta muted", dataset: { role: "already-listed" } },
+      `${plural(repeated, "article")} found here ${repeated === 1 ? "is" : "are"} already listed above.`) : null,
+    failureSentences(data?.failures, outcomes),
+    articleList(articles, repeated ? "Nothing new: everything found is listed above." : "Nothing found."),
   ];
 }
 

@@ -6,7 +6,7 @@
 // tray continues it after a navigation or a reload.
 // Model text and tool data only reach the page as text nodes (shared/markdown.js, shared/dom.js el()).
 
-import { AnswerView, dateTime, toolInputLine, toolLabel } from "/static/app/chat/answer-view.js";
+import { AnswerView, dateTime, showToolOutcome, toolInputLine, toolLabel } from "/static/app/chat/answer-view.js";
 import { ObjectivesPanel } from "/static/app/chat/objectives.js";
 import {
   acceptPayload,
@@ -161,7 +161,6 @@ class ChatTray {
   open({ focus = true } = {}) {
     this.root.hidden = false;
     toggle?.setAttribute("aria-expanded", "true");
-    document.body.classList.add("chat-open");
     store.set(KEY_OPEN, "1");
     refreshAcceptButtons(this.root);
     this.loadConfig();
@@ -173,7 +172,6 @@ class ChatTray {
     const hadFocus = this.root.contains(document.activeElement);
     this.root.hidden = true;
     toggle?.setAttribute("aria-expanded", "false");
-    document.body.classList.remove("chat-open");
     store.set(KEY_OPEN, null);
     if (hadFocus) toggle?.focus();
   }
@@ -220,11 +218,11 @@ class ChatTray {
           }))
       : null;
     if (config.offline) {
+      // One line: what works without a model, the commands on demand, where to set one up.
       this.help.replaceChildren(el("div", { class: "chat-offline", dataset: { testid: "chat-offline" } },
-        el("p", {}, el("strong", {}, "Offline mode: "),
-          "no language model is configured. A question you type is searched in your library and the literature sources (follow-ups keep the topic); these commands run one tool:"),
-        chips,
-        el("p", { class: "muted" }, "Configure a model under ", el("a", { href: "/settings" }, "Settings"), " to chat.")));
+        el("p", {}, el("strong", {}, "No model: "), "your questions are searched in your library and the sources, not answered. ",
+          el("a", { href: "/settings" }, "Set up a model")),
+        commands.length ? el("details", { class: "chat-commands" }, el("summary", {}, "Commands"), chips) : null));
       return;
     }
     const tools = (config.tools ?? []).map((t) => t.name);
@@ -293,8 +291,12 @@ class ChatTray {
             method: "POST",
             body: JSON.stringify({ params: action.params ?? {}, context: collectContext() }),
           });
-          outcome.replaceChildren(el("div", { class: "chat-action-result" },
-            renderMarkdown(result.message), result.payload ? renderPayload(result.payload) : null));
+          if (result.ok === false) {
+            renderProblem(outcome, { body: { message: result.message } }, `${action.label}:`);
+          } else {
+            outcome.replaceChildren(el("div", { class: "chat-action-result" },
+              renderMarkdown(result.message), result.payload ? renderPayload(result.payload) : null));
+          }
         }
       } catch (error) {
         renderProblem(outcome, error, `${action.label}:`);
@@ -509,11 +511,11 @@ class ChatTray {
       }
       const answer = new AnswerView(this);
       for (const entry of message.response?.tool_history ?? []) {
+        // entry.output is what the model read: never shown.
         const item = answer.tool(answer.tools.size, entry.tool_name);
         item.input.textContent = toolInputLine(entry.input);
         item.progress.remove();
-        item.node.dataset.state = entry.ok === false ? "failed" : "done";
-        item.message.textContent = entry.ok === false ? `Failed: ${entry.output}` : "Done.";
+        showToolOutcome(item, entry.ok !== false, entry.shown ?? null);
       }
       if (message.status === "running") {
         answer.setText(message.content);

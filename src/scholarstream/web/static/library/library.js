@@ -1,13 +1,15 @@
-// The Library page: import a file, search the library, read and delete a record, export,
-// and the merged duplicates: list them, split one, find more.
-// The search (words, years, type, page, open record) lives in the URL, so reload and the
-// browser's back button keep it.
+// The Library page: import a file, search the library, read and delete a record, export;
+// collections, tags and notes (labels.js); the merged duplicates (merges.js).
+// The search (words, years, type, collection, tag, note, page, open record) lives in the
+// URL, so reload and the browser's back button keep it.
 
 import { addAIColumn, attachAIColumns, recordColumnItem } from "/static/app/ai-columns/ai-columns.js";
 import { registerAcceptHandler, registerChatContext } from "/static/app/chat/page-context.js";
 import { api } from "/static/app/shared/api.js";
 import { codeLabel, el, hasAny, renderProblem, renderStatus } from "/static/app/shared/dom.js";
 import { authorNames, phaseLabels, renderRecordDetail, venueLine } from "/static/app/shared/records.js";
+import { attachLabels, labelsLine } from "/static/app/library/labels.js";
+import { attachMerges } from "/static/app/library/merges.js";
 
 const root = document.querySelector('[data-page="library"]');
 const importForm = root.querySelector('[data-form="import"]');
@@ -23,7 +25,7 @@ const detailRecord = detail.querySelector('[data-role="record"]');
 const deleteProblem = detail.querySelector('[data-role="delete-problem"]');
 const confirmDialog = root.querySelector('[data-testid="confirm-delete"]');
 
-const FILTERS = ["q", "year_from", "year_to", "publication_type"];
+const FILTERS = ["q", "year_from", "year_to", "publication_type", "collection", "tag", "has_note"];
 const DEFAULT_LIMIT = 20;
 const TABLE_KEY = "library";
 let generation = 0; // answers to an older request are dropped
@@ -47,6 +49,9 @@ function readState() {
     year_from: params.get("year_from") ?? "",
     year_to: params.get("year_to") ?? "",
     publication_type: params.get("publication_type") ?? "",
+    collection: params.get("collection") ?? "",
+    tag: params.get("tag") ?? "",
+    has_note: ["true", "false"].includes(params.get("has_note")) ? params.get("has_note") : "",
     offset: number("offset", 0),
     limit: Math.min(Math.max(number("limit", DEFAULT_LIMIT), 1), 500),
     record: params.get("record") ?? "",
@@ -78,6 +83,10 @@ function go(state, { replace = false, historyState = null } = {}) {
 }
 
 function fillForm(state) {
+  const collection = searchForm.elements.collection;
+  if (state.collection && ![...collection.options].some((option) => option.value === state.collection)) {
+    collection.append(el("option", { value: state.collection }, "…"));
+  }
   for (const name of FILTERS) searchForm.elements[name].value = state[name];
   const limit = searchForm.elements.limit;
   const value = String(state.limit);
@@ -95,15 +104,49 @@ function formState() {
   return state;
 }
 
+const exportRelated = root.querySelector('[data-role="export-related"]');
+const relatedBox = exportRelated.querySelector("input");
+
+/** Does "all the results" take the records related by meaning too? (They are listed after
+ * those with the words; exports and actions take them only when asked.) */
+function relatedTaken() {
+  return !exportRelated.hidden && relatedBox.checked;
+}
+
 function updateExportLinks(state) {
   for (const link of root.querySelectorAll("[data-export]")) {
     const params = new URLSearchParams({ format: link.dataset.export });
-    for (const name of ["q", "year_from", "year_to", "publication_type"]) {
+    for (const name of FILTERS) {
       if (state[name]) params.set(name, state[name]);
     }
+    if (relatedTaken()) params.set("related", "true");
     link.href = `/api/v1/library/export?${params}`;
   }
 }
+
+/** The export line and the "all the results" choice, for the results on screen. */
+function showExport(state, page) {
+  const label = root.querySelector('[data-role="export-label"]');
+  const links = root.querySelector('[data-role="export-links"]');
+  const related = page && state.q ? page.related : 0;
+  exportRelated.hidden = related === 0;
+  if (related === 0) relatedBox.checked = false;
+  exportRelated.querySelector('[data-role="export-related-label"]').textContent =
+    `and the ${related === 1 ? "record" : `${related} records`} related by meaning`;
+  const taken = page ? (relatedTaken() ? page.total : page.matching ?? page.total) : 0;
+  links.hidden = taken === 0;
+  if (!page) label.textContent = "Export what the search lists, best first:";
+  else if (taken === 0) label.textContent = "Nothing to export: no record matches this search.";
+  else if (state.q) {
+    const noun = taken === 1 ? "record" : "records";
+    label.textContent = relatedTaken()
+      ? `Export the ${taken} ${noun} of this search, best first:`
+      : `Export the ${taken} ${noun} with your words, best first:`;
+  } else label.textContent = `Export the ${taken} ${taken === 1 ? "record" : "records"} listed:`;
+  updateExportLinks(state);
+  labels.setChoices({ selected: selected.size, total: taken });
+}
+relatedBox.addEventListener("change", () => showExport(readState(), shown?.page ?? null));
 
 // --- facets: publication types and years of what the search finds, each a filter ------
 
@@ -134,6 +177,17 @@ async function showFacets(state) {
     ...(types.length ? types : ["none given"]));
   facets.querySelector('[data-role="years"]').replaceChildren(
     ...(years.length ? years : ["none given"]));
+  const collections = (counts.collections ?? []).slice(0, FACETS_SHOWN).map((facet) =>
+    facetButton(facet.name, facet.count, { ...state, collection: facet.id }));
+  const tags = (counts.tags ?? []).slice(0, FACETS_SHOWN).map((facet) =>
+    facetButton(facet.value, facet.count, { ...state, tag: facet.value }));
+  const notes = counts.with_note
+    ? [facetButton("With a note", counts.with_note, { ...state, has_note: "true" })]
+    : [];
+  for (const [role, buttons] of [["collections", collections], ["tags", tags], ["notes", notes]]) {
+    facets.querySelector(`[data-role="${role}"]`).replaceChildren(...buttons);
+    facets.querySelector(`[data-row="${role}"]`).hidden = buttons.length === 0;
+  }
   facets.hidden = counts.total === 0;
 }
 
@@ -165,7 +219,16 @@ function renderSelection() {
   for (const box of list.querySelectorAll("input[data-select]")) {
     box.checked = selected.has(box.dataset.select);
   }
+  labels.setChoices({ selected: size });
 }
+
+const labels = attachLabels(root, {
+  readState,
+  go,
+  selection: () => selected,
+  relatedTaken,
+  onChange: () => show(readState()),
+});
 
 function toggleSelected(id, on) {
   if (on && selected.size < MAX_SELECTION) selected.add(id);
@@ -175,7 +238,7 @@ function toggleSelected(id, on) {
 
 // --- results -------------------------------------------------------------------------
 
-function resultItem(item, state) {
+function resultItem(item, state, first = false) {
   const record = item.record;
   const meta = [
     authorNames(record.authors ?? [], 3),
@@ -194,17 +257,22 @@ function resultItem(item, state) {
     type: "checkbox",
     class: "select-record",
     dataset: { select: item.id },
-    "aria-label": `Select “${record.title}” for export`,
+    "aria-label": `Select “${record.title}”`,
   });
   box.checked = selected.has(item.id);
   box.addEventListener("change", () => toggleSelected(item.id, box.checked));
-  return el("li", { class: "record-item", dataset: { recordId: item.id } },
+  const related = item.match === "meaning";
+  return el("li", { class: related ? "record-item related" : "record-item", dataset: { recordId: item.id, match: item.match ?? "" } },
+    first ? el("p", { class: "related-heading", dataset: { testid: "related-heading" } },
+      "Related by meaning: these records do not have your search words.") : null,
     el("h3", {}, box, link),
     meta.length ? el("p", { class: "meta" }, meta.join(" · ")) : null,
-    types?.length || record.ids?.doi
+    types?.length || record.ids?.doi || related
       ? el("p", { class: "meta muted" },
+          related ? el("span", { class: "badge related-badge" }, "related by meaning") : null,
           [types?.join(", "), record.ids?.doi ? `doi:${record.ids.doi}` : null].filter(Boolean).join(" · "))
-      : null);
+      : null,
+    labelsLine(item));
 }
 
 function renderPager(state, page) {
@@ -225,6 +293,7 @@ function renderPager(state, page) {
 async function showResults(state) {
   const mine = ++generation;
   detail.hidden = true;
+  organize.hidden = false;
   resultsSection.hidden = false;
   resultsSection.setAttribute("aria-busy", "true");
   count.textContent = "Searching…";
@@ -243,6 +312,7 @@ async function showResults(state) {
     pager.hidden = true;
     shown = { state, page: null };
     aiColumns.setItems([]);
+    showExport(state, { total: 0, matching: 0, related: 0 });
     return;
   }
   if (mine !== generation) return;
@@ -256,14 +326,16 @@ async function showResults(state) {
   if (flash) renderStatus(notice, flash, "done");
   else notice.replaceChildren();
   flash = "";
-  const rows = page.items.map((item) => ({
+  const firstRelated = page.matching ?? page.total; // position of the first related record
+  const rows = page.items.map((item, n) => ({
     key: item.id,
-    node: resultItem(item, state),
+    node: resultItem(item, state, item.match === "meaning" && page.offset + n === firstRelated),
     item: recordColumnItem(item.id, item.record),
   }));
   list.replaceChildren(...rows.map((row) => row.node));
   shown = { state, page };
   aiColumns.setItems(rows);
+  showExport(state, page);
   if (page.total === 0) {
     count.textContent = "";
     const empty = hasAny(toParams(state), FILTERS)
@@ -277,17 +349,25 @@ async function showResults(state) {
     count.textContent = first === 1 && last === page.total
       ? `${page.total} ${noun}`
       : `Showing ${first}–${last} of ${page.total} ${noun}`;
+    if (state.q && page.related) {
+      const have = page.matching === 1 ? "has" : "have";
+      count.textContent += `: ${page.matching} ${have} your words, ${page.related} related by meaning after them`;
+    }
   }
   renderPager(state, page);
 }
 
 // --- one record ----------------------------------------------------------------------
 
+const organize = root.querySelector('[data-testid="organize"]');
+
 async function showDetail(state) {
   const mine = ++generation;
   resultsSection.hidden = true;
+  organize.hidden = true; // it acts on the results
   detail.hidden = false;
   current = null;
+  labels.hideRecord();
   deleteProblem.replaceChildren();
   detail.querySelector('[data-action="delete"]').disabled = true;
   renderStatus(detailRecord, "Loading the record…", "loading");
@@ -308,6 +388,7 @@ async function showDetail(state) {
   ].filter(Boolean);
   const title = renderRecordDetail(detailRecord, item.record, extra);
   current = { id: item.id, title: item.record.title };
+  labels.showRecord(item);
   detail.querySelector('[data-action="delete"]').disabled = false;
   title.focus();
 }
@@ -387,99 +468,21 @@ importForm.addEventListener("submit", async (event) => {
     importForm.reset();
     show(readState());
     refreshSemanticStatus();
-    refreshMerges();
+    merges.refresh();
+    labels.refreshChoices();
   } catch (error) {
-    renderProblem(importStatus, error, `${file.name} was not imported.`);
+    // Name the file once: most messages about a file start with its name.
+    const named = String(error?.body?.message ?? "").includes(file.name);
+    renderProblem(importStatus, error, named ? "Not imported:" : `${file.name} was not imported.`);
   } finally {
     button.disabled = false;
     importStatus.removeAttribute("aria-busy");
   }
 });
 
-// --- merged duplicates: list, split, find more ------------------------------------------
+// --- merged duplicates and labels -----------------------------------------------------
 
-const duplicates = root.querySelector('[data-testid="duplicates"]');
-const duplicatesStatus = duplicates.querySelector('[data-testid="duplicates-status"]');
-const mergeCount = duplicates.querySelector('[data-testid="merge-count"]');
-const mergeList = duplicates.querySelector('[data-testid="merges"]');
-const findButton = duplicates.querySelector('[data-action="find-duplicates"]');
-const MERGES_SHOWN = 50;
-const ID_LABELS = { doi: "DOI", pmid: "PMID", pmcid: "PMCID", arxiv_id: "arXiv" };
-
-function mergeSide(label, side) {
-  const ids = Object.entries(ID_LABELS)
-    .filter(([name]) => side.identifiers?.[name])
-    .map(([name, text]) => `${text} ${side.identifiers[name]}`);
-  const about = [side.year, ...ids, side.source_file ? `from ${side.source_file}` : null].filter(Boolean);
-  return el("div", { class: "merge-side" },
-    el("p", {}, el("span", { class: "muted" }, `${label}: `), side.title),
-    about.length ? el("p", { class: "meta muted" }, about.join(" · ")) : null);
-}
-
-function mergeItem(merge) {
-  const button = el("button", { type: "button", class: "secondary", dataset: { action: "split" } }, "Split");
-  button.setAttribute("aria-label", `Split “${merge.absorbed.title}” from the record it was merged into`);
-  button.addEventListener("click", () => splitMerge(merge, button));
-  return el("li", { class: "record-item", dataset: { mergeId: merge.id } },
-    mergeSide("Kept", merge.kept),
-    mergeSide("Merged copy", merge.absorbed),
-    el("p", { class: "meta" }, `Matched on: ${merge.evidence}`),
-    button);
-}
-
-async function refreshMerges() {
-  let page;
-  try {
-    page = await api(`/api/v1/library/merges?limit=${MERGES_SHOWN}`);
-  } catch (error) {
-    renderProblem(duplicatesStatus, error, "The merged duplicates could not be loaded.");
-    return;
-  }
-  mergeList.replaceChildren(...page.items.map(mergeItem));
-  if (page.total === 0) mergeCount.textContent = "No merged duplicates.";
-  else if (page.total <= page.items.length) {
-    mergeCount.textContent = page.total === 1 ? "1 merged duplicate." : `${page.total} merged duplicates.`;
-  } else {
-    mergeCount.textContent = `The newest ${page.items.length} of ${page.total} merged duplicates.`;
-  }
-}
-
-async function splitMerge(merge, button) {
-  button.disabled = true;
-  try {
-    await api(`/api/v1/library/merges/${encodeURIComponent(merge.id)}/split`, { method: "POST" });
-  } catch (error) {
-    button.disabled = false;
-    renderProblem(duplicatesStatus, error, "The merge was not split.");
-    return;
-  }
-  renderStatus(duplicatesStatus,
-    `Split: “${merge.absorbed.title}” is its own record again; the two will not be merged again.`, "done");
-  await refreshMerges();
-  show(readState());
-  findButton.focus();
-}
-
-findButton.addEventListener("click", async () => {
-  findButton.disabled = true;
-  duplicates.setAttribute("aria-busy", "true");
-  renderStatus(duplicatesStatus, "Comparing the records of your library…", "loading");
-  try {
-    const scan = await api("/api/v1/library/find-duplicates", { method: "POST" });
-    const noun = scan.checked === 1 ? "record" : "records";
-    renderStatus(duplicatesStatus, scan.merged
-      ? `Compared ${scan.checked} ${noun}: merged ${scan.merged} duplicate${scan.merged === 1 ? "" : "s"} `
-        + `of ${scan.groups} work${scan.groups === 1 ? "" : "s"}.`
-      : `Compared ${scan.checked} ${noun}: no duplicates found.`, "done");
-    await refreshMerges();
-    if (scan.merged) show(readState());
-  } catch (error) {
-    renderProblem(duplicatesStatus, error, "Finding duplicates failed.");
-  } finally {
-    findButton.disabled = false;
-    duplicates.removeAttribute("aria-busy");
-  }
-});
+const merges = attachMerges(root, { onChange: () => show(readState()) });
 
 // --- the semantic index: built in the background after an import -----------------------
 
@@ -547,6 +550,9 @@ function chatContext() {
     year_from: state.year_from || null,
     year_to: state.year_to || null,
     publication_type: state.publication_type || null,
+    collection: state.collection ? labels.collectionName(state.collection) ?? state.collection : null,
+    tag: state.tag || null,
+    has_note: state.has_note ? state.has_note === "true" : null,
   };
   if (Object.keys(ai.filters).length) filters.ai_columns = ai.filters;
   return {
@@ -653,4 +659,4 @@ window.addEventListener("popstate", () => show(readState()));
 
 show(readState());
 refreshSemanticStatus();
-refreshMerges();
+merges.refresh();

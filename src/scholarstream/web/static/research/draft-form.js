@@ -30,9 +30,48 @@ export class ResearchForm {
     this.modelList = form.querySelector('[data-role="model-list"]');
     this.problemBox = form.querySelector('[data-role="form-problem"]');
     this.statusLine = form.querySelector('[data-role="form-status"]');
+    this.noModel = form.querySelector('[data-role="no-model"]');
+    this.startButton = form.querySelector('button[data-action="start"]');
+    this.startWhy = form.querySelector('[data-role="start-why"]');
+    this.titleHint = form.querySelector('[data-role="title-hint"]');
     this.available = [];
     this.saved = null;
     this.choicesShown = false;
+    this.working = false;
+    form.addEventListener("change", (event) => {
+      if (event.target.name === "selectedLlms") this.updateStart();
+    });
+  }
+
+  /** Start research is offered only when it can start: with no model set up, or none
+   *  ticked, the button is disabled and the line under it says why (and the button's
+   *  description says it to a screen reader). */
+  updateStart() {
+    const why = !this.choicesShown ? null
+      : !this.available.length && !this.read().selectedLlms.length
+        ? "Start research needs a model: choose one in Settings first (see above)."
+        : !this.read().selectedLlms.length ? "Tick at least one model to ask, then start." : null;
+    this.startWhy.textContent = why ?? "";
+    this.startWhy.hidden = !why;
+    this.startButton.disabled = this.working || Boolean(why);
+  }
+
+  /** Where a title left empty comes from: ``titleModel`` (from GET /models) writes one,
+   *  else it is cut from the question. */
+  showTitleHelp(titleModel) {
+    this.titleHint.textContent = titleModel
+      ? `Left empty, ${titleModel} writes a short title from the question (if it cannot, the title is cut from the question).`
+      : "Left empty, the title is cut from the start of the question.";
+  }
+
+  /** Where a draft's title came from (its ``titleSource``), and what emptying it does. */
+  showTitleSource(source) {
+    const words = {
+      model: "A model wrote this title from the question. Type your own to replace it; empty it to cut the title from the question.",
+      prompt: "This title was cut from the start of the question, and follows the question until you type your own.",
+      user: "You wrote this title. Empty it to cut the title from the question instead.",
+    };
+    this.titleHint.textContent = words[source] ?? words.user;
   }
 
   /** Fills the form with ``values`` ({title, prompt, selectedLlms, synthesisLlm}); the
@@ -61,14 +100,15 @@ export class ResearchForm {
     this.showModels(selected);
     this.showSynthesis(synthesis);
     this.choicesShown = true;
+    this.updateStart();
   }
 
   showModels(selected) {
     const models = [...new Set([...this.available, ...selected])];
+    this.noModel.hidden = this.available.length > 0;
     if (!models.length) {
-      this.modelList.replaceChildren(el("p", { class: "status warning", dataset: { testid: "no-models" } },
-        "No model can be asked: none is configured with an API key. ",
-        el("a", { href: "/settings" }, "Configure one under Settings"), "."));
+      this.modelList.replaceChildren(el("p", { class: "status empty", dataset: { testid: "no-models" } },
+        "No model to choose from yet."));
       return;
     }
     const id = this.form.dataset.prefix || "research";
@@ -85,6 +125,7 @@ export class ResearchForm {
 
   showSynthesis(current) {
     const models = [...new Set([...this.available, ...(current ? [current] : [])])];
+    this.synthesis.disabled = !models.length;
     if (!models.length) {
       this.synthesis.replaceChildren(el("option", { value: "" }, "No model available"));
       return;
@@ -161,8 +202,10 @@ export class ResearchForm {
   }
 
   busy(on) {
+    this.working = on;
     for (const button of this.form.querySelectorAll("button")) button.disabled = on;
     this.form.setAttribute("aria-busy", on ? "true" : "false");
+    if (!on) this.updateStart();
   }
 
   /** What the chat sees of the form: the values as typed. */
@@ -182,7 +225,13 @@ export function bindButtons(researchForm, submit) {
   const { form } = researchForm;
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    submit(event.submitter?.dataset.action || "start");
+    const action = event.submitter?.dataset.action || "start";
+    // Enter in a field submits too: it starts only when Start research may.
+    if (action === "start" && researchForm.startButton.disabled) {
+      researchForm.startWhy.hidden = false;
+      return;
+    }
+    submit(action);
   });
   form.querySelectorAll('button[type="button"][data-action]').forEach((button) => {
     button.addEventListener("click", () => {

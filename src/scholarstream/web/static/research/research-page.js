@@ -30,6 +30,7 @@ import {
   synthesisRetryable,
   userAction,
 } from "/static/app/research/status.js";
+import { dateTime } from "/static/app/research/dates.js";
 import { auditView, EvidencePanel, packList, referenceList } from "/static/app/research/evidence.js";
 import { ReportTabs } from "/static/app/research/tabs.js";
 import { api } from "/static/app/shared/api.js";
@@ -86,10 +87,6 @@ let formShownFor = null;
 
 const time = (value) => Date.parse(value ?? "") || 0;
 
-function date(value) {
-  const parsed = new Date(value);
-  return Number.isNaN(parsed.getTime()) ? "" : parsed.toLocaleString();
-}
 
 const completedResults = (r) => r.llmResults.filter((result) => result.status === "completed");
 
@@ -242,8 +239,9 @@ function showHeader(r) {
   const ended = r.completedAt && ["completed", "failed"].includes(r.status);
   meta.replaceChildren(...[
     status,
-    el("span", { class: "muted" }, `Created ${date(r.createdAt)}`),
-    ended ? el("span", { class: "muted" }, `${r.status === "completed" ? "Completed" : "Ended"} ${date(r.completedAt)}`) : null,
+    el("span", { class: "muted" }, "Created ", el("time", { datetime: r.createdAt }, dateTime(r.createdAt))),
+    ended ? el("span", { class: "muted" }, `${r.status === "completed" ? "Completed" : "Ended"} `,
+      el("time", { datetime: r.completedAt }, dateTime(r.completedAt))) : null,
     r.synthesisLlm ? el("span", { class: "muted" }, `Synthesis by ${r.synthesisLlm}`) : null,
   ].filter(Boolean));
   root.dataset.status = r.status;
@@ -386,6 +384,7 @@ function updateDialog(r) {
 }
 
 async function showDraft(r) {
+  form.showTitleSource(r.titleSource);
   if (formShownFor === r.id) return;
   formShownFor = r.id;
   form.showText(draftValues(r));

@@ -1,23 +1,23 @@
 // The pieces of the Search page that only render (no requests, no state): a strategy's
-// intent, scored papers with their marks, a collection's stats, failed sources and
-// groupings, export links and the history of a run. Text from sources and models only
-// ever becomes text nodes.
+// intent, a collection's stats (its sources apart from where library papers came from),
+// failed sources, export links and the history of a run; the papers themselves are
+// paper-list.js's. Text from sources and models only ever becomes text nodes.
 
-import { codeLabel, el, externalLink, safeUrl, setPressed, toggleButton } from "/static/app/shared/dom.js";
-import { authorNames, phaseLabels, venueLine } from "/static/app/shared/records.js";
+import { el } from "/static/app/shared/dom.js";
+import { setSourceNamer } from "/static/app/search/paper-list.js";
 
 const OUTCOMES = {
   strategy_rejected: "Strategy rejected",
   iterated: "Searched again with your feedback",
   approved: "Results accepted",
 };
-const DIMENSIONS = { theme: "Theme", year: "Year", study_type: "Study type", source: "Source" };
 const EXPORTS = [["ris", "RIS"], ["bibtex", "BibTeX"], ["csv", "CSV"]];
 
 let labels = new Map(); // source name -> label, from GET /api/v1/sources
 
 export function setSourceLabels(infos) {
   labels = new Map(infos.map((info) => [info.name, info.label]));
+  setSourceNamer(sourceLabel);
 }
 
 export function sourceLabel(name) {
@@ -61,72 +61,44 @@ export function intentSummary(intent) {
     pairs.flatMap(([label, value, field]) => [el("dt", {}, label), el("dd", { dataset: { field } }, value)]));
 }
 
-// --- papers ------------------------------------------------------------------------------
+// --- a collection -----------------------------------------------------------------------
 
-function paperUrl(record) {
-  if (record.ids?.doi) return `https://doi.org/${encodeURI(record.ids.doi)}`;
-  if (record.ids?.nct_id) return `https://clinicaltrials.gov/study/${encodeURIComponent(record.ids.nct_id)}`;
-  const links = record.links ?? [];
-  const landing = links.find((link) => link.kind === "landing" && safeUrl(link.url)) ??
-    links.find((link) => safeUrl(link.url));
-  return landing?.url ?? null;
-}
-
-export function paperItem(paper, { marks = null, onMark = null } = {}) {
-  const record = paper.record;
-  const url = paperUrl(record);
-  const meta = [
-    authorNames(record.authors ?? [], 3),
-    record.kind === "trial" ? record.sponsor : venueLine(record),
-    record.year ?? record.start_date?.slice(0, 4),
-  ].filter(Boolean);
-  const item = el("li", { class: "record-item paper", dataset: { paperId: paper.id } },
-    el("h4", { class: "paper-title" }, url ? externalLink(url, record.title) : record.title),
-    meta.length ? el("p", { class: "meta" }, meta.join(" · ")) : null,
-    el("p", { class: "meta score-line" },
-      el("span", { class: "score", dataset: { field: "score" } }, `Score ${paper.score.toFixed(2)}`),
-      (paper.sources ?? []).map((source) => el("span", { class: "badge source", dataset: { source } },
-        sourceLabel(source))),
-      paper.label
-        ? el("span", { class: `badge label-${paper.label}`, dataset: { field: "label" } },
-          paper.label === "relevant" ? "Relevant" : "Not relevant")
-        : null),
-    paper.reason ? el("p", { class: "reason", dataset: { field: "reason" } }, paper.reason) : null);
-  if (marks && onMark) {
-    const relevant = toggleButton("Relevant", { pressed: marks.get(paper.id) === "relevant",
-      attrs: { dataset: { mark: "relevant" } } });
-    const irrelevant = toggleButton("Not relevant", { pressed: marks.get(paper.id) === "irrelevant",
-      attrs: { dataset: { mark: "irrelevant" } } });
-    const sync = () => {
-      setPressed(relevant, marks.get(paper.id) === "relevant");
-      setPressed(irrelevant, marks.get(paper.id) === "irrelevant");
-      item.dataset.mark = marks.get(paper.id) ?? "";
-    };
-    sync();
-    const mark = (value) => {
-      if (marks.get(paper.id) === value) marks.delete(paper.id);
-      else marks.set(paper.id, value);
-      sync();
-      onMark();
-    };
-    relevant.addEventListener("click", () => mark("relevant"));
-    irrelevant.addEventListener("click", () => mark("irrelevant"));
-    item.append(el("div", { class: "marks", role: "group", "aria-label": `Your judgement of ${record.title}` },
-      relevant, irrelevant));
-  }
-  return item;
-}
-
+/**
+ * What the collection holds, in three lines kept apart: the papers; the sources of this
+ * search with what each returned (a failed source says so); and, for papers found in
+ * the library, where they came from before (the files they were imported from).
+ */
 export function statsLine(collection) {
   const stats = collection.stats;
-  const parts = [
+  const counts = [
     plural(collection.papers.length, "paper"),
     `${stats.found.toLocaleString("en")} found`,
     `${plural(stats.duplicates_removed, "duplicate")} merged`,
   ];
-  const bySource = Object.entries(stats.by_source ?? {});
-  if (bySource.length) parts.push(bySource.map(([name, n]) => `${sourceLabel(name)} ${n}`).join(", "));
-  return el("p", { class: "stats", dataset: { testid: "stats" } }, parts.join(" · "));
+  const bySource = stats.by_source ?? {};
+  const statuses = collection.source_statuses ?? [];
+  const searched = statuses.length ? statuses.map((status) => status.source) : Object.keys(bySource);
+  const sources = [...new Set(searched)].map((name) => {
+    const status = statuses.find((s) => s.source === name);
+    const outcome = status && !status.ok
+      ? (status.unreachable ? "not reached" : "failed")
+      : (bySource[name] ?? 0).toLocaleString("en");
+    return el("span", { class: status && !status.ok ? "source-count failed" : "source-count", dataset: { source: name } },
+      `${sourceLabel(name)} ${outcome}`);
+  });
+  const byOrigin = Object.entries(stats.by_origin ?? {});
+  const originNames = stats.origin_labels ?? {};
+  return el("div", { class: "stats", dataset: { testid: "stats" } },
+    el("p", { dataset: { testid: "counts" } }, counts.join(" · ")),
+    sources.length
+      ? el("p", { dataset: { testid: "source-counts" } }, "Sources: ",
+        sources.flatMap((span, index) => (index ? [" · ", span] : [span])))
+      : null,
+    byOrigin.length
+      ? el("p", { dataset: { testid: "origin-counts" } },
+        "In your library from: ",
+        byOrigin.map(([name, n]) => `${originNames[name] ?? sourceLabel(name)} ${n.toLocaleString("en")}`).join(" · "))
+      : null);
 }
 
 export function failedSources(collection) {
@@ -149,144 +121,6 @@ export function failedSources(collection) {
   return offline ? el("div", {}, offline, problem) : problem;
 }
 
-const JUDGEMENTS = [["", "All"], ["relevant", "Relevant"], ["irrelevant", "Not relevant"], ["unmarked", "Unmarked"]];
-
-function matchesWanted(group, wanted) {
-  const text = String(wanted).trim().toLowerCase();
-  return group.key.toLowerCase() === text || group.label.toLowerCase() === text;
-}
-
-/**
- * The filters of a paper list: one grouping of the collection (theme, year, study type or
- * source) and the user's judgement (``judgement(id)``: "relevant", "irrelevant" or "").
- * Hides the items that do not match. ``apply(filters)`` sets them from a suggestion
- * ({theme, year, study_type, source, label}) and returns the names applied.
- */
-export function paperFilters(collection, list, count, judgement) {
-  const groupings = (collection.groupings ?? []).filter((g) => g.groups.length > 0);
-  const state = { facet: "", label: "" };
-  const facet = groupings.length === 0 ? null : el("select", { name: "facet" },
-    el("option", { value: "" }, `All papers (${collection.papers.length})`),
-    groupings.map((grouping) => el("optgroup", { label: DIMENSIONS[grouping.dimension] ?? grouping.dimension },
-      grouping.groups.map((group) => el("option", { value: `${grouping.dimension}:${group.key}` },
-        `${group.label} (${group.paper_ids.length})`)))));
-  const label = el("select", { name: "judgement" },
-    JUDGEMENTS.map(([value, text]) => el("option", { value }, text)));
-  const selected = () => {
-    if (!state.facet) return null;
-    const at = state.facet.indexOf(":");
-    const dimension = state.facet.slice(0, at);
-    const key = state.facet.slice(at + 1);
-    const group = groupings.find((g) => g.dimension === dimension)?.groups.find((g) => g.key === key);
-    return group ? { dimension, group } : null;
-  };
-  const refresh = () => {
-    const chosen = selected();
-    const ids = chosen ? new Set(chosen.group.paper_ids) : null;
-    let shown = 0;
-    for (const item of list.children) {
-      const id = item.dataset.paperId;
-      const mark = judgement(id);
-      const byLabel = state.label === "" ||
-        (state.label === "unmarked" ? mark === "" : mark === state.label);
-      item.hidden = (ids !== null && !ids.has(id)) || !byLabel;
-      if (!item.hidden) shown += 1;
-    }
-    count.textContent = chosen || state.label ? `Showing ${shown} of ${list.children.length}` : "";
-  };
-  facet?.addEventListener("change", () => {
-    state.facet = facet.value;
-    refresh();
-  });
-  label.addEventListener("change", () => {
-    state.label = label.value;
-    refresh();
-  });
-  const apply = (filters) => {
-    const applied = [];
-    let grouped = false; // the list shows one grouping at a time
-    for (const [name, wanted] of Object.entries(filters ?? {})) {
-      const dimension = name === "publication_type" ? "study_type" : name;
-      const grouping = groupings.find((g) => g.dimension === dimension);
-      if (grouping) {
-        const text = String(wanted).toLowerCase();
-        const group = grouping.groups.find((g) => matchesWanted(g, wanted)) ??
-          grouping.groups.find((g) => g.label.toLowerCase().includes(text));
-        if (!group || grouped) continue;
-        grouped = true;
-        state.facet = `${dimension}:${group.key}`;
-        facet.value = state.facet;
-        applied.push(name);
-      } else if (name === "label" || name === "judgement") {
-        const text = String(wanted).toLowerCase().replace(/[\s_-]/g, "");
-        const value = { relevant: "relevant", irrelevant: "irrelevant", notrelevant: "irrelevant",
-          unmarked: "unmarked", all: "", any: "" }[text];
-        if (value === undefined) continue;
-        state.label = value;
-        label.value = value;
-        applied.push(name);
-      }
-    }
-    refresh();
-    return applied;
-  };
-  const element = el("div", { class: "facets", dataset: { testid: "facets" } },
-    facet ? el("label", {}, "Show ", facet) : null,
-    el("label", {}, "Marked ", label),
-    count);
-  return {
-    element,
-    apply,
-    refresh,
-    state() {
-      const chosen = selected();
-      return {
-        grouping: chosen ? { dimension: chosen.dimension, key: chosen.group.key, label: chosen.group.label } : null,
-        label: state.label || null,
-      };
-    },
-  };
-}
-
-/** The papers as a list with their filters; ``judgement(id)`` is the user's mark of a paper. */
-export function paperList(collection, options) {
-  const list = el("ol", { class: "record-list papers", dataset: { testid: "papers" } },
-    collection.papers.map((paper) => paperItem(paper, options)));
-  const count = el("span", { class: "muted", "aria-live": "polite" });
-  const labels = new Map(collection.papers.map((paper) => [paper.id, paper.label ?? ""]));
-  const judgement = options.marks ? (id) => options.marks.get(id) ?? "" : (id) => labels.get(id) ?? "";
-  const filters = paperFilters(collection, list, count, judgement);
-  return { list, facets: filters.element, filters };
-}
-
-/** Short fields of a scored paper for the chat's item summaries. */
-export function paperSummaryFields(paper, mark) {
-  const record = paper.record;
-  const fields = {
-    authors: (record.authors ?? []).slice(0, 3).map((author) => author.name),
-    year: record.year ?? (record.start_date ? Number.parseInt(record.start_date.slice(0, 4), 10) : null),
-    score: Math.round(paper.score * 100) / 100,
-    sources: paper.sources ?? [],
-    reason: paper.reason ?? null,
-    mark: mark || null,
-  };
-  if (record.kind === "trial") {
-    Object.assign(fields, {
-      nct_id: record.ids?.nct_id ?? null,
-      phase: phaseLabels(record.phases ?? []) || null,
-      status: codeLabel(record.status) || null,
-      sponsor: record.sponsor ?? null,
-    });
-  } else {
-    Object.assign(fields, {
-      venue: venueLine(record) || null,
-      publication_types: record.publication_types ?? [],
-      doi: record.ids?.doi ?? null,
-    });
-  }
-  return fields;
-}
-
 // --- the end of a run ---------------------------------------------------------------------
 
 export function exportLinks(run) {
@@ -300,6 +134,12 @@ export function exportLinks(run) {
       dataset: { export: format, only },
       "aria-label": `${label}, ${only === "all" ? "all papers" : "only relevant papers"}`,
     }, label)));
+  if (papers.length === 0) {
+    // Never an empty file: nothing to offer.
+    return el("div", { class: "exports", dataset: { testid: "exports" } },
+      el("h4", {}, "Export"),
+      el("p", { class: "muted" }, "Nothing to export: the search found no papers."));
+  }
   return el("div", { class: "exports", dataset: { testid: "exports" } },
     el("h4", {}, "Export"),
     line("all", `All ${plural(papers.length, "paper")}:`, "export-all"),

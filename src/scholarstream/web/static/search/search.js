@@ -8,14 +8,13 @@
 
 import { addAIColumn, attachAIColumns, recordColumnItem } from "/static/app/ai-columns/ai-columns.js";
 import { registerAcceptHandler, registerChatContext } from "/static/app/chat/page-context.js";
+import { paperList, paperSummaryFields } from "/static/app/search/paper-list.js";
 import {
   exportLinks,
   failedSources,
   heading,
   history,
   intentSummary,
-  paperList,
-  paperSummaryFields,
   plural,
   runUrl,
   setSourceLabels,
@@ -83,6 +82,15 @@ function terms(text) {
 
 // --- the start form and the list of runs ------------------------------------------------
 
+/** Why a source cannot be searched, in the user's words (the setting's name is the
+ * administrator's business: `scholarstream sources list` shows it). */
+function unusableNote(info) {
+  if (info.configured) return info.problem;
+  return info.api_key === "required"
+    ? "Not set up: it needs an API key, which the server's administrator adds."
+    : "Not set up on this server.";
+}
+
 async function loadSources() {
   let infos;
   try {
@@ -92,9 +100,10 @@ async function loadSources() {
     return;
   }
   setSourceLabels(infos);
+  // A source that cannot run says why under its name (the note wraps within its column).
   const choices = infos.map((info) => {
     const usable = info.configured && !info.problem;
-    return el("label", { class: "check", title: info.description },
+    return el("label", { class: "check source-option", title: info.description },
       el("input", {
         type: "checkbox",
         name: "sources",
@@ -102,8 +111,8 @@ async function loadSources() {
         checked: usable && DEFAULT_SOURCES.includes(info.name),
         disabled: !info.configured,
       }),
-      ` ${info.label}`,
-      usable ? null : el("span", { class: "muted" }, ` (${info.problem || "not configured"})`));
+      el("span", { class: "source-name" }, info.label,
+        usable ? null : el("span", { class: "source-note muted" }, unusableNote(info))));
   });
   sourceField.replaceChildren(el("legend", {}, "Sources"), el("div", { class: "source-grid" }, choices));
 }
@@ -549,7 +558,7 @@ function renderReview(run, pending) {
     saveMarks(draftKey, marks);
   };
   updateCount();
-  const { list, facets, filters } = paperList(collection, {
+  const { list, facets, filters, keyHelp } = paperList(collection, {
     marks,
     onMark: () => {
       updateCount();
@@ -623,6 +632,7 @@ function renderReview(run, pending) {
     facets,
     markCount,
     aiColumns.element,
+    keyHelp,
     list,
     el("div", { class: "feedback", dataset: { testid: "feedback" } },
       el("h4", {}, "Tell the next search what to change"),
@@ -675,7 +685,7 @@ function renderCompleted(run) {
       el("p", { class: "status empty" }, "The search ended without results.")));
     return title;
   }
-  const { list, facets, filters } = paperList(collection, {});
+  const { list, facets, filters, keyHelp } = paperList(collection, {});
   view.replaceChildren(el("section", { class: "panel checkpoint", dataset: { testid: "final" } },
     title,
     statsLine(collection),
@@ -683,6 +693,7 @@ function renderCompleted(run) {
     exportLinks(run),
     facets,
     aiColumns.element,
+    keyHelp,
     list,
     history(run)));
   showPapers(collection, list);

@@ -95,14 +95,16 @@ function fillUser(node, message) {
 
 /**
  * What the guide offers under its last message. ``handlers``: choose(field, value),
- * chooseMany(field, values), skip(field), confirm(). ``labelOf(field)`` names a field.
+ * chooseMany(field, values), skip(field), confirm(). ``labelOf(field)`` names a field;
+ * ``choiceLabel(field, value)`` shows a choice as the user reads it (the value is sent).
  */
 export class OfferPanel {
-  constructor(container, { handlers, labelOf, isOptional }) {
+  constructor(container, { handlers, labelOf, isOptional, choiceLabel = (field, value) => value }) {
     this.container = container;
     this.handlers = handlers;
     this.labelOf = labelOf;
     this.isOptional = isOptional;
+    this.choiceLabel = choiceLabel;
   }
 
   render(offer, step) {
@@ -126,7 +128,7 @@ export class OfferPanel {
     return el("div", { class: "offer-chips", role: "group", "aria-label": `Suggestions for ${label.toLowerCase()}`,
       dataset: { testid: "suggestions", field } },
       suggestions.map((value) => {
-        const chip = el("button", { type: "button", class: "chip", dataset: { value } }, value);
+        const chip = el("button", { type: "button", class: "chip", dataset: { value } }, this.choiceLabel(field, value));
         chip.addEventListener("click", () => this.handlers.choose(field, value));
         return chip;
       }));

@@ -2,9 +2,11 @@
 // answers stream token by token, with suggestion chips, option checkboxes, a skip button on
 // optional steps and the review; a preview panel whose edits travel with the next answer.
 //
-// /streams/new starts a creation and moves to /streams/new/<id>, which resumes it after a
-// reload. What the user typed (the answer box, unsent preview edits) and the guide's last
-// offer are kept in sessionStorage per creation, so a reload or a failed turn loses nothing.
+// /streams/new opens a creation (the user's one empty draft if there is one, so opening the
+// page again and again leaves one draft) and moves to /streams/new/<id>, which resumes it
+// after a reload, with the guide's last chips (kept with the draft on the server). What the
+// user typed and has not sent (the answer box, unsent preview edits) is kept in
+// sessionStorage per creation, so a reload or a failed turn loses nothing.
 
 import { registerChatContext } from "/static/app/chat/page-context.js";
 import { api } from "/static/app/shared/api.js";
@@ -25,12 +27,14 @@ const turnProblem = composer.querySelector('[data-role="turn-problem"]');
 const log = new GuideLog(root.querySelector('[data-testid="guide-log"]'));
 const preview = new Preview(root.querySelector('[data-role="preview-form"]'), root.querySelector('[data-testid="steps"]'),
   { onChange: (edits) => { saveDraft(); unmarkSettled(edits); } });
+const shownChoice = (field, value) => preview.choiceLabel(field, value);
 const offers = new OfferPanel(root.querySelector('[data-testid="guide-offer"]'), {
   labelOf: (field) => preview.labelOf(field),
+  choiceLabel: shownChoice,
   isOptional: (step) => preview.dataFields().includes(step) && preview.isOptional(step),
   handlers: {
     choose: (field, value) => send({ action: { type: "option_selected", target_field: field, selected_value: value } },
-      `Selected “${value}” for ${preview.labelOf(field).toLowerCase()}.`),
+      `Selected “${shownChoice(field, value)}” for ${preview.labelOf(field).toLowerCase()}.`),
     chooseMany: (field, values) => send({ action: { type: "options_selected", target_field: field, selected_values: values } },
       `Selected ${values.map((v) => `“${v}”`).join(", ")} for ${preview.labelOf(field).toLowerCase()}.`),
     skip: (field) => send({ action: { type: "skip_step", target_field: field } },
@@ -41,7 +45,7 @@ const offers = new OfferPanel(root.querySelector('[data-testid="guide-offer"]'),
 
 const state = {
   creation: null, // id, status, guide, step, config, completed_steps, skipped_steps, revision, stream_id
-  offer: null, // the guide's last target_field, suggestions, options, proposed_message
+  offer: null, // the guide's last target_field, suggestions, options, proposed_message (the draft keeps it)
   busy: false,
 };
 
@@ -54,7 +58,7 @@ function saveDraft() {
   if (!creation || creation.status !== "open") return;
   try {
     sessionStorage.setItem(draftKey(creation.id), JSON.stringify({
-      revision: creation.revision, message: input.value, edits: preview.edits(), offer: state.offer,
+      revision: creation.revision, message: input.value, edits: preview.edits(),
     }));
   } catch {
     // Storage may be full or disabled: the page works without it.
@@ -126,11 +130,10 @@ function load(view) {
   }
   preview.show(view.config);
   showSteps();
-  state.offer = null;
+  state.offer = view.offer ?? null;
   if (draft) {
     if (draft.message && !input.value) input.value = draft.message;
     preview.restore(draft.edits);
-    if (draft.revision === view.revision) state.offer = draft.offer;
   }
   if (view.status !== "open") showClosed(view);
   offers.render(state.offer, view.status === "open" ? view.step : "complete");
@@ -254,10 +257,11 @@ function accept(result, sentEdits, pending, answer) {
   };
   preview.afterTurn(result.updated_config, sentEdits);
   showSteps();
+  // The details (result.warnings) are the API's and the server log's: the page says it
+  // plainly, without the guide's field names.
   if (result.warnings?.length) {
-    turnProblem.replaceChildren(el("div", { class: "status warning", role: "note" },
-      el("p", {}, "Part of the guide's answer was not used:"),
-      el("ul", {}, result.warnings.map((w) => el("li", {}, w)))));
+    turnProblem.replaceChildren(el("p", { class: "status warning", role: "note", dataset: { testid: "guide-warnings" } },
+      "Part of the guide's answer could not be used and was left out. Check the panel, or tell the guide what you meant."));
   }
   // The offline guide answered this turn (the model's answer was unusable, late or
   // failed): said once per creation, at the first turn it happens.

@@ -47,7 +47,7 @@ export function sameValue(a, b) {
   return JSON.stringify(normal(a)) === JSON.stringify(normal(b));
 }
 
-/** A field's label as its form shows it ("Business goals"). */
+/** A field's label as its form shows it ("Goals"). */
 export function fieldLabel(root, name) {
   const label = root.querySelector(`[data-field="${CSS.escape(name)}"] label`);
   const text = label?.firstChild?.textContent?.trim();
@@ -65,4 +65,11 @@ export function markEdited(input, edited) {
   const tag = field?.querySelector('[data-role="edited"]');
   field?.classList.toggle("is-edited", edited);
   if (tag) tag.hidden = !edited;
+}
+
+/** A choice as the user reads it: its option's text in the form ("Every two weeks"). */
+export function choiceLabel(root, name, value) {
+  const select = root.querySelector(`select[name="${CSS.escape(name)}"]`);
+  const option = select ? [...select.options].find((o) => o.value === value) : null;
+  return option?.textContent?.trim() || String(value ?? "");
 }

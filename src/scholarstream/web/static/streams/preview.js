@@ -4,6 +4,7 @@
 
 import { el } from "/static/app/shared/dom.js";
 import {
+  choiceLabel,
   fieldControls,
   fieldLabel,
   markEdited,
@@ -42,6 +43,11 @@ export class Preview {
 
   labelOf(name) {
     return fieldLabel(this.form, name);
+  }
+
+  /** A choice of field ``name`` as the user reads it ("Every two weeks" for biweekly). */
+  choiceLabel(name, value) {
+    return choiceLabel(this.form, name, value);
   }
 
   isOptional(name) {

@@ -15,10 +15,13 @@ function when(value) {
   return Number.isNaN(parsed.getTime()) ? String(value) : parsed.toLocaleString();
 }
 
-function newItems(summary) {
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** A report's items in words: found by the stream's first run, or new since the last. */
+export function itemsText(summary) {
   if (!summary.counts) return summary.status === "running" ? "in progress" : "no report";
   const n = summary.counts.new;
-  return `${n} new item${n === 1 ? "" : "s"}`;
+  return summary.first ? `${plural(n, "item")} found (first run)` : `${plural(n, "new item")}`;
 }
 
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -36,7 +39,7 @@ export function bindReports(root, streamId, { onRun = () => {} } = {}) {
     el("li", { class: "report-row", dataset: { status: summary.status, reportId: summary.id } },
       el("a", { href: `${page}/${encodeURIComponent(summary.id)}` }, `Report of ${when(summary.started_at)}`),
       el("span", { class: `badge run-${summary.status}` }, STATUS_TEXT[summary.status] || summary.status),
-      el("span", { dataset: { field: "new" } }, newItems(summary)),
+      el("span", { dataset: { field: "new" } }, itemsText(summary)),
       summary.failed_sources.length
         ? el("span", { class: "warning-text" }, `failed: ${summary.failed_sources.join(", ")}`)
         : null);
@@ -70,9 +73,8 @@ export function bindReports(root, streamId, { onRun = () => {} } = {}) {
         await pause(POLL_MS);
         stored = await api(`${base}/reports/${encodeURIComponent(stored.id)}`);
       }
-      const counts = stored.report?.counts;
-      status.textContent = counts
-        ? `Run ${stored.status}: ${counts.new} new item${counts.new === 1 ? "" : "s"}.`
+      status.textContent = stored.report
+        ? `Run ${stored.status}: ${itemsText({ ...stored, counts: stored.report.counts })}.`
         : `Run ${stored.status}${stored.error ? `: ${stored.error}` : ""}.`;
       onRun(stored);
     } catch (error) {

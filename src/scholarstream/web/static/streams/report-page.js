@@ -6,7 +6,7 @@
 
 import { registerChatContext } from "/static/app/chat/page-context.js";
 import { api } from "/static/app/shared/api.js";
-import { el, renderProblem, safeUrl, setPressed, toggleButton } from "/static/app/shared/dom.js";
+import { codeLabel, el, renderProblem, safeUrl, setPressed, toggleButton } from "/static/app/shared/dom.js";
 import { authorNames, venueLine } from "/static/app/shared/records.js";
 import { renderTimeline } from "/static/app/streams/timeline-chart.js";
 
@@ -74,7 +74,7 @@ function itemTitle(record) {
 
 function itemMeta(record) {
   if (record.kind === "trial") {
-    return [record.ids?.nct_id, record.sponsor, record.status, record.first_posted].filter(Boolean).join(" · ");
+    return [record.ids?.nct_id, record.sponsor, codeLabel(record.status), record.first_posted].filter(Boolean).join(" · ");
   }
   const year = record.published || record.year;
   return [authorNames(record.authors, 3), venueLine(record), year].filter(Boolean).join(" · ");
@@ -128,7 +128,7 @@ function judgeButtons(item) {
 function itemView(item, rank) {
   const tags = [
     ...item.focus_areas.map((name) => el("span", { class: "badge tag-focus" }, `Focus: ${name}`)),
-    ...item.competitors.map((name) => el("span", { class: "badge tag-competitor" }, `Competitor: ${name}`)),
+    ...item.competitors.map((name) => el("span", { class: "badge tag-competitor" }, `Organisation: ${name}`)),
   ];
   return el("li", { class: "report-item", dataset: { key: item.key, testid: "report-item" } },
     el("h3", { class: "item-title" }, rank ? el("span", { class: "rank" }, `${rank}.`) : null, itemTitle(item.record)),
@@ -141,9 +141,9 @@ function itemView(item, rank) {
     ...judgeButtons(item));
 }
 
-function showCounts(counts) {
+function showCounts(counts, first) {
   const rows = [
-    ["New items", counts.new],
+    [first ? "Items found" : "New items", counts.new],
     ["Records found", counts.found],
     ["Distinct works", counts.distinct],
     ["Duplicates merged", counts.duplicates_dropped],
@@ -168,11 +168,12 @@ function showSources(outcomes) {
       el("td", {}, s.total ?? ""),
       el("td", {}, s.ok ? "" : [el("span", { class: "source-error" }, s.error || s.error_code || "Failed."),
         s.hint ? el("span", { class: "source-hint muted" }, ` ${s.hint}`) : null]));
-  part("sources").replaceChildren(
+  // A phone is narrower than the table: it scrolls inside its own focusable box, not the page.
+  part("sources").replaceChildren(el("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "Sources searched" },
     el("table", { class: "source-outcomes" },
       el("thead", {}, el("tr", {}, ["Source", "Outcome", "Returned", "New", "In the source", "Problem"]
         .map((h) => el("th", { scope: "col" }, h)))),
-      el("tbody", {}, outcomes.map(row))));
+      el("tbody", {}, outcomes.map(row)))));
 }
 
 function showFlag(stored) {
@@ -219,25 +220,48 @@ function showFallbacks(fallbacks) {
     el("p", { class: "status warning", dataset: { testid: "fallback", skill: fallback.skill } }, fallback.message)));
 }
 
-function showItems(report) {
+/** Why a report lists nothing: a first run found nothing in its window; a later one, nothing
+ * new since the run before. */
+function emptyText(stored) {
+  if (stored.first) {
+    return `The stream's first run found nothing added to its sources since ${day(stored.since)}. `
+      + "Later runs report what is added from now on; if that seems wrong, check the sources and "
+      + "queries on the stream's page.";
+  }
+  return `Nothing new since the last run (${day(stored.since)}).`;
+}
+
+function showExports(report) {
+  const empty = !report.items.length;
+  part("exports").querySelectorAll("a[data-format]").forEach((link) => { link.hidden = empty; });
+  part("export-label").hidden = empty;
+  part("no-export").hidden = !empty;
+}
+
+function showItems(stored) {
+  const report = stored.report;
   const byKey = new Map(report.items.map((item) => [item.key, item]));
   const ranked = part("ranked");
+  part("items-heading").textContent = stored.first ? "Found by the first run" : "New items";
+  root.querySelector(".view-switch").hidden = !report.items.length;
   if (!report.items.length) {
-    ranked.replaceChildren(el("p", { class: "status empty" }, "Nothing new since the last run."));
-    part("groups").replaceChildren(el("p", { class: "status empty" }, "Nothing new since the last run."));
+    ranked.replaceChildren(el("p", { class: "status empty", dataset: { testid: "no-items" } }, emptyText(stored)));
+    part("groups").replaceChildren();
+    part("feedback-note").hidden = true;
     return;
   }
+  part("feedback-note").hidden = false;
   ranked.replaceChildren(el("ol", { class: "report-items" }, report.items.map((item, i) => itemView(item, i + 1))));
   const section = (kind, name, keys, id) =>
     el("section", { class: "report-group", "aria-labelledby": id, dataset: { kind, testid: "report-group" } },
-      el("h3", { id }, kind === "competitor" ? `Competitor: ${name}` : kind === "focus_area" ? `Focus area: ${name}` : name,
+      el("h3", { id }, kind === "competitor" ? `Organisation: ${name}` : kind === "focus_area" ? `Focus area: ${name}` : name,
         el("span", { class: "muted" }, ` (${keys.length})`)),
       keys.length
         ? el("ul", { class: "report-items" }, keys.map((key) => byKey.get(key)).filter(Boolean).map((item) => itemView(item)))
         : el("p", { class: "status empty" }, "No new item mentions it."));
   part("groups").replaceChildren(
     ...report.groups.map((g, i) => section(g.kind, g.name, g.item_keys, `group-${i}`)),
-    report.ungrouped.length ? section("ungrouped", "Matching no focus area or competitor", report.ungrouped, "group-none") : "",
+    report.ungrouped.length ? section("ungrouped", "Matching no focus area or organisation", report.ungrouped, "group-none") : "",
   );
 }
 
@@ -250,7 +274,9 @@ function show(stored) {
   root.querySelector('[data-testid="report-meta"]').replaceChildren(
     el("span", { class: `badge run-${stored.status}`, dataset: { testid: "report-status" } }, STATUS_TEXT[stored.status] || stored.status),
     el("span", {}, `Run ${when(stored.started_at)}`),
-    el("span", { class: "muted" }, `New to the sources since ${day(stored.since)}`),
+    el("span", { class: "muted" }, stored.first
+      ? `First run: what the sources added since ${day(stored.since)}`
+      : `New to the sources since ${day(stored.since)}`),
     report
       ? el("span", { class: "muted", dataset: { testid: "report-scorer" } },
         (report.scorer === "model" ? "Relevance judged by the model" : "Relevance scored offline")
@@ -264,9 +290,10 @@ function show(stored) {
   for (const role of ["exports"]) part(role).hidden = !report;
   for (const id of ["counts", "timeline", "items"]) root.querySelector(`[data-testid="${id}"]`).hidden = !report;
   if (!report) return;
-  showCounts(report.counts);
+  showCounts(report.counts, stored.first);
   renderTimeline(part("timeline"), report.timeline);
-  showItems(report);
+  showExports(report);
+  showItems(stored);
   syncJudgements();
 }
 

@@ -1,12 +1,22 @@
-// The stream page's retrieval queries: one editor per source (the query in the source's own
-// syntax, the results per run, whether the source is searched), each saved on its own with
-// PATCH /api/v1/streams/{id} {"retrieval": {"queries": {<source>: changes}}}. An editor with
-// unsaved changes keeps them when the stream is shown again after another save.
+// The stream page's sources and queries: one collapsed section per source (a <details>,
+// opened with Enter or Space on its summary), whose summary says whether the source is on,
+// off, or cannot run on this server, and starts the query. Inside, the query in the
+// source's own syntax, the results per run and whether the source is searched, saved on
+// its own with PATCH /api/v1/streams/{id} {"retrieval": {"queries": {<source>: changes}}}.
+// An editor with unsaved changes keeps them when the stream is shown again after another
+// save, and stays open.
 
 import { el, renderProblem } from "/static/app/shared/dom.js";
 
+const PREVIEW_CHARS = 90;
+
 function filterText(filters) {
   return Object.entries(filters ?? {}).map(([name, value]) => `${name} = ${value}`).join("; ");
+}
+
+function preview(query) {
+  const text = String(query ?? "").replace(/\s+/g, " ").trim();
+  return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS - 1)}…` : text;
 }
 
 class QueryEditor {
@@ -15,18 +25,22 @@ class QueryEditor {
     this.label = info?.label ?? name;
     this.save = save;
     this.saved = null;
+    this.availability = null; // {available, reason, how_to_enable} from /api/v1/streams/sources
     const id = `query-${name}`;
     this.query = el("textarea", { id, name: "query", rows: "3", spellcheck: "false",
       "aria-describedby": info?.syntax ? `${id}-syntax` : null });
     this.limit = el("input", { id: `${id}-limit`, name: "limit", type: "number", min: "1", max: "500",
       inputmode: "numeric", class: "limit" });
-    this.enabled = el("input", { type: "checkbox", name: "enabled" });
+    this.enabled = el("input", { type: "checkbox", name: "enabled", "aria-describedby": `${id}-availability` });
     this.filters = el("p", { class: "muted query-filters" });
     this.status = el("span", { class: "save-status", role: "status" });
     this.problem = el("div", { dataset: { role: "query-problem" } });
+    this.note = el("div", { id: `${id}-availability`, dataset: { role: "availability" } });
+    this.state = el("span", { class: "badge source-state", dataset: { testid: "source-state" } });
+    this.preview = el("span", { class: "query-preview muted" });
     const button = el("button", { type: "submit" }, `Save the ${this.label} query`);
-    this.element = el("form", { class: "query-editor", dataset: { source: name }, "aria-label": `${this.label} query` },
-      el("h3", {}, this.label),
+    this.form = el("form", { class: "query-form", "aria-label": `${this.label} query` },
+      this.note,
       el("div", { class: "query-field" },
         el("label", { for: id }, "Query"),
         this.query,
@@ -40,13 +54,17 @@ class QueryEditor {
         el("label", { class: "check" }, this.enabled, " Search this source")),
       this.problem,
       el("div", { class: "actions" }, button, this.status));
-    this.element.addEventListener("submit", (event) => {
+    this.element = el("details", { class: "query-editor", dataset: { source: name } },
+      el("summary", { class: "query-summary" },
+        el("span", { class: "source-name" }, this.label), " ", this.state, " ", this.preview),
+      this.form);
+    this.form.addEventListener("submit", (event) => {
       event.preventDefault();
       this.submit();
     });
-    this.element.addEventListener("input", () => {
+    this.form.addEventListener("input", () => {
       this.status.textContent = "";
-      this.element.classList.toggle("is-edited", this.dirty());
+      this.markEdited();
     });
   }
 
@@ -73,6 +91,44 @@ class QueryEditor {
     return Object.keys(this.changes()).length > 0;
   }
 
+  markEdited() {
+    const edited = this.dirty();
+    this.form.classList.toggle("is-edited", edited);
+    this.element.classList.toggle("is-edited", edited);
+    if (edited) this.element.open = true;
+  }
+
+  /** Can this source run here? ``null``: not known (the list could not be read). */
+  unavailable() {
+    return this.availability && !this.availability.available ? this.availability : null;
+  }
+
+  setAvailability(availability) {
+    this.availability = availability ?? null;
+    this.showState();
+  }
+
+  showState() {
+    const saved = this.saved;
+    if (!saved) return;
+    const missing = this.unavailable();
+    const [text, kind] = missing
+      ? [saved.enabled ? "On, but cannot run here" : "Not available here", "unavailable"]
+      : saved.enabled ? ["On", "on"] : ["Off", "off"];
+    this.state.textContent = text;
+    this.state.dataset.state = kind;
+    this.element.dataset.state = kind;
+    this.preview.textContent = preview(saved.query);
+    // A source that cannot run is not turned on here; one already on can be turned off.
+    this.enabled.disabled = Boolean(missing) && !this.enabled.checked;
+    this.note.replaceChildren(...(missing
+      ? [el("p", { class: "status warning", dataset: { testid: "unavailable" } },
+          el("strong", {}, `${this.label} cannot run on this server. `),
+          missing.reason ?? "", " ", missing.how_to_enable ?? "",
+          saved.enabled ? " While it is on, every report of this stream is partial: turn it off below." : "")]
+      : []));
+  }
+
   update(query, { force = false } = {}) {
     const keep = !force && this.dirty();
     this.saved = query;
@@ -84,7 +140,8 @@ class QueryEditor {
     const filters = filterText(query.filters);
     this.filters.textContent = filters ? `Filters: ${filters}` : "";
     this.filters.hidden = !filters;
-    this.element.classList.toggle("is-edited", this.dirty());
+    this.markEdited();
+    this.showState();
   }
 
   async submit() {
@@ -113,6 +170,7 @@ export class QueryEditors {
     this.sources = sources;
     this.save = save;
     this.editors = new Map();
+    this.availability = {};
   }
 
   show(retrieval, { force = false } = {}) {
@@ -121,6 +179,7 @@ export class QueryEditors {
       let editor = this.editors.get(name);
       if (!editor) {
         editor = new QueryEditor(name, this.sources[name], this.save);
+        editor.availability = this.availability[name] ?? null;
         this.editors.set(name, editor);
       }
       editor.update(retrieval.queries[name], { force });
@@ -136,6 +195,17 @@ export class QueryEditors {
       elements.every((element, i) => this.container.children[i] === element);
     // Moving a focused editor would take the focus away from it.
     if (!same) this.container.replaceChildren(...elements);
+  }
+
+  /** ``sources``: the list of GET /api/v1/streams/sources. */
+  setAvailability(sources) {
+    this.availability = Object.fromEntries(sources.map((s) => [s.name, s]));
+    for (const [name, editor] of this.editors) editor.setAvailability(this.availability[name]);
+  }
+
+  /** The sources that are on but cannot run on this server. */
+  onButUnavailable() {
+    return [...this.editors.values()].filter((e) => e.saved?.enabled && e.unavailable());
   }
 
   /** The enabled sources, for the chat's context. */

@@ -246,13 +246,27 @@ async function show(state) {
     detail.hidden = true;
     resultsSection.hidden = false;
     clearResults();
-    renderProblem(notice, error, "The search failed.");
+    showFailure(state, error);
     return;
   }
   if (mine !== generation) return;
   resultsSection.removeAttribute("aria-busy");
   renderResults(state, page);
   if (state.study) showStudy(state, page);
+}
+
+/** The search failed: the source's own words (what happened, what to do) and a Retry
+ *  that asks ClinicalTrials.gov again. */
+function showFailure(state, error) {
+  renderProblem(notice, error, "The search failed.");
+  const retry = el("button", { type: "button", class: "secondary", dataset: { action: "retry", testid: "retry" } },
+    "Retry");
+  retry.addEventListener("click", () => {
+    retry.disabled = true;
+    cache = { key: null, page: null };
+    show(state);
+  });
+  notice.querySelector(".problem")?.append(el("p", { class: "actions" }, retry));
 }
 
 function showStudy(state, page) {

@@ -1,0 +1,326 @@
+"""``screening create|list|status|export``: screening projects from the terminal (screen
+the records in the web UI's focused view, or over the API). ``status`` prints your
+progress and the PRISMA 2020 counts; ``export`` writes the records with their decisions
+(RIS, BibTeX, CSV) or the PRISMA diagram (SVG, PNG) and its counts (CSV).
+
+The features are imported by the commands that use them: ``--help`` imports none."""
+
+import json
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.table import Table
+
+from scholarstream.cli._files import check_writable
+from scholarstream.cli.context import UserOption, console, resolve_user, run_with_runtime
+from scholarstream.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from scholarstream.runtime import Runtime
+    from scholarstream.screening import PrismaCounts, Progress, Project, ProjectList
+
+screening_app = typer.Typer(
+    help="Screening projects: create, list, status with PRISMA counts, export.",
+    no_args_is_help=True,
+)
+
+EXPORTS = ("ris", "bibtex", "csv", "prisma-svg", "prisma-png", "prisma-csv")
+_EXTENSIONS = {
+    "ris": ".ris",
+    "bibtex": ".bib",
+    "csv": ".csv",
+    "prisma-svg": ".svg",
+    "prisma-png": ".png",
+    "prisma-csv": ".csv",
+}
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(screening_app, name="screening")
+
+
+async def _owner(runtime: "Runtime", user: str) -> uuid.UUID:
+    async with runtime.database.session() as session:
+        return (await resolve_user(session, user)).id
+
+
+def _project_id(text: str) -> uuid.UUID:
+    try:
+        return uuid.UUID(text.strip())
+    except ValueError:
+        raise InvalidInputError(
+            f"'{text}' is not a project id.",
+            hint="'scholarstream screening list' shows your projects and their ids.",
+        ) from None
+
+
+def _source(
+    run: str | None, stream_report: str | None, library_query: str | None, collection: str | None
+) -> dict[str, Any]:
+    given = [
+        name
+        for name, value in (
+            ("--run", run),
+            ("--stream-report", stream_report),
+            ("--library-query", library_query),
+            ("--collection", collection),
+        )
+        if value is not None
+    ]
+    if len(given) != 1:
+        raise InvalidInputError(
+            "Name where the records come from, once: --run, --stream-report, "
+            "--library-query or --collection."
+            + (f" You gave {' and '.join(given)}." if given else ""),
+            hint='e.g. scholarstream screening create "My review" --library-query "migraine" '
+            '--exclude "Not a randomised trial"',
+        )
+    if run is not None:
+        return {"kind": "search_run", "run_id": run}
+    if stream_report is not None:
+        stream_id, _, report_id = stream_report.partition("/")
+        return {"kind": "stream_report", "stream_id": stream_id, "report_id": report_id}
+    if collection is not None:
+        return {"kind": "library", "collection": collection}
+    return {"kind": "library", "query": library_query or ""}
+
+
+@screening_app.command("create")
+def create(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="The project's name.")],
+    run: Annotated[
+        str | None, typer.Option("--run", help="A search run's id: screen its results.")
+    ] = None,
+    stream_report: Annotated[
+        str | None,
+        typer.Option("--stream-report", help="STREAM_ID/REPORT_ID: screen a report's items."),
+    ] = None,
+    library_query: Annotated[
+        str | None,
+        typer.Option(
+            "--library-query",
+            help='Screen the library records these words find ("": every record).',
+        ),
+    ] = None,
+    collection: Annotated[
+        str | None,
+        typer.Option("--collection", help="Screen a library collection (its name or id)."),
+    ] = None,
+    question: Annotated[str, typer.Option("--question", help="The review question.")] = "",
+    keyword: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--keyword", "-k", help="A keyword to highlight (repeatable; random* truncates)."
+        ),
+    ] = None,
+    include: Annotated[
+        list[str] | None, typer.Option("--include", help="An inclusion criterion (repeatable).")
+    ] = None,
+    exclude: Annotated[
+        list[str] | None,
+        typer.Option("--exclude", help="An exclusion criterion, a reason to exclude (repeatable)."),
+    ] = None,
+    as_json: JsonOption = False,
+    user: UserOption = "local",
+) -> None:
+    """Create a screening project from a search run, a stream report, a library search or
+    a library collection, with its criteria and keywords."""
+    from pydantic import ValidationError
+
+    from scholarstream.screening import ProjectSettings, RecordSource, screening_service
+    from scholarstream.validation_messages import explain
+
+    source = _source(run, stream_report, library_query, collection)
+
+    async def work(runtime: "Runtime") -> "Project":
+        from pydantic import TypeAdapter
+
+        owner = await _owner(runtime, user)
+        if "collection" in source:
+            found = await runtime.library.labels.find_collection(owner, source.pop("collection"))
+            source["collection_id"] = str(found.id)
+        try:
+            settings = ProjectSettings(
+                name=name,
+                question=question,
+                keywords=keyword or [],
+                inclusion_criteria=include or [],
+                exclusion_criteria=exclude or [],
+            )
+            spec = TypeAdapter(RecordSource).validate_python(source)
+        except ValidationError as exc:
+            raise InvalidInputError(explain(exc), hint="Check the options and try again.") from None
+        return await screening_service(runtime).create(owner, settings, spec)
+
+    project = run_with_runtime(ctx, work)
+    if as_json:
+        typer.echo(project.model_dump_json(indent=2))
+        return
+    console.print(f"Created [bold]{project.name}[/bold] with {project.record_count} records.")
+    console.print(f"Project id: {project.id}")
+    console.print(f"Screen it in the web UI at /screening/{project.id}/screen")
+
+
+@screening_app.command("list")
+def list_projects(
+    ctx: typer.Context, as_json: JsonOption = False, user: UserOption = "local"
+) -> None:
+    """Your screening projects (and those you review), newest first."""
+    from scholarstream.screening import screening_service
+
+    async def work(runtime: "Runtime") -> "ProjectList":
+        return await screening_service(runtime).list(await _owner(runtime, user))
+
+    projects = run_with_runtime(ctx, work)
+    if as_json:
+        typer.echo(projects.model_dump_json(indent=2))
+        return
+    if not projects.projects:
+        console.print("No screening projects yet: 'scholarstream screening create --help'.")
+        return
+    table = Table(title="Screening projects")
+    table.add_column("Id", no_wrap=True)
+    for column in ("Name", "Records", "From", "Created"):
+        table.add_column(column, overflow="fold")
+    for p in projects.projects:
+        table.add_row(
+            str(p.id),
+            p.name,
+            str(p.record_count),
+            p.origin.label,
+            p.created_at.strftime("%Y-%m-%d"),
+        )
+    console.print(table)
+
+
+def _n(value: int | None) -> str:
+    return "not recorded" if value is None else f"{value:,}"
+
+
+@screening_app.command("status")
+def status(
+    ctx: typer.Context,
+    project: Annotated[str, typer.Argument(help="The project's id.")],
+    as_json: JsonOption = False,
+    user: UserOption = "local",
+) -> None:
+    """Your progress and the stopping aid, and (as the owner) the PRISMA 2020 counts."""
+    from scholarstream.screening import screening_service
+
+    project_id = _project_id(project)
+
+    async def work(runtime: "Runtime") -> "tuple[Project, Progress, PrismaCounts | None]":
+        service = screening_service(runtime)
+        owner = await _owner(runtime, user)
+        found = await service.get(owner, project_id)
+        counts = await service.prisma(owner, project_id) if found.your_role == "owner" else None
+        return found, await service.progress(owner, project_id), counts
+
+    found, progress, counts = run_with_runtime(ctx, work)
+    if as_json:
+        typer.echo(
+            json.dumps(
+                {
+                    "project": found.model_dump(mode="json"),
+                    "progress": progress.model_dump(mode="json", exclude={"series"}),
+                    "prisma": counts.model_dump(mode="json") if counts else None,
+                },
+                indent=2,
+            )
+        )
+        return
+    console.print(f"[bold]{found.name}[/bold]: {found.origin.label}")
+    console.print(
+        f"You screened {progress.screened:,} of {progress.total:,} records: "
+        f"{progress.included:,} included, {progress.excluded:,} excluded, {progress.maybe:,} maybe."
+    )
+    console.print(f"Screened since your last include: {progress.since_last_include:,}.")
+    console.print(f"Relevant records left: {progress.relevant_left.explanation}")
+    if counts is None:
+        return
+    table = Table(title="PRISMA 2020 flow")
+    table.add_column("Step", overflow="fold")
+    table.add_column("Records", justify="right")
+    for source in counts.identified:
+        table.add_row(f"Identified: {source.source}", _n(source.records))
+    table.add_row("Duplicate records removed", _n(counts.duplicates_removed))
+    table.add_row("Records screened", _n(counts.screened))
+    table.add_row("Records excluded", _n(counts.excluded))
+    for reason in counts.excluded_reasons:
+        table.add_row(f"  {reason.reason}", _n(reason.records))
+    for kind, value in counts.undecided.items():
+        table.add_row(f"Not decided yet: {kind}", _n(value))
+    table.add_row("Reports sought for retrieval", _n(counts.sought))
+    table.add_row("Reports not retrieved", _n(counts.not_retrieved))
+    table.add_row("Reports assessed for eligibility", _n(counts.assessed))
+    table.add_row("Reports excluded", _n(counts.fulltext_excluded))
+    for reason in counts.fulltext_reasons:
+        table.add_row(f"  {reason.reason}", _n(reason.records))
+    table.add_row("Studies included in review", _n(counts.studies_included))
+    table.add_row("Reports of included studies", _n(counts.reports_included))
+    console.print(table)
+
+
+@screening_app.command("export")
+def export(
+    ctx: typer.Context,
+    project: Annotated[str, typer.Argument(help="The project's id.")],
+    format_name: Annotated[
+        str,
+        typer.Option("--format", "-f", help=f"One of: {', '.join(EXPORTS)}."),
+    ] = "ris",
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "--out", "-o", help="The file (default: screening.<ext>)."),
+    ] = None,
+    user: UserOption = "local",
+) -> None:
+    """Write the records with their decisions (RIS, BibTeX, CSV), or the PRISMA diagram
+    (SVG, PNG) or its counts (CSV)."""
+    from scholarstream.screening import (
+        prisma_csv,
+        prisma_diagram,
+        render_png,
+        render_svg,
+        screening_service,
+    )
+
+    if format_name not in EXPORTS:
+        raise InvalidInputError(
+            f"'{format_name}' is not an export format.", hint=f"Use one of: {', '.join(EXPORTS)}."
+        )
+    project_id = _project_id(project)
+    target = output or Path(f"screening{_EXTENSIONS[format_name]}")
+    check_writable(target, "--output")
+
+    async def work(runtime: "Runtime") -> tuple[bytes, str]:
+        service = screening_service(runtime)
+        owner = await _owner(runtime, user)
+        if not format_name.startswith("prisma-"):
+            text, count = await service.export(owner, project_id, format_name)
+            return text.encode(), f"{count:,} records"
+        counts = await service.prisma(owner, project_id)
+        found = await service.get(owner, project_id)
+        title = f"PRISMA 2020 flow diagram: {found.name}"
+        if format_name == "prisma-png":
+            return render_png(prisma_diagram(counts, title)), "the PRISMA diagram"
+        if format_name == "prisma-svg":
+            return render_svg(prisma_diagram(counts, title)).encode(), "the PRISMA diagram"
+        return ("\ufeff" + prisma_csv(counts)).encode(), "the PRISMA counts"
+
+    body, what = run_with_runtime(ctx, work)
+    partial = target.with_name(target.name + ".partial")
+    try:
+        partial.write_bytes(body)
+        partial.replace(target)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        raise InvalidInputError(
+            f"Could not write {target}: {exc.strerror or 'the system refused'}.",
+            hint="Check that the folder exists and that you may write there.",
+        ) from None
+    console.print(f"Wrote {what} to {target}")

@@ -1,0 +1,140 @@
+"""What the screening view shows: one record (title and abstract, the review's keywords
+marked), why it comes now, your decision on it if you had one, and your progress."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from scholarstream.papers import Paper
+from scholarstream.screening.core._decisions import OutcomeKind, ReviewerDecision
+from scholarstream.screening.core._highlight import Span, keyword_spans, keywords_found
+from scholarstream.screening.core._models import DecisionEvent, ScreeningRecord
+from scholarstream.screening.core._progress import Progress
+from scholarstream.screening.core._ranking import Basis, abstract_of
+
+MAX_AUTHORS = 8
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RecordView(_Model):
+    id: uuid.UUID
+    position: int = Field(description="Its place among the project's records, from 1.")
+    title: str
+    abstract: str | None
+    authors: list[str]
+    more_authors: int = Field(description="Authors not listed.")
+    year: int | None
+    venue: str | None
+    doi: str | None
+    pmid: str | None
+    publication_types: list[str]
+    title_marks: list[Span] = Field(description="Where the review's keywords are in the title.")
+    abstract_marks: list[Span] = Field(description="Where they are in the abstract.")
+    keywords_found: list[str]
+
+
+def record_view(item: ScreeningRecord, keywords: Sequence[str]) -> RecordView:
+    record = item.record
+    abstract = abstract_of(record) or None
+    names = [author.name for author in record.authors] if isinstance(record, Paper) else []
+    return RecordView(
+        id=item.id,
+        position=item.position + 1,
+        title=record.title,
+        abstract=abstract,
+        authors=names[:MAX_AUTHORS],
+        more_authors=max(0, len(names) - MAX_AUTHORS),
+        year=record.year,
+        venue=record.venue if isinstance(record, Paper) else None,
+        doi=record.ids.doi,
+        pmid=record.ids.pmid,
+        publication_types=list(record.publication_types) if isinstance(record, Paper) else [],
+        title_marks=keyword_spans(record.title, keywords),
+        abstract_marks=keyword_spans(abstract or "", keywords),
+        keywords_found=keywords_found(f"{record.title}\n{abstract or ''}", keywords),
+    )
+
+
+class YourDecision(_Model):
+    decision: str
+    reason: str | None
+    decided_at: dt.datetime
+    accepted_suggestion: str | None = None
+
+    @classmethod
+    def of(cls, event: DecisionEvent) -> YourDecision:
+        return cls(
+            decision=event.decision,
+            reason=event.reason,
+            decided_at=event.decided_at,
+            accepted_suggestion=event.accepted_suggestion,
+        )
+
+
+class ScreeningStep(_Model):
+    """The screening view's state: the record to screen (None when you have screened
+    every record), and your progress."""
+
+    project_id: uuid.UUID
+    record: RecordView | None
+    score: float | None = Field(description="The score that chose the record (0-1).")
+    basis: Basis | None = Field(description="What chose the record.")
+    basis_note: str
+    your_decision: YourDecision | None = Field(
+        default=None, description="Your decision on this record, when you had one (after undo)."
+    )
+    message: str | None = Field(default=None, description="What just happened, in words.")
+    progress: Progress
+
+
+class ConflictView(_Model):
+    record_id: uuid.UUID
+    title: str
+    year: int | None
+    decisions: list[ReviewerDecision]
+    reviewers: dict[str, str] = Field(description="Reviewer id -> username.")
+
+
+class ConflictList(_Model):
+    conflicts: list[ConflictView]
+    resolved: int = Field(description="Conflicts settled so far.")
+
+
+class FullTextItem(_Model):
+    record_id: uuid.UUID
+    title: str
+    year: int | None
+    doi: str | None
+    pmid: str | None
+    decision: str | None
+    reason: str | None
+
+
+class FullTextList(_Model):
+    """Records included on title and abstract: reports sought for retrieval."""
+
+    items: list[FullTextItem]
+
+
+class RecordRow(_Model):
+    record_id: uuid.UUID
+    position: int
+    title: str
+    year: int | None
+    outcome: OutcomeKind | None = Field(
+        default=None, description="The project's outcome (owner only; None for a reviewer)."
+    )
+    your_decision: str | None
+    your_reason: str | None
+
+
+class RecordList(_Model):
+    total: int
+    records: list[RecordRow]

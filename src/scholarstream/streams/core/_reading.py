@@ -1,0 +1,328 @@
+"""What the user's own words already say about the stream they want: whether they state an
+aim, which organisations they name, and the topics to search for. The rule-based guide
+pre-fills the stream from it (instead of asking again) and draws its suggestions from it.
+
+The rules are about the role a phrase plays in the sentence, not about a field's words:
+
+- the *request* ("I want to follow ...", "keep me up to date on ...", "alert me to ...")
+  marks an aim; what follows it is the subject. Its verb counts only where a request puts
+  it (first, or after "to", "please", "and", "I"...), so "glucose monitoring" is a topic;
+- a *self-description* ("I lead a cardiology group at ...", "I'm a historian ...") is
+  about the user, not the subject: only what they say they study or work on is a topic,
+  and an organisation named there is their own (offered, never pre-filled);
+- a *name* is a run of capitalised words that a sentence does not capitalise on its own:
+  after "in" ("in the Baltic", "in Germany") it is a place, a search term; otherwise an
+  organisation ("from DeepMind and Meta AI", "at MIT");
+- a *topic* is a phrase of the subject, without the words that say which documents or how
+  recent ("new ... papers", "... trials", "especially ..."), and never a collective of
+  people ("a cardiology group", "our lab"): those are who, not what.
+
+Deterministic, no model, English only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from scholarstream.understanding import (
+    COUNTRIES,
+    REGIONS,
+    US_STATES,
+    concept_phrases,
+    is_stop_word,
+)
+
+MAX_TOPICS = 6
+
+_INTENT = re.compile(
+    r"""\b(?:
+        keep\s+(?:me|us)\s+(?:up\s+to\s+date|informed|posted|updated|abreast)
+            (?:\s+(?:on|about|with|of|regarding))?
+      | keep\s+(?:up\s+to\s+date|up|abreast)\s+(?:on|about|with)
+      | stay\s+(?:on\s+top\s+of|up\s+to\s+date\s+(?:on|with)|current\s+(?:on|with)
+            |informed\s+(?:on|about))
+      | keep\s+(?:an\s+eye|track|tabs)\s+on
+      | (?:alert|notify|tell|inform|update|warn)\s+(?:me|us)(?:\s+(?:to|about|of|on|when))?
+      | (?:be\s+)?(?:alerted|notified|informed)\s+(?:to|about|of|on|when)
+      | (?:interested|looking)\s+(?:in|for)
+      | (?:watch|watching|look|looking)\s+(?:out\s+)?for
+      | (?:monitor|monitoring|track|tracking|follow|following|watch|watching|survey|map
+            |scan|collect|gather|catch|find|see)(?!-)
+    )\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# A request's verb stands first in its clause or right after one of these words.
+_BEFORE_INTENT_WORDS = (
+    "to please and also just i we i'm we're am are really mainly like would can could "
+    "help me us , :"
+)
+_BEFORE_INTENT = frozenset(_BEFORE_INTENT_WORDS.split())
+_SELF = re.compile(r"^\W*(?:i|i'm|i\u2019m|we|we're|we\u2019re|my|our)\b", re.IGNORECASE)
+_STUDY = re.compile(
+    r"\b(?:studying|study|studies|researching|research|working\s+on|work\s+on|works\s+on"
+    r"|focus(?:ing|ed)?\s+on|speciali[sz](?:e|es|ing)\s+in|investigating|exploring)\b",
+    re.IGNORECASE,
+)
+_CLAUSES = re.compile(r"(?<=[.!?])\s+|[;\n]+")
+_WORD = re.compile(r"[^\W_][\w\-]*(?:['\u2019]s)?|[^\w\s]")
+_POSSESSIVE = re.compile(r"['\u2019]s$")
+_ACRONYM_TERM = re.compile(r"[A-Z0-9\-]*[0-9\-][A-Z0-9\-]*")
+"""Capitals with a digit or hyphen ("SGLT2", "GLP-1", "PD-1"): a term, not a name."""
+_NAME_JOINERS = frozenset(("of", "for", "de", "&", "und"))
+_LEGAL_FORMS = frozenset(
+    "inc incorporated corp corporation co ltd limited llc plc ag sa nv se gmbh kk".split()  # noqa: SIM905
+)
+# The nouns an eponym qualifies ("Alzheimer's disease", "Bayes' theorem"): a topic.
+_EPONYM_HEADS = frozenset(
+    """disease diseases syndrome syndromes disorder law laws theorem theorems principle
+    equation equations sign test tests lemma constant rule method algorithm effect
+    hypothesis conjecture paradox model models distribution scale""".split()  # noqa: SIM905
+)
+_ORG_CUES = frozenset(("from", "by", "at", "of", "with", "and", ",", "between", "versus", "vs"))
+_PLACE_CUES = frozenset(("in", "across", "throughout", "around"))
+_PLACES = frozenset(p.lower() for p in (*COUNTRIES, *REGIONS, *US_STATES))
+
+# The words that say which documents, or how recent, rather than what about.
+_DOCUMENT_WORDS = frozenset(
+    """papers paper articles article publications publication preprints preprint literature
+    research work works studies study trials trial experiments experiment results findings
+    news updates update developments development reports report programs program programme
+    programmes pipeline pipelines progress advances activity activities output outputs
+    evidence""".split()  # noqa: SIM905
+)
+_DOCUMENT_QUALIFIERS = frozenset(
+    """new recent latest newest current upcoming ongoing emerging published peer-reviewed
+    clinical scientific academic any all more further other relevant important key major
+    interesting good""".split()  # noqa: SIM905
+)
+# A phrase headed by one of these names a collective of people: who, not what.
+_COLLECTIVES = frozenset(
+    """group groups team teams lab labs laboratory laboratories department departments unit
+    units centre centres center centers institute institutes clinic clinics hospital
+    hospitals university universities company companies firm firms consortium consortia
+    organisation organisations organization organizations school schools faculty startup
+    startups""".split()  # noqa: SIM905
+)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One reading of what the user typed."""
+
+    text: str
+    states_aim: bool
+    """The text asks for something ("I want to follow ..."), so it is a purpose as it is."""
+    subject: str
+    """What to follow: the requests' objects and what the user studies, else the text."""
+    organisations: tuple[str, ...]
+    """Organisations named in the subject: what the user wants to follow."""
+    own_organisations: tuple[str, ...]
+    """Organisations of the user's self-description (their affiliation)."""
+    places: tuple[str, ...]
+    topics: tuple[str, ...]
+
+    @property
+    def terms(self) -> tuple[str, ...]:
+        """Search terms: the topics, then the places."""
+        return tuple(_unique([*self.topics, *self.places]))
+
+
+def read_text(text: str) -> Reading:
+    """The reading of ``text`` (one message, or several joined)."""
+    text = " ".join(text.split())
+    subjects: list[str] = []
+    context: list[str] = []
+    aim = False
+    for clause in (c.strip() for c in _CLAUSES.split(text)):
+        if not clause:
+            continue
+        intent = _intent(clause)
+        if intent is not None:
+            aim = True
+            context.append(clause[: intent.start()])
+            subjects.append(clause[intent.end() :])
+        elif _SELF.match(clause):
+            study = _STUDY.search(clause)
+            context.append(clause[: study.start()] if study else clause)
+            if study:
+                subjects.append(clause[study.end() :])
+        else:
+            subjects.append(clause)
+    subject_names = [n for s in subjects for n in _names(s)]
+    context_names = [n for c in context for n in _names(c)]
+    organisations = _unique(n.text for n in subject_names if not n.place)
+    own = [
+        o for o in _unique(n.text for n in context_names if not n.place) if o not in organisations
+    ]
+    places = _unique(n.text for n in [*subject_names, *context_names] if n.place)
+    named = [*organisations, *own, *places]
+    topics = _unique(t for s in subjects for t in _topics(s, named))
+    return Reading(
+        text=text,
+        states_aim=aim,
+        subject="; ".join(s.strip(" ,.:") for s in subjects if s.strip(" ,.:")) or text,
+        organisations=tuple(organisations),
+        own_organisations=tuple(own),
+        places=tuple(places),
+        topics=tuple(topics[:MAX_TOPICS]),
+    )
+
+
+def _intent(clause: str) -> re.Match[str] | None:
+    for match in _INTENT.finditer(clause):
+        before = _WORD.findall(clause[: match.start()].lower())
+        if not before or before[-1] in _BEFORE_INTENT:
+            return match
+    return None
+
+
+@dataclass(frozen=True)
+class _Name:
+    text: str
+    place: bool
+
+
+def _is_capitalised(word: str) -> bool:
+    return word[:1].isupper() and _ACRONYM_TERM.fullmatch(word) is None
+
+
+def _names(text: str) -> list[_Name]:
+    """The names in ``text``: runs of capitalised words a sentence does not capitalise on
+    its own ("Palatin Technologies", "Meta AI", "University of Oxford", "Merck & Co")."""
+    tokens = _WORD.findall(text)
+    lowered = {t.lower() for t in tokens if t[:1].islower()}
+    names: list[_Name] = []
+    i = 0
+    while i < len(tokens):
+        word = _POSSESSIVE.sub("", tokens[i])
+        if not _is_capitalised(word) or _skipped(word):
+            i += 1
+            continue
+        run, j = _run(tokens, i)
+        name = " ".join(run)
+        previous = tokens[i - 1].lower() if i else ""
+        before = tokens[i - 2].lower() if i > 1 else ""
+        after = tokens[j] if j < len(tokens) else ""
+        place = (
+            previous in _PLACE_CUES
+            or (previous == "the" and before in _PLACE_CUES)
+            or name.lower() in _PLACES
+        )
+        if place or len(run) > 1 or _lone_name(tokens, i, after, lowered):
+            names.append(_Name(name, place))
+        i = j
+    return names
+
+
+def _skipped(word: str) -> bool:
+    return is_stop_word(word, "search") or word.lower() in _LEGAL_FORMS
+
+
+def _run(tokens: Sequence[str], i: int) -> tuple[list[str], int]:
+    """The capitalised words from ``i`` on (joined by "of", "&"...), a legal form after a
+    comma included ("Rhythm Pharmaceuticals, Inc"); and where the run ends."""
+    run = [_POSSESSIVE.sub("", tokens[i])]
+    j = i + 1
+    while j < len(tokens) and not _POSSESSIVE.search(tokens[j - 1]):
+        nxt = tokens[j]
+        if _is_capitalised(nxt) and not is_stop_word(nxt, "search"):
+            run.append(_POSSESSIVE.sub("", nxt))
+        elif (
+            nxt.lower() in _NAME_JOINERS and j + 1 < len(tokens) and _is_capitalised(tokens[j + 1])
+        ):
+            run.append(nxt)
+        elif nxt == "," and j + 1 < len(tokens) and tokens[j + 1].lower() in _LEGAL_FORMS:
+            j += 1
+            continue
+        else:
+            break
+        j += 1
+    return run, j
+
+
+def _lone_name(tokens: Sequence[str], i: int, after: str, lowered: set[str]) -> bool:
+    """Is one capitalised word a name? Not when a sentence starts with it, or the text also
+    writes it in lowercase (a topic in title case: "Obesity drugs"); not when it qualifies
+    the noun after it ("Bayesian inference", "Alzheimer's disease"), unless it follows a
+    word that introduces an organisation ("by Pfizer", "from EPFL") or owns what follows
+    ("Palatin's agonist"); capitals alone ("CRISPR", "HIV") only after such a word."""
+    word = _POSSESSIVE.sub("", tokens[i])
+    previous = tokens[i - 1].lower() if i else ""
+    cued = previous in _ORG_CUES
+    possessive = _POSSESSIVE.search(tokens[i]) is not None
+    if possessive:
+        return after.lower() not in _EPONYM_HEADS
+    if word.lower() in lowered:
+        return False
+    if word.isupper():
+        return cued
+    if i == 0 or tokens[i - 1] in ".!?:":
+        return False
+    return cued or not after[:1].islower()
+
+
+def _masked(text: str, names: Sequence[str]) -> str:
+    for name in sorted(names, key=len, reverse=True):
+        pattern = r"[\s,.]+".join(re.escape(word) for word in name.split())
+        text = re.sub(rf"(?<!\w){pattern}(?:['\u2019]s?)?\.?(?!\w)", " , ", text)
+    return text
+
+
+def _topics(subject: str, names: Sequence[str]) -> list[str]:
+    phrases = [p for group in concept_phrases(_masked(subject, names)) for p in group]
+    return [_as_written(t, subject) for t in (_topic(p) for p in phrases) if t]
+
+
+def _as_written(phrase: str, text: str) -> str:
+    """``phrase`` in the case the user wrote it ("Alzheimer's disease")."""
+    pattern = r"\W+".join(re.escape(word) for word in phrase.split())
+    found = re.search(rf"(?<!\w){pattern}(?!\w)", text, re.IGNORECASE)
+    return found.group(0) if found else phrase
+
+
+def _topic(phrase: str) -> str:
+    """``phrase`` as a topic: without the words of which documents or how recent; empty
+    for a collective of people or a phrase of nothing else."""
+    words = phrase.split()
+    while words and (_adverb(words[0]) or words[0].lower() in _DOCUMENT_QUALIFIERS):
+        words = words[1:]
+    while len(words) > 1 and words[-1].lower() in _DOCUMENT_WORDS:
+        words = words[:-1]
+    if not words or words[-1].lower() in _COLLECTIVES:
+        return ""
+    content = [w for w in words if not _filler(w)]
+    if not content or all(len(w) < 3 for w in content):
+        return ""
+    if len(words) == 1 and words[0].lower() in _DOCUMENT_WORDS:
+        return ""
+    return " ".join(words)
+
+
+def _adverb(word: str) -> bool:
+    """ "especially", "particularly", "mainly": how, not what."""
+    lowered = word.lower()
+    return len(lowered) > 4 and lowered.endswith("ly") and lowered.isalpha()
+
+
+def _filler(word: str) -> bool:
+    lowered = word.lower()
+    return (
+        is_stop_word(lowered, "search")
+        or is_stop_word(lowered, "continuity")
+        or lowered in _DOCUMENT_QUALIFIERS
+        or lowered in _DOCUMENT_WORDS
+        or not any(c.isalnum() for c in lowered)
+    )
+
+
+def _unique(values: Iterable[str]) -> list[str]:
+    seen: set[str] = set()
+    kept: list[str] = []
+    for value in values:
+        value = value.strip()
+        if value and value.lower() not in seen:
+            seen.add(value.lower())
+            kept.append(value)
+    return kept

@@ -1,0 +1,215 @@
+"""The home page's dashboard: the user's own work, collected through each feature's public
+services (never their tables): recent searches, streams with their last report, research,
+and the library's size. A fresh install has none of it; the page then shows where to start."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from scholarstream.research import ResearchStore
+from scholarstream.runtime import Runtime
+from scholarstream.search import SearchRunStore
+from scholarstream.sources.library import LibraryQuery
+from scholarstream.streams import Stream, StreamStore
+from scholarstream.streams.monitoring import ReportStore, ReportSummary
+
+RECENT = 5
+"""How many searches, streams and research runs the dashboard lists (newest first)."""
+HEADLINES = 3
+"""How many of a report's best new items a stream's line names."""
+
+SEARCH_STATUS_LABELS = {
+    "running": "Running",
+    "waiting": "Waiting for you",
+    "completed": "Completed",
+    "failed": "Failed",
+    "cancelled": "Cancelled",
+}
+REPORT_STATUS_LABELS = {
+    "running": "Running",
+    "complete": "Complete",
+    "partial": "Partial",
+    "failed": "Failed",
+}
+TONES = {
+    # search runs
+    "running": "busy",
+    "waiting": "busy",
+    "completed": "good",
+    "cancelled": "bad",
+    # stream reports
+    "complete": "good",
+    "partial": "busy",
+    # research
+    "draft": "plain",
+    "processing": "busy",
+    "synthesizing": "busy",
+    "retrying": "busy",
+    "awaiting_confirmation": "busy",
+    # every feature
+    "failed": "bad",
+}
+"""A status's colour on the dashboard: good, busy (running or waiting for you), bad, plain."""
+
+
+def tone(status: str) -> str:
+    return TONES.get(status, "plain")
+
+
+@dataclass(frozen=True)
+class SearchLine:
+    id: uuid.UUID
+    question: str
+    status: str
+    status_label: str
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class ReportLine:
+    id: uuid.UUID
+    status: str
+    status_label: str
+    when: datetime
+    first: bool
+    new: int | None
+    """Items the report lists (None while it runs, or when it failed with no report)."""
+    failed_sources: int
+    headlines: list[str] = field(default_factory=list)
+    """The titles of its best items, best first."""
+
+
+@dataclass(frozen=True)
+class StreamLine:
+    id: uuid.UUID
+    name: str
+    enabled: bool
+    frequency: str
+    report: ReportLine | None
+    """Its latest report; None: it has never run."""
+
+
+@dataclass(frozen=True)
+class ResearchLine:
+    id: uuid.UUID
+    title: str
+    status: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class LibraryLine:
+    records: int
+    last_added: datetime | None
+    last_file: str | None
+
+
+@dataclass(frozen=True)
+class Dashboard:
+    searches: list[SearchLine]
+    streams: list[StreamLine]
+    stream_count: int
+    research: list[ResearchLine]
+    library: LibraryLine
+
+    @property
+    def first_run(self) -> bool:
+        """Nothing of the user's own yet: the page leads with where to start."""
+        return not (self.searches or self.streams or self.research or self.library.records)
+
+
+async def collect_dashboard(runtime: Runtime, owner_id: uuid.UUID) -> Dashboard:
+    """What the home page shows ``owner_id``, each part from its feature's service."""
+    searches, (streams, count), research, library = await asyncio.gather(
+        _searches(runtime, owner_id),
+        _streams(runtime, owner_id),
+        _research(runtime, owner_id),
+        _library(runtime, owner_id),
+    )
+    return Dashboard(
+        searches=searches,
+        streams=streams,
+        stream_count=count,
+        research=research,
+        library=library,
+    )
+
+
+async def _searches(runtime: Runtime, owner_id: uuid.UUID) -> list[SearchLine]:
+    runs = await SearchRunStore(runtime.database).list(owner_id, limit=RECENT)
+    return [
+        SearchLine(
+            id=run.id,
+            question=run.question,
+            status=run.status,
+            status_label=SEARCH_STATUS_LABELS.get(run.status, run.status.capitalize()),
+            updated_at=run.updated_at,
+        )
+        for run in runs
+    ]
+
+
+async def _streams(runtime: Runtime, owner_id: uuid.UUID) -> tuple[list[StreamLine], int]:
+    """The streams that ran most recently first (then the newest), with their last report."""
+    streams = await StreamStore(runtime.database).list(owner_id)
+    streams.sort(key=lambda s: s.last_run_at or s.created_at, reverse=True)
+    shown = streams[:RECENT]
+    reports = ReportStore(runtime.database)
+    lines = [await _stream_line(reports, owner_id, stream) for stream in shown]
+    return lines, len(streams)
+
+
+async def _stream_line(reports: ReportStore, owner_id: uuid.UUID, stream: Stream) -> StreamLine:
+    summaries = await reports.list(owner_id, stream.id)
+    latest = summaries[0] if summaries else None
+    return StreamLine(
+        id=stream.id,
+        name=stream.stream_name or "Untitled stream",
+        enabled=stream.enabled,
+        frequency=stream.frequency_label,
+        report=None if latest is None else await _report_line(reports, owner_id, latest),
+    )
+
+
+async def _report_line(
+    reports: ReportStore, owner_id: uuid.UUID, summary: ReportSummary
+) -> ReportLine:
+    headlines: list[str] = []
+    if summary.counts is not None and summary.counts.new:
+        stored = await reports.get(owner_id, summary.stream_id, summary.id)
+        if stored.report is not None:
+            headlines = [
+                item.record.title for item in stored.report.items[:HEADLINES] if item.record.title
+            ]
+    return ReportLine(
+        id=summary.id,
+        status=summary.status,
+        status_label=REPORT_STATUS_LABELS.get(summary.status, summary.status.capitalize()),
+        when=summary.finished_at or summary.started_at,
+        first=summary.first,
+        new=None if summary.counts is None else summary.counts.new,
+        failed_sources=len(summary.failed_sources),
+        headlines=headlines,
+    )
+
+
+async def _research(runtime: Runtime, owner_id: uuid.UUID) -> list[ResearchLine]:
+    runs = await ResearchStore(runtime.database).list(owner_id, limit=RECENT)
+    return [
+        ResearchLine(id=run.id, title=run.title, status=run.status.value, created_at=run.created_at)
+        for run in runs
+    ]
+
+
+async def _library(runtime: Runtime, owner_id: uuid.UUID) -> LibraryLine:
+    """The number of records, and the newest one's arrival (listing is newest first)."""
+    page = await runtime.library.search(owner_id, LibraryQuery(limit=1))
+    newest = page.items[0] if page.items else None
+    return LibraryLine(
+        records=page.total,
+        last_added=newest.added_at if newest else None,
+        last_file=newest.source_file if newest else None,
+    )

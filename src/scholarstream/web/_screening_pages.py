@@ -1,0 +1,124 @@
+"""The screening pages: the projects (and a new one), a project (progress, reviewers,
+conflicts, full text, the PRISMA diagram, exports), and the focused screening view."""
+
+from __future__ import annotations
+
+import uuid
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import HTMLResponse, Response
+
+from scholarstream.accounts import RuntimeDep
+from scholarstream.errors import NotFoundError
+from scholarstream.screening import Project, screening_service
+from scholarstream.search import SearchRunStore
+from scholarstream.streams import StreamStore
+from scholarstream.streams.monitoring import ReportStore
+from scholarstream.web._nav import NavItem, register_nav_item
+from scholarstream.web._pages import MaybeUser, _login_redirect, _models_offline, _not_found, render
+
+router = APIRouter(include_in_schema=False, dependencies=[Depends(_models_offline)])
+
+register_nav_item(NavItem("screening", "Screening", "/screening", order=12))
+
+SCREENING_BACK = ("/screening", "Back to your screening projects")
+NOT_YOURS = "There is no screening project with this address among yours."
+_REPORTS_LISTED = 40
+
+
+async def _sources(runtime: RuntimeDep, user_id: uuid.UUID) -> dict[str, object]:
+    """What a new project can start from: the user's search runs with results, the
+    finished reports of their streams (newest first) and their library collections."""
+    runs = [
+        {"id": str(run.id), "label": run.question, "status": run.status}
+        for run in await SearchRunStore(runtime.database).list(user_id)
+        if run.status in ("waiting", "completed")
+    ]
+    reports: list[dict[str, str]] = []
+    reports_store = ReportStore(runtime.database)
+    for stream in await StreamStore(runtime.database).list(user_id):
+        for report in await reports_store.list(user_id, stream.id):
+            if report.status in ("complete", "partial") and len(reports) < _REPORTS_LISTED:
+                reports.append(
+                    {
+                        "stream_id": str(stream.id),
+                        "report_id": str(report.id),
+                        "label": f"{stream.stream_name}: report of "
+                        f"{report.started_at.strftime('%Y-%m-%d %H:%M')}",
+                    }
+                )
+    collections = [
+        {"id": str(c.id), "label": f"{c.name} ({c.records} records)"}
+        for c in await runtime.library.labels.collections(user_id)
+        if c.records
+    ]
+    return {"runs": runs, "reports": reports, "collections": collections}
+
+
+@router.get("/screening", response_class=HTMLResponse)
+async def screening_list_page(request: Request, user: MaybeUser, runtime: RuntimeDep) -> Response:
+    if user is None:
+        return _login_redirect(request)
+    projects = await screening_service(runtime).list(user.id)
+    return render(
+        request,
+        "screening.html",
+        user,
+        "screening",
+        chat_page="home",
+        projects=projects.projects,
+        sources=await _sources(runtime, user.id),
+        prefill={
+            "run": request.query_params.get("run", ""),
+            "query": request.query_params.get("query", ""),
+        },
+    )
+
+
+async def _project(runtime: RuntimeDep, user_id: uuid.UUID, project_id: str) -> Project | None:
+    """The user's project (or one they review); None for text that is no id and for a
+    project that is not theirs, which the pages answer with 404."""
+    try:
+        return await screening_service(runtime).get(user_id, uuid.UUID(project_id))
+    except (ValueError, NotFoundError):
+        return None
+
+
+@router.get("/screening/{project_id}", response_class=HTMLResponse)
+async def screening_project_page(
+    request: Request, user: MaybeUser, runtime: RuntimeDep, project_id: str
+) -> Response:
+    if user is None:
+        return _login_redirect(request)
+    project = await _project(runtime, user.id, project_id)
+    if project is None:
+        return _not_found(request, user, "screening", NOT_YOURS, SCREENING_BACK)
+    return render(
+        request,
+        "screening_project.html",
+        user,
+        "screening",
+        chat_page="home",
+        project=project,
+        project_id=project_id,
+    )
+
+
+@router.get("/screening/{project_id}/screen", response_class=HTMLResponse)
+async def screening_view_page(
+    request: Request, user: MaybeUser, runtime: RuntimeDep, project_id: str
+) -> Response:
+    if user is None:
+        return _login_redirect(request)
+    project = await _project(runtime, user.id, project_id)
+    if project is None:
+        return _not_found(request, user, "screening", NOT_YOURS, SCREENING_BACK)
+    return render(
+        request,
+        "screening_screen.html",
+        user,
+        "screening",
+        chat_page="home",
+        project=project,
+        project_id=project_id,
+    )

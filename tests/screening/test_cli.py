@@ -1,0 +1,128 @@
+"""``scholarstream screening``: create a project from a library search or collection, list
+the projects, print the status with the PRISMA counts, export the decisions and the
+diagram; bad input is refused plainly, before anything is written."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+import json
+import uuid
+from pathlib import Path
+
+import rispy
+from typer.testing import CliRunner
+
+from scholarstream.accounts import ensure_local_user
+from scholarstream.cli import app
+from scholarstream.errors import ScholarStreamError
+from scholarstream.screening import DecisionIn, screening_service
+from scholarstream.settings import load_settings
+from tests.helpers import assert_plain, make_runtime
+from tests.screening.world import EXCLUSION, svg_words, triptans
+
+runner = CliRunner()
+
+
+def invoke(data_dir: Path, *args: str) -> str:
+    result = runner.invoke(app, ["--data-dir", str(data_dir), *args])
+    assert result.exit_code == 0, (result.output, result.exception)
+    return result.stdout
+
+
+def fails(data_dir: Path, *args: str) -> str:
+    """What the command's failure says (``main`` prints it as two plain lines)."""
+    result = runner.invoke(app, ["--data-dir", str(data_dir), *args])
+    assert isinstance(result.exception, ScholarStreamError), (result.output, result.exception)
+    said = str(result.exception)
+    assert_plain(said)
+    return said
+
+
+def _screen(data_dir: Path, project_id: uuid.UUID, decisions: int) -> None:
+    """Decides the first records as the review did, through the service."""
+
+    async def work() -> None:
+        runtime = make_runtime(load_settings(data_dir=data_dir))
+        try:
+            service = screening_service(runtime)
+            async with runtime.database.session() as session:
+                user = await ensure_local_user(session)
+            review = triptans()
+            for _ in range(decisions):
+                step = await service.next(user.id, project_id)
+                assert step.record is not None
+                relevant = review.relevant(step.record.title)
+                await service.decide(
+                    user.id,
+                    project_id,
+                    DecisionIn(
+                        record_id=step.record.id,
+                        decision="include" if relevant else "exclude",
+                        reason=None if relevant else EXCLUSION[0],
+                    ),
+                )
+        finally:
+            await runtime.close()
+
+    asyncio.run(work())
+
+
+def test_create_list_status_and_export(data_dir: Path, tmp_path: Path) -> None:
+    source = tmp_path / "triptans.csv"
+    source.write_bytes(triptans().csv_bytes)
+    invoke(data_dir, "import", str(source))
+
+    refused = fails(data_dir, "screening", "create", "Nothing to screen")
+    assert "--library-query" in refused and "--run" in refused
+    out = invoke(
+        data_dir,
+        "screening",
+        "create",
+        "Triptans",
+        "--library-query",
+        "",
+        "--keyword",
+        "migraine",
+        "--include",
+        "Randomised trial",
+        *[arg for reason in EXCLUSION for arg in ("--exclude", reason)],
+        "--json",
+    )
+    project = json.loads(out)
+    assert project["record_count"] == 40 and project["exclusion_criteria"] == EXCLUSION
+    project_id = uuid.UUID(project["id"])
+
+    listed = json.loads(invoke(data_dir, "screening", "list", "--json"))["projects"]
+    assert [p["id"] for p in listed] == [str(project_id)]
+    assert "Triptans" in invoke(data_dir, "screening", "list")
+
+    _screen(data_dir, project_id, 10)
+    status = json.loads(invoke(data_dir, "screening", "status", str(project_id), "--json"))
+    assert status["progress"]["screened"] == 10
+    assert status["prisma"]["screened"] == 10
+    text = invoke(data_dir, "screening", "status", str(project_id))
+    assert "You screened 10 of 40 records" in text and "PRISMA 2020 flow" in text
+    assert "not recorded" in text  # duplicates removed: the library does not know
+
+    ris = tmp_path / "decisions.ris"
+    invoke(data_dir, "screening", "export", str(project_id), "--format", "ris", "-o", str(ris))
+    entries = rispy.loads(ris.read_text(encoding="utf-8"))
+    assert len(entries) == 40
+    assert sum(any("Screening decision:" in n for n in e.get("notes", [])) for e in entries) == 40
+
+    png = tmp_path / "prisma.png"
+    invoke(data_dir, "screening", "export", str(project_id), "-f", "prisma-png", "-o", str(png))
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    svg = tmp_path / "prisma.svg"
+    invoke(data_dir, "screening", "export", str(project_id), "-f", "prisma-svg", "-o", str(svg))
+    assert "Records screened (n = 10)" in svg_words(svg.read_text(encoding="utf-8"))
+    counts = tmp_path / "prisma.csv"
+    invoke(data_dir, "screening", "export", str(project_id), "-f", "prisma-csv", "-o", str(counts))
+    rows = list(csv.reader(io.StringIO(counts.read_text(encoding="utf-8-sig"))))
+    assert ["screening", "Records screened", "10"] in rows
+
+    assert "prisma-png" in fails(data_dir, "screening", "export", str(project_id), "-f", "docx")
+    assert "not a project id" in fails(data_dir, "screening", "status", "not-an-id")
+    assert "was not found" in fails(data_dir, "screening", "status", str(uuid.uuid4()))

@@ -1,0 +1,182 @@
+"""Screening in a real browser: a project created on the Screening page from the library,
+the focused view screened with the keyboard (include, exclude with a reason from the
+criteria, maybe, skip, undo, accepting the offline stand-in suggestion), the progress and
+the stopping aid, then the project page's full-text stage and PRISMA 2020 diagram with its
+SVG, PNG and CSV downloads. Screenshots of the view and the diagram go to /tmp."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.screening.world import EXCLUSION, INCLUSION, KEYWORDS, svg_words, triptans
+from tests.web.live import LiveServer, NewPage, PageProblems
+
+pytestmark = pytest.mark.browser
+
+VIEW_SHOT = Path("/tmp/screening-view.png")
+PRISMA_SHOT = Path("/tmp/prisma.png")
+
+
+def _tally(page: Page, text: str) -> None:
+    expect(page.get_by_test_id("tally")).to_contain_text(text)
+
+
+def _title(page: Page) -> str:
+    title = page.get_by_test_id("record-title")
+    expect(title).not_to_be_empty()
+    return title.inner_text()
+
+
+def _create_project(page: Page) -> None:
+    page.goto("/screening")
+    expect(page.get_by_test_id("no-projects")).to_be_visible()
+    form = page.get_by_test_id("new-project")
+    form.get_by_label("Name").fill("Triptans for acute migraine")
+    form.get_by_label("Keywords, one per line").fill("\n".join(KEYWORDS))
+    form.get_by_label("Inclusion criteria, one per line").fill("\n".join(INCLUSION))
+    form.get_by_label("Exclusion criteria, one per line").fill("\n".join(EXCLUSION))
+    expect(form.get_by_label("From your library")).to_be_checked()
+    form.get_by_role("button", name="Create the project").click()
+    expect(page.get_by_test_id("project-name")).to_have_text("Triptans for acute migraine")
+    expect(page.get_by_test_id("project-origin")).to_contain_text("40 records")
+
+
+def test_screen_with_the_keyboard_then_read_the_prisma_flow(
+    fresh_server: LiveServer, new_page: NewPage, problems: PageProblems
+) -> None:
+    with httpx.Client(base_url=fresh_server.base_url) as client:
+        response = client.post(
+            "/api/v1/library/imports",
+            files={"file": ("triptans.csv", triptans().csv_bytes)},
+            headers={"Origin": fresh_server.base_url},
+        )
+        assert response.status_code == 201, response.text
+    page = new_page(fresh_server)
+    _create_project(page)
+    expect(page.get_by_test_id("criteria")).to_contain_text(EXCLUSION[1])
+    page.get_by_test_id("start-screening").click()
+
+    # The focused view: one record, keywords marked, the keys on the page.
+    first = _title(page)
+    expect(page.get_by_test_id("abstract").locator("mark").first).to_be_visible()
+    expect(page.get_by_test_id("keywords-found")).to_contain_text("Keywords found:")
+    expect(page.get_by_test_id("keys")).to_contain_text("Undo your last decision")
+    _tally(page, "0 of 40 screened")
+    expect(page.get_by_test_id("basis")).to_contain_text("Keyword relevance")
+
+    page.keyboard.press("i")
+    _tally(page, "1 of 40 screened")
+    expect(page.get_by_test_id("included-count")).to_have_text("1")
+    expect(page.get_by_test_id("message")).to_contain_text(f"Include: {first[:30]}")
+
+    second = _title(page)
+    assert second != first
+    page.keyboard.press("e")
+    reasons = page.get_by_test_id("reasons")
+    expect(reasons).to_be_visible()
+    expect(reasons.get_by_role("button")).to_have_count(len(EXCLUSION))
+    page.keyboard.press("Escape")
+    expect(reasons).to_be_hidden()
+    _tally(page, "0 excluded")
+    page.keyboard.press("e")
+    page.keyboard.press("2")
+    _tally(page, "2 of 40 screened")
+    _tally(page, "1 excluded")
+    expect(page.get_by_test_id("message")).to_contain_text(f"Exclude ({EXCLUSION[1]})")
+
+    third = _title(page)
+    page.keyboard.press("m")
+    _tally(page, "1 maybe")
+
+    # Undo brings the record back, with nothing recorded for it.
+    page.keyboard.press("u")
+    expect(page.get_by_test_id("message")).to_contain_text("Undone: Maybe of")
+    _tally(page, "2 of 40 screened")
+    _tally(page, "0 maybe")
+    expect(page.get_by_test_id("record-title")).to_have_text(third)
+    expect(page.get_by_test_id("your-decision")).to_be_hidden()
+
+    # n passes the record over for now: another comes, nothing is decided.
+    page.keyboard.press("n")
+    expect(page.get_by_test_id("record-title")).not_to_have_text(third)
+    _tally(page, "2 of 40 screened")
+
+    # Offline, the ranker's score stands in for a model's suggestion; a accepts it.
+    suggestion = page.get_by_test_id("suggestion")
+    expect(suggestion.get_by_test_id("suggestion-note")).to_contain_text(
+        "No model is configured (offline mode): the ranker's score stands in."
+    )
+    label = suggestion.get_by_test_id("suggested-label").inner_text().split(" ·")[0].strip()
+    page.keyboard.press("a")
+    if label == "Exclude":  # no exclusion criterion named: the reviewer picks the reason
+        page.keyboard.press("1")
+    _tally(page, "3 of 40 screened")
+
+    # The progress chart and the stopping aid.
+    chart = page.get_by_test_id("progress-chart").locator("polyline")
+    expect(chart).to_have_attribute("data-points", "4")
+    expect(page.get_by_test_id("since-last-include")).not_to_be_empty()
+    expect(page.get_by_test_id("relevant-left")).to_have_text("not yet known")
+    expect(page.get_by_test_id("estimate")).to_contain_text("at least 10")
+    page.screenshot(path=str(VIEW_SHOT), full_page=True)
+
+    # The project page: full-text stage, then the PRISMA flow and its downloads.
+    page.get_by_test_id("back-to-project").click()
+    fulltext = page.get_by_test_id("fulltext")
+    row = fulltext.locator("tr[data-record-id]").filter(has_text=first[:40])
+    expect(row).to_have_count(1)
+    row.get_by_label(f"Full-text decision on {first}").select_option("not_retrieved")
+    row.get_by_role("button", name="Save").click()
+    expect(row).to_contain_text("Saved.")
+
+    prisma = page.get_by_test_id("prisma")
+    image = prisma.get_by_test_id("prisma-diagram")
+    expect(image).to_be_visible()
+    page.wait_for_function("el => el.complete && el.naturalWidth > 0", arg=image.element_handle())
+    image.screenshot(path=str(PRISMA_SHOT))
+
+    with page.expect_download() as svg_download:
+        prisma.get_by_role("link", name="SVG").click()
+    svg = Path(svg_download.value.path()).read_text(encoding="utf-8")
+    words = svg_words(svg)
+    assert "Records screened (n = 3)" in words
+    assert f"{EXCLUSION[1]} (n = 1)" in words
+    assert "Reports not retrieved (n = 1)" in words
+    assert svg_download.value.suggested_filename.endswith(".svg")
+
+    with page.expect_download() as png_download:
+        prisma.get_by_role("link", name="PNG").click()
+    assert Path(png_download.value.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    with page.expect_download() as csv_download:
+        prisma.get_by_role("link", name="CSV of counts").click()
+    table = Path(csv_download.value.path()).read_text(encoding="utf-8-sig")
+    rows = list(csv.reader(io.StringIO(table)))
+    assert ["screening", "Records screened", "3"] in rows
+    assert ["screening", "Reports not retrieved", "1"] in rows
+
+    # Numbers the project cannot know are entered, and the diagram shows them.
+    prisma.get_by_text("Enter the numbers the project does not record").click()
+    prisma.get_by_label("Duplicate records removed").fill("5")
+    prisma.get_by_role("button", name="Save the numbers").click()
+    expect(prisma).to_contain_text("Saved.")
+    with page.expect_download() as again:
+        prisma.get_by_role("link", name="SVG").click()
+    assert "Duplicate records removed (n = 5)" in svg_words(
+        Path(again.value.path()).read_text(encoding="utf-8")
+    )
+
+    with page.expect_download() as export:
+        page.get_by_test_id("exports").get_by_role("link", name="CSV").click()
+    records = list(
+        csv.DictReader(io.StringIO(Path(export.value.path()).read_text(encoding="utf-8-sig")))
+    )
+    assert len(records) == 40
+    assert [r["reason"] for r in records if r["decision"] == "exclude"][:1] == [EXCLUSION[1]]
+    problems.assert_none()
