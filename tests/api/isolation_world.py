@@ -70,6 +70,9 @@ class UserWorld:
     stream_target_id: str = ""
     record_ids: list[str] = field(default_factory=list)
     merge_id: str = ""
+    collection_id: str = ""
+    project_id: str = ""  # a screening project of the user's records
+    screening_record_id: str = ""  # a record of that project, included on title and abstract
     column_id: str = ""
     search_run_id: str = ""
     checkpoint_id: str = ""
@@ -106,6 +109,9 @@ class UserWorld:
             "search run": self.search_run_id,
             "share token": self.share_token,
             "merge": self.merge_id,
+            "collection": self.collection_id,
+            "screening project": self.project_id,
+            "screening record": self.screening_record_id,
             "api token id": self.api_token_id,
             "spare token id": self.spare_token_id,
         }
@@ -168,6 +174,7 @@ def build_user_world(client: TestClient, username: str, user_id: uuid.UUID) -> U
     expect(response, 204)
 
     _library(client, me)
+    _screening(client, me)
     _chat(client, me)
     _streams(client, me)
     me.own_target_id = post(
@@ -225,6 +232,36 @@ def _library(client: TestClient, me: UserWorld) -> None:
     assert expect(response, 201)["merged"] == 1
     merges = expect(client.get(f"{API}/library/merges", headers=me.cookie()), 200)
     me.merge_id = merges["items"][0]["id"]
+
+
+def _screening(client: TestClient, me: UserWorld) -> None:
+    """A collection of the records, and a screening project of them with one record
+    included (so it reaches the full-text stage)."""
+    write = me.cookie(write=True)
+    collection = client.post(
+        f"{API}/library/collections",
+        json={"name": f"{me.marker} collection", "ids": me.record_ids},
+        headers=write,
+    )
+    me.collection_id = expect(collection, 201)["collection"]["id"]
+    project = client.post(
+        f"{API}/screening/projects",
+        json={
+            "name": f"{me.marker} review",
+            "keywords": ["setmelanotide"],
+            "exclusion_criteria": ["Wrong population"],
+            "source": {"kind": "library", "record_ids": me.record_ids},
+        },
+        headers=write,
+    )
+    me.project_id = expect(project, 201)["id"]
+    step = expect(client.get(f"{API}/screening/projects/{me.project_id}/next", headers=write), 200)
+    me.screening_record_id = step["record"]["id"]
+    decision = {"record_id": me.screening_record_id, "decision": "include"}
+    response = client.post(
+        f"{API}/screening/projects/{me.project_id}/decisions", json=decision, headers=write
+    )
+    expect(response, 200)
 
 
 def _chat(client: TestClient, me: UserWorld) -> None:

@@ -47,7 +47,14 @@ def test_import_reports_merges_and_split_restores(client: TestClient) -> None:
 
     scan = client.post("/api/v1/library/find-duplicates", headers=ORIGIN)
     assert scan.status_code == 200, scan.text
-    assert scan.json() | {"merges": []} == {"checked": 6, "groups": 0, "merged": 0, "merges": []}
+    assert scan.json() | {"merges": []} == {
+        "checked": 6,
+        "groups": 0,
+        "merged": 0,
+        "merges": [],
+        "candidates": [],
+        "dry_run": False,
+    }
 
 
 def test_in_file_copies_are_not_called_already_in_library(client: TestClient) -> None:

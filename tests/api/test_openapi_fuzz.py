@@ -162,7 +162,8 @@ class Fuzzing:
 
     def seed(self, stream_id: str, report_id: str) -> None:
         """Resources for path ids: library records, a token, an AI column, a conversation
-        with an objective, a creation, a stream with a report and a target, a draft."""
+        with an objective, a creation, a stream with a report and a target, a draft, a
+        collection, a screening project and one of its records."""
         ids = self.ids
         ids.update(provider=["openai"], name=["library", "pubmed"], action=["run_search"])
         files = {"file": ("seed.ris", RIS.encode(), "application/x-research-info-systems")}
@@ -191,6 +192,18 @@ class Fuzzing:
         ]
         draft = self.api("POST", "/research/draft", json={"prompt": "Melanocortin agonists?"})
         ids["research_id"] = [draft.json()["id"]]
+        collection = {"name": "Seeded", "ids": ids["record_id"]}
+        made = self.api("POST", "/library/collections", json=collection).json()
+        ids["collection_id"] = [made["collection"]["id"]]
+        review = {
+            "name": "Seeded review",
+            "exclusion_criteria": ["Wrong population"],
+            "source": {"kind": "library", "record_ids": ids["record_id"]},
+        }
+        project = self.api("POST", "/screening/projects", json=review).json()["id"]
+        ids["project_id"] = [project]
+        step = self.api("GET", f"/screening/projects/{project}/next").json()
+        ids["record_id"] = [*ids["record_id"], step["record"]["id"]]  # a project's record
 
     def fail(self, case: Case[Any], check: str, status: int, detail: str) -> None:
         key = f"{case.operation.label} | {check} | {status}"

@@ -93,6 +93,9 @@ def test_collections_tags_and_notes_through_the_api(client: TestClient) -> None:
     assert client.get(f"{API}/records").json()["total"] == 10  # the records stay
     missing = client.get(f"{API}/records", params={"collection": taurine["id"]})
     assert missing.status_code == 404
+    assert missing.json()["message"] == (
+        "That collection is not in your library (deleted, or someone else's)."
+    )
 
 
 def test_records_are_named_by_ids_or_by_a_search_not_both(client: TestClient) -> None:
@@ -123,7 +126,7 @@ def test_searches_that_cannot_be_done_say_why_in_plain_words(client: TestClient)
     early = client.get(f"{API}/records", params={"year_from": "99"})
     assert early.status_code == 422
     said = early.json()["message"]
-    assert said.startswith("The library cannot search that: the first year must be 1000 or later")
+    assert said.startswith("Invalid library query: the first year must be 1000 or later")
     assert "year_from" not in said
 
     typo = client.get(f"{API}/records", params={"q": "taurine", "publication_type": "Reveiw"})

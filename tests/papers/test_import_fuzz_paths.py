@@ -101,7 +101,7 @@ def test_cli_imports_what_survives_and_refuses_what_cannot_be_read(
     assert "damaged.ris (record 3, line" in err and "does not start with a 'TY - ' line" in err
     assert "damaged.ris (record 8, line" in err and "unterminated" in err
     assert "efetch.xml.gz" in err and "compressed (.gz) file is cut off" in err
-    assert "empty.ris: empty.ris is empty" in err
+    assert "empty.ris is empty" in err and "empty.ris: empty.ris" not in err  # named once
     assert "notes[b]x.csv" in err and "[/b] not a title" in err  # printed as text
     assert "references.xlsx" in err and "not a text file" in err
     assert "Check that this is the file you meant" in err  # what to do, for the empty one

@@ -157,6 +157,8 @@ def _run(fake: FakeOpenAI, settings: Settings, stream_id: uuid.UUID, tmp_path: P
             "fake:synth-cli",
             "--on-partial-failure",
             "proceed",
+            # A command logs only warnings unless asked: its queue line is an INFO line.
+            SCHOLARSTREAM_LOGGING__LEVEL="INFO",
         )
 
         # The CLI's research completed, and its engine ran no scheduled workflow.

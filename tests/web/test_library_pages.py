@@ -334,7 +334,7 @@ def test_library_year_filter_paging_and_export(
     page.get_by_role("button", name="Search", exact=True).click()
     alert = page.get_by_test_id("notice").get_by_role("alert")
     expect(alert).to_contain_text(
-        "The library cannot search that: the first year (2025) is after the last (2024)"
+        "Invalid library query: the first year (2025) is after the last (2024)"
     )
     expect(alert).not_to_contain_text("pydantic")
     expect(alert).not_to_contain_text("year_from")
@@ -421,7 +421,7 @@ def test_library_import_reports_skipped_records_and_refused_files(
     expect(message).to_contain_text("Not imported: notes.odt is in an unrecognised format")
     expect(message).to_contain_text("RIS (.ris, .txt)")
     assert message.inner_text().count("notes.odt") == 1  # the file is named once
-    expect(alert.locator(".problem-hint")).to_contain_text("choose the format")
+    expect(alert.locator(".problem-hint")).to_contain_text("choose its format: bibtex, csv")
     expect(alert).to_have_attribute("data-code", "invalid_input")
     problems.expect_failed_loads(422)
     problems.assert_none()

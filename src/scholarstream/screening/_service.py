@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from scholarstream.db import Database
-from scholarstream.errors import ConflictError, InvalidInputError
+from scholarstream.errors import ConflictError, InvalidInputError, NotFoundError
 from scholarstream.screening._material import MATERIALS, Material, MaterialCache
 from scholarstream.screening._origins import (
     FromLibrary,
@@ -255,7 +255,10 @@ class ScreeningService:
         project = await self.store.get(user_id, project_id)
         material = await self._material(project_id)
         if record_id not in material.index:
-            raise InvalidInputError(f"Record {record_id} is not in this project.")
+            raise NotFoundError(
+                "That record is not in this project.",
+                hint="Take the record from the screening view or the project's list.",
+            )
         return await self._step(user_id, project, show=record_id)
 
     async def decide(
@@ -347,7 +350,10 @@ class ScreeningService:
         project = await self.store.get(user_id, project_id)
         material = await self._material(project_id)
         if record_id not in material.index:
-            raise InvalidInputError(f"Record {record_id} is not in this project.")
+            raise NotFoundError(
+                "That record is not in this project.",
+                hint="Take the record from the screening view or the project's list.",
+            )
         kept = await self.store.suggestion(project_id, record_id)
         if kept is not None:
             return kept
@@ -442,6 +448,11 @@ class ScreeningService:
         self, user_id: uuid.UUID, project_id: uuid.UUID, record_id: uuid.UUID, body: FullTextIn
     ) -> FullTextList:
         listed = await self.fulltext(user_id, project_id)
+        if record_id not in (await self._material(project_id)).index:
+            raise NotFoundError(
+                "That record is not in this project.",
+                hint="Take the record from the project's full-text list.",
+            )
         if record_id not in {item.record_id for item in listed.items}:
             raise ConflictError(
                 "Only records included on title and abstract go on to the full-text stage.",

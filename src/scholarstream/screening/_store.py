@@ -52,8 +52,8 @@ _BATCH = 500
 
 def _not_found(project_id: uuid.UUID) -> NotFoundError:
     return NotFoundError(
-        f"{PROJECT} {project_id} was not found.",
-        hint="List your screening projects (GET /api/v1/screening/projects) to find the right id.",
+        f"That {PROJECT.lower()} was not found: it was deleted, or it is not shared with you.",
+        hint="Open the Screening page (or 'scholarstream screening list') to see your projects.",
     )
 
 
@@ -384,7 +384,7 @@ class ScreeningStore:
                     )
                     if known is None:
                         raise NotFoundError(
-                            f"Record {record_id} is not in this project.",
+                            "That record is not in this project.",
                             hint="Take the id from the screening view or the project's list.",
                         )
                     last = await session.scalar(

@@ -136,7 +136,7 @@ def _query(
         )
     except ValidationError as exc:
         raise InvalidInputError(
-            f"The library cannot search that: {explain(exc, whole='the search')}.",
+            f"Invalid library query: {explain(exc, whole='the search')}.",
             hint="Give years as four digits (1000 to 2999), the earlier one first.",
         ) from exc
 
@@ -227,10 +227,20 @@ async def split_merge(merge_id: uuid.UUID, runtime: RuntimeDep, user: CurrentUse
 
 
 @router.post("/find-duplicates", response_model=DuplicateScan)
-async def find_duplicates(runtime: RuntimeDep, user: CurrentUser) -> DuplicateScan:
+async def find_duplicates(
+    runtime: RuntimeDep,
+    user: CurrentUser,
+    dry_run: Annotated[
+        bool,
+        Query(
+            description="Only list the groups that would be merged (candidates), with the "
+            "evidence; merge nothing."
+        ),
+    ] = False,
+) -> DuplicateScan:
     """Compares the whole library and merges the copies it already holds, each into the
     oldest record of its work; every merge can be split."""
-    return await runtime.library.find_duplicates(user.id)
+    return await runtime.library.find_duplicates(user.id, dry_run=dry_run)
 
 
 def _stream_and_close(spool: TextIO) -> Iterator[bytes]:

@@ -82,7 +82,12 @@ def _source_infos(runtime: Runtime) -> list[SourceInfo]:
     return [LIBRARY_INFO, *runtime.sources.infos()]
 
 
-@router.post("/creation", response_model=CreationView, status_code=201)
+@router.post(
+    "/creation",
+    response_model=CreationView,
+    status_code=201,
+    responses={200: {"model": CreationView, "description": "Your empty draft, opened again."}},
+)
 async def start_creation(
     user: ReleasedUser, runtime: RuntimeDep, request: Request, response: Response
 ) -> CreationView:

@@ -297,8 +297,8 @@ def unrecognised_format(filename: str) -> InvalidInputError:
         f"{filename} is in an unrecognised format: no record in it reads as any format "
         f"ScholarStream imports. It imports {listed}; any of them may be compressed (.gz).",
         hint="Export the references again from your reference manager or database in one of "
-        "these formats (RIS works everywhere), or choose the format if the file is one of "
-        "them.",
+        "these formats (RIS works everywhere); if the file is one of them, choose its format: "
+        f"{', '.join(f.name for f in readable)}.",
     )
 
 

@@ -21,7 +21,7 @@ from scholarstream.db.tables import (
     LibraryRecord,
     LibraryTag,
 )
-from scholarstream.errors import InvalidInputError
+from scholarstream.errors import InvalidInputError, NotFoundError
 from scholarstream.sources.library._collections import (
     collection_info,
     next_position,
@@ -124,7 +124,13 @@ async def check_filters(
     that id); ``InvalidInputError`` for a tag no record has, naming those there are."""
     name = None
     if query.collection is not None:
-        name = (await collection_info(session, owner_id, query.collection)).name
+        try:
+            name = (await collection_info(session, owner_id, query.collection)).name
+        except NotFoundError:
+            raise NotFoundError(
+                "That collection is not in your library (deleted, or someone else's).",
+                hint="Choose one of your collections, or search without one.",
+            ) from None
     if query.tag:
         key = _SPACES.sub(" ", query.tag).strip().casefold()
         held = await tag_counts(session, owner_id)

@@ -202,8 +202,9 @@ export function attachLabels(root, { readState, go, selection, relatedTaken, onC
   }
 
   async function addToCollection(name, body) {
-    const key = name.trim().toLowerCase();
-    const existing = collections.find((c) => c.name.toLowerCase() === key);
+    // As the server compares names: spaces collapsed, case ignored.
+    const key = (text) => text.trim().replace(/\s+/g, " ").toLowerCase();
+    const existing = collections.find((c) => key(c.name) === key(name));
     if (existing) {
       return { made: false, change: await api(
         `/api/v1/library/collections/${encodeURIComponent(existing.id)}/records`,
