@@ -78,10 +78,12 @@ class ServerSettings(_Section):
 
     @property
     def base_url(self) -> str:
-        """Where users reach this server: ``public_url``, else the address it listens on."""
+        """Where users reach this server: ``public_url``, else the address it listens on
+        (``serve --host/--port`` when it was started with them: see ``Settings.serving_at``)."""
         if self.public_url:
             return self.public_url.rstrip("/")
-        return f"http://{self.host}:{self.port}"
+        host = f"[{self.host}]" if ":" in self.host else self.host  # an IPv6 address
+        return f"http://{host}:{self.port}"
 
 
 class ProviderSettings(_Section):
@@ -555,6 +557,13 @@ class Settings(BaseSettings):
         if cls._toml_file is not None:
             sources.append(TomlConfigSettingsSource(settings_cls, toml_file=cls._toml_file))
         return tuple(sources)
+
+    def serving_at(self, host: str, port: int) -> Settings:
+        """These settings for a server listening on ``host:port`` (``serve --host/--port``):
+        what it makes with no request to go by (a stream report's e-mailed link, a shared
+        research's link) names that address; ``server.public_url``, when set, still wins."""
+        server = self.server.model_copy(update={"host": host, "port": port})
+        return self.model_copy(update={"server": server})
 
     @property
     def app_database_url(self) -> str:

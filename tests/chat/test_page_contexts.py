@@ -9,7 +9,7 @@ import pytest
 
 import scholarstream.chat  # noqa: F401  (registers the built-ins)
 from scholarstream.chat.core import ChatContext
-from scholarstream.chat.pages import get_page
+from scholarstream.chat.pages import get_page, pages
 
 
 def build(page: str, **state: Any) -> str:
@@ -143,11 +143,99 @@ def test_search_context_guides_by_tab(tab: str | None, phrase: str) -> None:
     assert "Selection: nothing selected." in text
 
 
-def test_home_and_settings_describe_what_they_show() -> None:
-    home = build("home", health={"status": "ok", "offline": True})
-    assert "The user is on the Home page." in home
-    assert 'Server status: {"status": "ok", "offline": true}' in home
+START = ["Import a file", "Search papers", "Create a stream", "Start research"]
+DASHBOARD: dict[str, Any] = {
+    "first_run": False,
+    "start_actions": START,
+    "streams": [
+        {
+            "name": "GLP-1 agonists",
+            "schedule": "Reports weekly",
+            "last_report": {
+                "status": "Partial",
+                "running": False,
+                "when": "12/05/2025, 09:30:00",
+                "first": False,
+                "new": 4,
+                "failed_sources": 1,
+                "best": ["Semaglutide and kidney outcomes", "Tirzepatide in obesity"],
+            },
+        },
+        {
+            "name": "Untitled stream",
+            "schedule": "Paused: no scheduled reports",
+            "last_report": None,
+        },
+    ],
+    "stream_count": 7,
+    "searches": [
+        {"question": "statins in older adults", "status": "Waiting for you", "when": "yesterday"}
+    ],
+    "research": [],
+    "library": {"records": 1234, "when": "11/05/2025, 08:00:00", "file": "scopus.ris"},
+}
+
+
+def test_home_describes_the_dashboard_it_shows() -> None:
+    home = build("home", dashboard=DASHBOARD)
+    assert "The user is on the Home page." in home and "dashboard" in home
+    assert "Start something new: Import a file, Search papers, Create a stream, Start " in home
+    assert "Your streams: 2 shown of 7, the latest run first." in home
+    assert (
+        "Stream “GLP-1 agonists”: Reports weekly; last report (Partial, 12/05/2025, 09:30:00): "
+        "4 new, 1 source failed; its best new items: “Semaglutide and kidney outcomes”; "
+        "“Tirzepatide in obesity”." in home
+    )
+    assert "Stream “Untitled stream”: Paused: no scheduled reports; not run yet" in home
+    assert "Recent search “statins in older adults”: Waiting for you, yesterday." in home
+    assert "Research: none yet." in home
+    assert "Library: 1,234 records, the last added 11/05/2025, 08:00:00 from the file " in home
+    assert "Other page state" not in home  # the dashboard is described, not dumped
+    # Nothing of the old health panel.
+    assert "Server status" not in home and "database" not in home.lower()
+    assert "workers" not in home.lower()
     assert 'target "search"' in home
+
+    first = build("home", dashboard={**DASHBOARD, "first_run": True})
+    assert "Nothing of the user's own yet" in first and "Start here: Import a file" in first
+    assert "Your streams" not in first
+
+    report = DASHBOARD["streams"][0]["last_report"]
+    runs = {
+        "first": {**report, "first": True, "new": 1, "failed_sources": 0, "best": []},
+        "failed": {**report, "status": "Failed", "new": None, "best": []},
+        "running": {**report, "status": "Running", "running": True, "new": None, "best": []},
+        "nothing": {**report, "new": 0, "failed_sources": 0, "best": []},
+    }
+    said = {
+        name: build(
+            "home",
+            dashboard={**DASHBOARD, "streams": [{**DASHBOARD["streams"][0], "last_report": r}]},
+        )
+        for name, r in runs.items()
+    }
+    assert "first report (Partial, 12/05/2025, 09:30:00): 1 item." in said["first"]
+    assert "(it failed: no source answered)." in said["failed"]
+    assert "source failed" not in said["failed"]
+    assert "last report: Running, 12/05/2025, 09:30:00 (searching now)." in said["running"]
+    assert "): nothing new." in said["nothing"]
+
+
+@pytest.mark.parametrize(
+    "dashboard",
+    [
+        {"streams": [{"last_report": {"new": "many", "best": "x", "failed_sources": True}}]},
+        {"streams": "none", "searches": [1, None], "library": {"records": "1,234"}},
+        {"first_run": True, "start_actions": "Import"},
+        {"stream_count": "7", "streams": [{"name": None}], "research": [{}]},
+    ],
+)
+def test_a_dashboard_sent_wrong_is_still_described(dashboard: dict[str, Any]) -> None:
+    text = build("home", dashboard=dashboard)  # the context is the client's: never a crash
+    assert "The user is on the Home page." in text
+
+
+def test_settings_describes_what_it_shows() -> None:
 
     settings = build(
         "settings",
@@ -164,3 +252,62 @@ def test_unknown_page_state_is_still_shown() -> None:
     text = build("trials", column_widths={"title": 300})
     assert 'Other page state: column_widths = {"title": 300}.' in text
     assert "No trials are loaded on the page." in text
+
+
+PHARMA_ONLY = (
+    "business goal",
+    "business_goals",
+    "competitor",
+    "go/no-go",
+    "pipeline",
+    "therapeutic class",
+)
+"""Words of the old pharma-only stream guide; the guide now speaks to academics and industry
+alike ("Goals", "Organisations")."""
+
+
+def test_the_stream_pages_speak_as_the_guide_does() -> None:
+    stream = build(
+        "stream",
+        stream_id="s1",
+        stream={
+            "stream_name": "CRISPR delivery",
+            "stream_type": "scientific",
+            "report_frequency": "biweekly",
+            "focus_areas": ["lipid nanoparticles"],
+            "competitors": ["Broad Institute", "Intellia"],
+            "unsaved_changes": ["competitors"],
+        },
+    )
+    assert "organisations = Broad Institute, Intellia" in stream
+    assert "stream type = Scientific research" in stream  # a choice by its label
+    assert "report frequency = Every two weeks" in stream
+    assert "unsaved_changes = organisations" in stream
+
+    creation = build(
+        "stream_new",
+        stream_creation={
+            "step": "competitors",
+            "guide": "rules",
+            "config": {"purpose": "Follow CRISPR delivery", "business_goals": ["Plan a grant"]},
+            "skipped_steps": ["competitors"],
+        },
+    )
+    assert "step = organisations" in creation
+    assert '"goals": ["Plan a grant"]' in creation
+    assert "skipped_steps = organisations" in creation
+
+    for page in ("streams", "stream", "stream_new", "stream_report"):
+        text = {"streams": build("streams"), "stream": stream, "stream_new": creation}.get(
+            page
+        ) or build(page)
+        assert not [word for word in PHARMA_ONLY if word in text.lower()], (page, text)
+
+
+@pytest.mark.parametrize("page", sorted(config.page for config in pages()))
+def test_no_page_speaks_only_to_pharma(page: str) -> None:
+    builder = get_page(page).context_builder
+    if builder is None:
+        return
+    text = builder(ChatContext(current_page=page)).lower()
+    assert not [word for word in PHARMA_ONLY if word in text], text

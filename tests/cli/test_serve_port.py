@@ -1,6 +1,8 @@
 """``scholarstream serve`` on a port that is already in use fails before anything starts:
 no migration, no durable engine (so no executor id taken, no queued work picked up), and a
-plain message naming the port and what to do."""
+plain message naming the port and what to do. Started with ``--host/--port``, the app is
+given that address for the links it makes with no request to go by (``server.public_url``
+still wins)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
+import scholarstream.bootstrap
+import scholarstream.gc_tuning
+from scholarstream.cli import app
+from scholarstream.settings import Settings
 
 pytestmark = pytest.mark.slow
 
@@ -55,3 +63,37 @@ def test_serve_on_a_port_in_use_fails_before_the_engine_starts(
     assert not (data_dir / "dbos.sqlite").exists()
     assert not (data_dir / "scholarstream.sqlite").exists()
     assert "ScholarStream on" not in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("public_url", "base"),
+    [
+        (None, "http://127.0.0.1:{port}"),
+        ("https://scholar.example.org", "https://scholar.example.org"),
+    ],
+)
+def test_serve_gives_the_app_the_address_it_listens_on(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch, public_url: str | None, base: str
+) -> None:
+    import uvicorn
+
+    given: list[Settings] = []
+
+    def serve_app(settings: Settings, **_: object) -> object:
+        given.append(settings)
+        return object()
+
+    monkeypatch.setattr(scholarstream.bootstrap, "serve_app", serve_app)
+    monkeypatch.setattr(scholarstream.gc_tuning, "tune_for_serving", lambda: None)
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)
+    with socket.socket() as probe:  # a free port, not the configured 8000
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    env = {"SCHOLARSTREAM_SERVER__PUBLIC_URL": public_url} if public_url else {}
+    result = CliRunner().invoke(
+        app, ["--data-dir", str(data_dir), "serve", "--port", str(port)], env=env
+    )
+    assert result.exit_code == 0, result.output
+    (settings,) = given
+    assert settings.server.port == port
+    assert settings.server.base_url == base.format(port=port)

@@ -96,13 +96,15 @@ def test_create_list_status_and_export(data_dir: Path, tmp_path: Path) -> None:
 
     listed = json.loads(invoke(data_dir, "screening", "list", "--json"))["projects"]
     assert [p["id"] for p in listed] == [str(project_id)]
-    assert "Triptans" in invoke(data_dir, "screening", "list")
+    table = invoke(data_dir, "screening", "list")
+    short = project_id.hex[:8]  # as every list shows an id, and every command takes it back
+    assert "Triptans" in table and short in table and str(project_id) not in table
 
     _screen(data_dir, project_id, 10)
     status = json.loads(invoke(data_dir, "screening", "status", str(project_id), "--json"))
     assert status["progress"]["screened"] == 10
     assert status["prisma"]["screened"] == 10
-    text = invoke(data_dir, "screening", "status", str(project_id))
+    text = invoke(data_dir, "screening", "status", short)
     assert "You screened 10 of 40 records" in text and "PRISMA 2020 flow" in text
     assert "not recorded" in text  # duplicates removed: the library does not know
 
@@ -113,7 +115,7 @@ def test_create_list_status_and_export(data_dir: Path, tmp_path: Path) -> None:
     assert sum(any("Screening decision:" in n for n in e.get("notes", [])) for e in entries) == 40
 
     png = tmp_path / "prisma.png"
-    invoke(data_dir, "screening", "export", str(project_id), "-f", "prisma-png", "-o", str(png))
+    invoke(data_dir, "screening", "export", short, "-f", "prisma-png", "-o", str(png))
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     svg = tmp_path / "prisma.svg"
     invoke(data_dir, "screening", "export", str(project_id), "-f", "prisma-svg", "-o", str(svg))
@@ -124,5 +126,15 @@ def test_create_list_status_and_export(data_dir: Path, tmp_path: Path) -> None:
     assert ["screening", "Records screened", "10"] in rows
 
     assert "prisma-png" in fails(data_dir, "screening", "export", str(project_id), "-f", "docx")
-    assert "not a project id" in fails(data_dir, "screening", "status", "not-an-id")
+    assert "'not-an-id' is not an id" in fails(data_dir, "screening", "status", "not-an-id")
     assert "was not found" in fails(data_dir, "screening", "status", str(uuid.uuid4()))
+    other = "0000" if not short.startswith("0000") else "ffff"
+    unknown = fails(data_dir, "screening", "export", other)
+    assert f"No screening project has an id starting {other}." in unknown
+    assert "'scholarstream screening list' lists them" in unknown
+    no_run = fails(data_dir, "screening", "create", "From a run", "--run", other)
+    assert f"No search run has an id starting {other}." in no_run
+    assert "'scholarstream search runs' lists them" in no_run
+    assert "STREAM/REPORT" in fails(
+        data_dir, "screening", "create", "Half", "--stream-report", short
+    )

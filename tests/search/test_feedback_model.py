@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scholarstream.papers.ranking import FeedbackModel
+from scholarstream.papers.ranking import FeedbackModel, FeedbackSettings
 
 TOPICS = {
     True: ["migraine", "triptan", "sumatriptan", "headache", "zolmitriptan", "aura"],
@@ -104,3 +104,45 @@ def test_the_judged_texts_rank_by_their_label(size: int) -> None:
 
     evidence = model.evidence([0, 1])
     assert evidence[0] > evidence[1]
+
+
+def reference_evidence(texts: list[str], labels: dict[int, bool]) -> np.ndarray:
+    """The model as docs/search.md defines it, solved directly: both TF-IDF views from
+    scikit-learn, the weighted least-squares system over the judged texts in one dense
+    solve, the irrelevant texts' ridge on its 2% steps."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    settings = FeedbackSettings()
+    words = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, max_df=0.95)
+    characters = TfidfVectorizer(
+        analyzer="char_wb", ngram_range=(3, 5), sublinear_tf=True, max_df=0.95, min_df=2
+    )
+    features = np.hstack(
+        [words.fit_transform(texts).toarray(), characters.fit_transform(texts).toarray()]
+    ) / np.sqrt(2)
+    judged = np.array(list(labels))
+    y = np.array([labels[i] for i in judged], dtype=float)
+    relevant, irrelevant = y.sum(), len(y) - y.sum()
+    weights = np.where(y == 1, 1.0, relevant / (settings.balance * irrelevant))
+    weights *= len(y) / weights.sum()
+    ridge = 1 / (2 * settings.c * weights)
+    step = np.log(1.02)
+    ridge[y == 0] = np.exp(np.round(np.log(ridge[y == 0]) / step) * step)
+    kernel = features @ features[judged].T
+    dual = np.linalg.solve(kernel[judged] + 1 + np.diag(ridge), np.where(y == 1, 1.0, -1.0))
+    trained = kernel[judged] @ dual + dual.sum()
+    spread = (trained[y == 1].mean() - trained[y == 0].mean()) / 2
+    return np.asarray(kernel @ dual / spread)
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_the_model_is_the_documented_least_squares_classifier(seed: int) -> None:
+    texts, truth = corpus(80, seed=seed)
+    texts[7] = "Naïve  Zolmitriptan\tand a b-c ÉTÉ"  # short words, accents, odd spacing
+    labels = {i: truth[i] for i in range(30)}
+    labels[7] = True
+    model = FeedbackModel(texts)
+    for size in (10, 20, 31):  # refitted as labels arrive, as in screening
+        model.fit(dict(list(labels.items())[:size]))
+
+    np.testing.assert_allclose(model.evidence(), reference_evidence(texts, labels), atol=1e-5)

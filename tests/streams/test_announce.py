@@ -2,14 +2,18 @@
 notification targets (a real ``json://`` webhook on loopback): the new items with their
 reasons and a link to the report; a partial run says what failed; a complete run with
 nothing new is not announced; a target that fails is recorded with the report and the run
-still succeeds; the stored report keeps each target's outcome without the URL."""
+still succeeds; the stored report keeps each target's outcome without the URL. The link is on
+``server.public_url``, else on the address the server was started on (``serve --port``)."""
 
 from __future__ import annotations
 
 import datetime as dt
 import uuid
 
+import pytest
+
 from scholarstream.notify import NotificationTargetStore
+from scholarstream.settings import Settings
 from scholarstream.streams.monitoring import (
     Report,
     ReportCounts,
@@ -19,6 +23,7 @@ from scholarstream.streams.monitoring import (
     report_notification,
     run_stream_now,
 )
+from tests.helpers import make_runtime
 from tests.notify.hooks import hook_server
 from tests.search.world import LiteratureWorld
 from tests.streams.conftest import Make
@@ -113,3 +118,34 @@ async def test_nothing_new_is_not_announced_and_no_targets_is_fine(make: Make) -
         assert hooks.received() == []
     assert second.status == "complete" and second.report is not None
     assert second.report.counts.new == 0 and second.notifications == []
+
+
+@pytest.mark.parametrize(
+    ("public_url", "base"),
+    [
+        (None, "http://127.0.0.1:8731"),
+        ("https://scholar.example.org/", "https://scholar.example.org"),
+    ],
+)
+async def test_the_link_is_on_the_address_the_server_was_started_on(
+    db_settings: Settings, public_url: str | None, base: str
+) -> None:
+    # As `scholarstream serve --port 8731` does (cli/server_cmd.py); the settings say 8000.
+    configured = db_settings.model_copy(
+        update={"server": db_settings.server.model_copy(update={"public_url": public_url})}
+    )
+    assert configured.server.port == 8000
+    runtime = make_runtime(
+        configured.serving_at("127.0.0.1", 8731), source_transport=LiteratureWorld().transport()
+    )
+    try:
+        owner, stream = await new_stream(runtime)
+        targets = NotificationTargetStore.for_server(runtime.settings, runtime.database)
+        with hook_server() as hooks:
+            await targets.add(owner.id, hooks.url("/me"), label="Me")
+            report = await run_stream_now(runner(runtime), owner.id, stream.id, now=NOW)
+            (posted,) = hooks.received()
+    finally:
+        await runtime.close()
+    link = f"{base}/streams/{stream.id}/reports/{report.id}"
+    assert posted.body["message"].endswith(link), posted.body["message"]

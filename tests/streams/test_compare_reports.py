@@ -81,7 +81,7 @@ async def test_compares_with_the_previous_report_by_default(make: Make) -> None:
     assert f"Items in the other report, not in this one: {len(first.report.items)}" in text
     assert second.report.items[0].record.title in text
     assert "- focus area 'sentiment analysis': " in text
-    assert "- competitor 'ChatGPT': " in text
+    assert "- organisation 'ChatGPT': " in text
     assert "Publication timeline, years that differ" in text
 
     # Named explicitly, the other way round.

@@ -11,6 +11,7 @@ opens and closes, and a visible focus on every control of the top bar."""
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import time
 from collections.abc import Callable, Iterator
@@ -24,9 +25,12 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from scholarstream.accounts import create_user
+from scholarstream.chat.core import ChatContext
+from scholarstream.chat.pages import get_page
 from scholarstream.db import upgrade
 from scholarstream.runtime import build_runtime
 from scholarstream.settings import Settings
+from scholarstream.web import STATIC_DIR
 from tests.conftest import SHARED_DATA
 from tests.search.world import QUESTION, LiteratureWorld
 from tests.streams.test_runs_api import STREAMS, new_stream, run_now, server
@@ -277,6 +281,70 @@ def test_the_dashboard_shows_the_users_work(busy_server: tuple[LiveServer, dict[
     assert not re.search(UUID, text)
 
 
+def _dashboard_json(html: str) -> dict[str, Any]:
+    found = re.search(
+        r'<script type="application/json" data-role="dashboard">(.*?)</script>', html, re.S
+    )
+    assert found, "the page carries no dashboard for its chat"
+    data: dict[str, Any] = json.loads(found.group(1))
+    return data
+
+
+def test_the_chat_sees_the_dashboard_the_page_shows(
+    busy_server: tuple[LiveServer, dict[str, Any]],
+) -> None:
+    live, made = busy_server
+    html = httpx.get(live.url("/")).text
+    # The page's script hands the dashboard to the chat tray, its times written as shown.
+    assert '<script type="module" src="/static/app/home/home.js"></script>' in html
+    script = (STATIC_DIR / "home" / "home.js").read_text(encoding="utf-8")
+    assert "registerChatContext(() => ({ dashboard: shown }))" in script
+
+    dashboard = _dashboard_json(html)
+    stream, report = made["stream"], made["report"]
+    (line,) = dashboard["streams"]
+    assert line["name"] == stream["stream_name"]
+    last = line["last_report"]
+    assert last["first"] is True and last["new"] == report["report"]["counts"]["new"] > 0
+    best = report["report"]["items"][0]["record"]["title"]
+    assert last["best"][0] == best
+    assert dashboard["searches"][0]["question"] == QUESTION
+    research = dashboard["research"][0]
+    assert (research["title"], research["status"]) == (made["research"]["title"], "Draft")
+    assert dashboard["library"]["records"] == made["records"]
+    assert dashboard["library"]["file"] == LIBRARY_FILE.name
+    assert not re.search(UUID, json.dumps(dashboard))  # no ids for the model to repeat
+
+    # What the assistant is told is that dashboard, not the server's health.
+    context = get_page("home").context_builder
+    assert context is not None
+    told = context(ChatContext(current_page="home", dashboard=dashboard))
+    assert f"Stream “{stream['stream_name']}”: Reports " in told
+    status = {"complete": "Complete", "partial": "Partial"}[report["status"]]
+    assert f"first report ({status}, {last['when']}): {last['new']} items" in told
+    assert f"Recent search “{QUESTION}”: " in told
+    assert f"Research “{made['research']['title']}”: Draft, " in told
+    assert f"Library: {made['records']:,} records" in told
+    assert "Server status" not in told and "Workers" not in told
+
+
+def test_the_dashboard_times_are_written_as_every_page_writes_them(
+    busy_server: tuple[LiveServer, dict[str, Any]],
+) -> None:
+    live, _ = busy_server
+    html = httpx.get(live.url("/")).text
+    times = re.findall(r'<time datetime="([^"]+)">', html)
+    assert times and all(re.match(r"\d{4}-\d\d-\d\dT.*\+00:00$", t) for t in times), times
+    # Rewritten in the reader's own date and time by the one shared helper the research pages
+    # use, not left in UTC.
+    script = (STATIC_DIR / "home" / "home.js").read_text(encoding="utf-8")
+    assert 'import { dateTime, showTimes } from "/static/app/shared/dates.js";' in script
+    assert "showTimes(root);" in script
+    for page in ("list-page.js", "research-page.js"):
+        research = (STATIC_DIR / "research" / page).read_text(encoding="utf-8")
+        assert '"/static/app/shared/dates.js"' in research
+
+
 # --- unknown addresses and the favicon ------------------------------------------------------
 
 
@@ -366,6 +434,20 @@ def test_the_dashboard_fits_desktop_and_phone(
     page.goto("/")
     expect(page.get_by_role("heading", name="Your streams")).to_be_visible()
     assert overflow(page) is None
+    # Times in the reader's own format (as the other pages write them), not UTC; the chat
+    # tray is given the dashboard with the times as shown.
+    when = page.locator("[data-page=home] time").first
+    expect(when).not_to_contain_text("UTC")
+    shown, local = when.evaluate(
+        "el => [el.textContent, new Date(el.getAttribute('datetime')).toLocaleString()]"
+    )
+    assert shown == local
+    sent = page.evaluate(
+        "async () => (await import('/static/app/chat/page-context.js')).collectContext()"
+    )
+    assert sent["current_page"] == "home"
+    assert sent["dashboard"]["streams"][0]["name"] == made["stream"]["stream_name"]
+    assert sent["dashboard"]["streams"][0]["last_report"]["when"] == local  # not the ISO time
     # Desktop: the whole menu on one line, no Menu button; the API docs are in the footer.
     expect(_menu(page)).to_be_hidden()
     tops = _nav_top(page)

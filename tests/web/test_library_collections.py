@@ -103,6 +103,10 @@ def test_collect_tag_and_note_records_then_filter_by_them(
     assert "collection" in _query(page)
     form = page.get_by_role("search", name="Library")
     expect(form.locator('select[name="collection"]')).to_have_value(_query(page)["collection"][0])
+    screen = page.get_by_test_id("screen-these").get_by_role("link", name="Screen this collection")
+    expect(screen).to_have_attribute(
+        "href", f"/screening?collection={_query(page)['collection'][0]}"
+    )
     titles = page.get_by_test_id("results").locator("h3").all_inner_texts()
     assert {first, second, TAURINE_TITLE} == set(titles)
     facets.get_by_role("button", name="RCT (1)").click()
@@ -185,6 +189,7 @@ def test_what_matches_nothing_offers_nothing_to_export(
     export = page.get_by_test_id("export")
     expect(export).to_contain_text("Nothing to export: no record matches this search.")
     expect(export.get_by_role("link", name="RIS", exact=True)).to_be_hidden()
+    expect(page.get_by_test_id("screen-these")).to_be_hidden()  # nothing to screen either
     expect(
         page.get_by_test_id("organize").get_by_role("radio", name=re.compile("all"))
     ).to_be_disabled()

@@ -193,6 +193,15 @@ def test_library_exports_a_search_or_the_records_ticked(
     download_info.value.save_as(searched)
     assert len(re.findall(r"^TY  - ", searched.read_text(encoding="utf-8"), re.M)) == found["total"]
 
+    # "Screen these", by keyboard: the Screening page's form filled in with this search.
+    screen = page.get_by_test_id("screen-these").get_by_role("link", name="Screen these records")
+    expect(screen).to_have_attribute("href", "/screening?query=taurine")
+    screen.focus()
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(r"/screening\?query=taurine$"))
+    expect(page.get_by_role("radio", name="From your library")).to_be_checked()
+    expect(page.get_by_label("Library search words")).to_have_value("taurine")
+
     # Tick two records of the whole library, across two pages, and export just those.
     page.goto("/library?limit=4")
     expect(page.get_by_test_id("result-count")).to_contain_text(f"Showing {_span(1, 4)}")

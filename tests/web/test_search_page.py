@@ -306,11 +306,16 @@ def test_a_reload_at_the_result_review_continues_the_run(
     expect(page.get_by_test_id("mark-count")).to_have_text(
         "You marked 1 relevant and 0 not relevant."
     )
+    # Nothing to screen before the run is finished.
+    expect(page.get_by_role("link", name="Screen these papers")).to_have_count(0)
     page.get_by_role("button", name="Accept these results").click()
 
     final = page.get_by_test_id("final")
     expect(final).to_be_visible(timeout=RUN_WAIT_MS)
     expect(_status(page)).to_have_text("Completed.")
+    screen = final.get_by_test_id("screen-these").get_by_role("link", name="Screen these papers")
+    expect(screen).to_have_attribute("href", f"/screening?run={run_id}")
+    expect(final.get_by_test_id("screen-these")).to_contain_text(f"the {total} papers")
     expect(page.get_by_role("button", name="Cancel this search")).to_be_hidden()
     labelled = _papers(page).filter(has=page.locator('[data-field="label"]'))
     expect(labelled).to_have_count(1)
@@ -356,6 +361,13 @@ def test_a_reload_at_the_result_review_continues_the_run(
     recent.get_by_role("link", name=QUESTION).click()
     expect(page.get_by_test_id("final")).to_be_visible()
     assert _run_id(page) == run_id != second_id
+
+    # "Screen these", by keyboard: the Screening page's form, with this run chosen.
+    page.get_by_role("link", name="Screen these papers").focus()
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(rf"/screening\?run={run_id}$"))
+    expect(page.get_by_role("radio", name="From a search run")).to_be_checked()
+    expect(page.get_by_role("combobox", name="Search run")).to_have_value(run_id)
     problems.assert_none()
 
 

@@ -11,7 +11,7 @@ Rich is imported when a table is made, never by ``--help``."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from scholarstream.errors import InvalidInputError, NotFoundError
@@ -87,3 +87,19 @@ def resolve_id(text: str, ids: Iterable[uuid.UUID], *, what: str, listed_by: str
             hint="Give more characters of the id.",
         )
     return matches[0]
+
+
+async def find_id(
+    text: str,
+    listed: Callable[[], Awaitable[Iterable[uuid.UUID]]],
+    *,
+    what: str,
+    listed_by: str,
+) -> uuid.UUID:
+    """The id ``text`` names: a whole id as it is (the command's own lookup then says
+    whether it is one of the user's), else the one id among those ``listed`` returns that
+    starts with it (``resolve_id``: a clear error for no id, none or several)."""
+    try:
+        return uuid.UUID(text.strip())
+    except ValueError:
+        return resolve_id(text, await listed(), what=what, listed_by=listed_by)

@@ -1,7 +1,9 @@
 """``screening create|list|status|export``: screening projects from the terminal (screen
 the records in the web UI's focused view, or over the API). ``status`` prints your
 progress and the PRISMA 2020 counts; ``export`` writes the records with their decisions
-(RIS, BibTeX, CSV) or the PRISMA diagram (SVG, PNG) and its counts (CSV).
+(RIS, BibTeX, CSV) or the PRISMA diagram (SVG, PNG) and its counts (CSV). A project, a
+search run, a stream or a report is named by its whole id or by its first characters, as the
+lists show them.
 
 The features are imported by the commands that use them: ``--help`` imports none."""
 
@@ -14,6 +16,7 @@ import typer
 from rich.table import Table
 
 from scholarstream.cli._files import check_writable
+from scholarstream.cli._tables import find_id, list_table, short_id
 from scholarstream.cli.context import UserOption, console, resolve_user, run_with_runtime
 from scholarstream.errors import InvalidInputError
 
@@ -36,6 +39,13 @@ _EXTENSIONS = {
     "prisma-csv": ".csv",
 }
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+ProjectArgument = Annotated[
+    str,
+    typer.Argument(
+        metavar="PROJECT",
+        help="The project's id, or its first characters ('scholarstream screening list').",
+    ),
+]
 
 
 def register(app: typer.Typer) -> None:
@@ -47,14 +57,53 @@ async def _owner(runtime: "Runtime", user: str) -> uuid.UUID:
         return (await resolve_user(session, user)).id
 
 
-def _project_id(text: str) -> uuid.UUID:
-    try:
-        return uuid.UUID(text.strip())
-    except ValueError:
-        raise InvalidInputError(
-            f"'{text}' is not a project id.",
-            hint="'scholarstream screening list' shows your projects and their ids.",
-        ) from None
+async def _project_id(runtime: "Runtime", owner: uuid.UUID, text: str) -> uuid.UUID:
+    """The project ``text`` names: its whole id, or a prefix no other of the user's projects
+    (those they review too) shares, as 'screening list' shows them."""
+    from scholarstream.screening import screening_service
+
+    async def listed() -> list[uuid.UUID]:
+        return [p.id for p in (await screening_service(runtime).list(owner)).projects]
+
+    return await find_id(
+        text, listed, what="screening project", listed_by="scholarstream screening list"
+    )
+
+
+async def _resolve_source(runtime: "Runtime", owner: uuid.UUID, source: dict[str, Any]) -> None:
+    """The ids of ``source`` (``_source``) made whole: a search run's, a stream's and its
+    report's may be given by their first characters, as their lists show them."""
+    from scholarstream.search import SearchRunStore
+    from scholarstream.streams import StreamStore
+    from scholarstream.streams.monitoring import ReportStore
+
+    if source["kind"] == "search_run":
+
+        async def runs() -> list[uuid.UUID]:
+            return [r.id for r in await SearchRunStore(runtime.database).list(owner, limit=10_000)]
+
+        source["run_id"] = await find_id(
+            source["run_id"], runs, what="search run", listed_by="scholarstream search runs"
+        )
+    elif source["kind"] == "stream_report":
+
+        async def streams() -> list[uuid.UUID]:
+            return [s.id for s in await StreamStore(runtime.database).list(owner)]
+
+        stream_id = await find_id(
+            source["stream_id"], streams, what="stream", listed_by="scholarstream streams list"
+        )
+
+        async def reports() -> list[uuid.UUID]:
+            return [r.id for r in await ReportStore(runtime.database).list(owner, stream_id)]
+
+        source["stream_id"] = stream_id
+        source["report_id"] = await find_id(
+            source["report_id"],
+            reports,
+            what="report",
+            listed_by=f"scholarstream streams reports {short_id(stream_id)}",
+        )
 
 
 def _source(
@@ -81,7 +130,13 @@ def _source(
     if run is not None:
         return {"kind": "search_run", "run_id": run}
     if stream_report is not None:
-        stream_id, _, report_id = stream_report.partition("/")
+        stream_id, slash, report_id = stream_report.partition("/")
+        if not (slash and stream_id.strip() and report_id.strip()):
+            raise InvalidInputError(
+                f"'{stream_report}' does not name a stream's report.",
+                hint="Give --stream-report STREAM/REPORT, each an id as 'scholarstream streams "
+                "list' and 'scholarstream streams reports STREAM' show them.",
+            )
         return {"kind": "stream_report", "stream_id": stream_id, "report_id": report_id}
     if collection is not None:
         return {"kind": "library", "collection": collection}
@@ -93,11 +148,19 @@ def create(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="The project's name.")],
     run: Annotated[
-        str | None, typer.Option("--run", help="A search run's id: screen its results.")
+        str | None,
+        typer.Option(
+            "--run",
+            help="A search run's id, or its first characters ('scholarstream search runs'): "
+            "screen its results.",
+        ),
     ] = None,
     stream_report: Annotated[
         str | None,
-        typer.Option("--stream-report", help="STREAM_ID/REPORT_ID: screen a report's items."),
+        typer.Option(
+            "--stream-report",
+            help="STREAM/REPORT, ids or their first characters: screen a report's items.",
+        ),
     ] = None,
     library_query: Annotated[
         str | None,
@@ -143,6 +206,7 @@ def create(
         if "collection" in source:
             found = await runtime.library.labels.find_collection(owner, source.pop("collection"))
             source["collection_id"] = str(found.id)
+        await _resolve_source(runtime, owner, source)
         try:
             settings = ProjectSettings(
                 name=name,
@@ -182,16 +246,16 @@ def list_projects(
     if not projects.projects:
         console.print("No screening projects yet: 'scholarstream screening create --help'.")
         return
-    table = Table(title="Screening projects")
-    table.add_column("Id", no_wrap=True)
-    for column in ("Name", "Records", "From", "Created"):
-        table.add_column(column, overflow="fold")
+    from rich.markup import escape
+
+    columns = ["id", "name", "records", "from", "created"]
+    table = list_table("Screening projects", columns, title_column="name")
     for p in projects.projects:
         table.add_row(
-            str(p.id),
-            p.name,
+            short_id(p.id),
+            escape(p.name),
             str(p.record_count),
-            p.origin.label,
+            escape(p.origin.label),
             p.created_at.strftime("%Y-%m-%d"),
         )
     console.print(table)
@@ -204,18 +268,17 @@ def _n(value: int | None) -> str:
 @screening_app.command("status")
 def status(
     ctx: typer.Context,
-    project: Annotated[str, typer.Argument(help="The project's id.")],
+    project: ProjectArgument,
     as_json: JsonOption = False,
     user: UserOption = "local",
 ) -> None:
     """Your progress and the stopping aid, and (as the owner) the PRISMA 2020 counts."""
     from scholarstream.screening import screening_service
 
-    project_id = _project_id(project)
-
     async def work(runtime: "Runtime") -> "tuple[Project, Progress, PrismaCounts | None]":
         service = screening_service(runtime)
         owner = await _owner(runtime, user)
+        project_id = await _project_id(runtime, owner, project)
         found = await service.get(owner, project_id)
         counts = await service.prisma(owner, project_id) if found.your_role == "owner" else None
         return found, await service.progress(owner, project_id), counts
@@ -268,7 +331,7 @@ def status(
 @screening_app.command("export")
 def export(
     ctx: typer.Context,
-    project: Annotated[str, typer.Argument(help="The project's id.")],
+    project: ProjectArgument,
     format_name: Annotated[
         str,
         typer.Option("--format", "-f", help=f"One of: {', '.join(EXPORTS)}."),
@@ -293,13 +356,13 @@ def export(
         raise InvalidInputError(
             f"'{format_name}' is not an export format.", hint=f"Use one of: {', '.join(EXPORTS)}."
         )
-    project_id = _project_id(project)
     target = output or Path(f"screening{_EXTENSIONS[format_name]}")
     check_writable(target, "--output")
 
     async def work(runtime: "Runtime") -> tuple[bytes, str]:
         service = screening_service(runtime)
         owner = await _owner(runtime, user)
+        project_id = await _project_id(runtime, owner, project)
         if not format_name.startswith("prisma-"):
             text, count = await service.export(owner, project_id, format_name)
             return text.encode(), f"{count:,} records"

@@ -120,9 +120,12 @@ def serve(
     from scholarstream.db import upgrade
     from scholarstream.gc_tuning import tune_for_serving
 
-    settings = state(ctx).settings
-    host = host or settings.server.host
-    port = port or settings.server.port
+    configured = state(ctx).settings
+    host = host or configured.server.host
+    port = port or configured.server.port
+    # The address it is started on, for the links it makes with no request to go by (the
+    # stream reports' notifications); server.public_url still wins.
+    settings = configured.serving_at(host, port)
     check_bind_allowed(settings, host)
     listening = bind_server_socket(host, port)
     with listening:  # closed however serve ends

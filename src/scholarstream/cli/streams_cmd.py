@@ -1,6 +1,7 @@
 """``streams list|run|reports|report``: research streams from the terminal (create them
 with the guide in the web UI or over the API). ``streams run`` runs the stream as a durable
-workflow, like the web UI's **Run now**, and waits for its report.
+workflow, like the web UI's **Run now**, and waits for its report. A stream or a report is
+named by its whole id or by its first characters, as the lists show them.
 
 The features are imported by the commands that use them: ``--help`` imports none."""
 
@@ -11,8 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
 
+from scholarstream.cli._tables import find_id, list_table, short_id
 from scholarstream.cli.context import UserOption, console, resolve_user, run_with_runtime
 
 if TYPE_CHECKING:
@@ -24,19 +25,53 @@ streams_app = typer.Typer(help="Research streams and their reports.", no_args_is
 
 _SHOWN_ITEMS = 10
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
-
-
-def _table(title: str, *columns: str) -> Table:
-    table = Table(title=title)
-    table.add_column(columns[0], no_wrap=True)  # ids are copied from here whole
-    for column in columns[1:]:
-        table.add_column(column, overflow="fold")
-    return table
+StreamArgument = Annotated[
+    str,
+    typer.Argument(
+        metavar="STREAM",
+        help="The stream's id, or its first characters ('scholarstream streams list').",
+    ),
+]
+ReportArgument = Annotated[
+    str,
+    typer.Argument(
+        metavar="REPORT",
+        help="The report's id, or its first characters ('scholarstream streams reports STREAM').",
+    ),
+]
 
 
 async def _owner(runtime: Runtime, user: str) -> uuid.UUID:
     async with runtime.database.session() as session:
         return (await resolve_user(session, user)).id
+
+
+async def _stream_id(runtime: Runtime, owner: uuid.UUID, text: str) -> uuid.UUID:
+    """The stream ``text`` names: its whole id, or a prefix no other stream of the user's
+    shares (as 'streams list' shows them)."""
+    from scholarstream.streams import StreamStore
+
+    async def listed() -> list[uuid.UUID]:
+        return [stream.id for stream in await StreamStore(runtime.database).list(owner)]
+
+    return await find_id(text, listed, what="stream", listed_by="scholarstream streams list")
+
+
+async def _report_id(
+    runtime: Runtime, owner: uuid.UUID, stream_id: uuid.UUID, text: str
+) -> uuid.UUID:
+    """The report of the stream that ``text`` names, as ``_stream_id`` names a stream."""
+    from scholarstream.streams.monitoring import ReportStore
+
+    async def listed() -> list[uuid.UUID]:
+        return [report.id for report in await ReportStore(runtime.database).list(owner, stream_id)]
+
+    return await find_id(
+        text,
+        listed,
+        what="report",
+        listed_by=f"scholarstream streams reports {short_id(stream_id)}",
+    )
 
 
 @streams_app.command("list")
@@ -57,8 +92,6 @@ def streams_list(
         console.print("No streams yet: create one at /streams/new in the web UI.")
         return
     from rich.markup import escape
-
-    from scholarstream.cli._tables import list_table, short_id
 
     columns = ["id", "name", "type", "every", "last run", "on"]
     table = list_table(f"{len(streams)} streams", columns, title_column="name")
@@ -105,7 +138,7 @@ def _print_report(stored: StoredReport) -> None:
 @streams_app.command("run")
 def streams_run(
     ctx: typer.Context,
-    stream_id: Annotated[uuid.UUID, typer.Argument(help="The stream's id (streams list).")],
+    stream: StreamArgument,
     user: UserOption = "local",
 ) -> None:
     """Run a stream now: search since its last run, report what is new, notify.
@@ -125,6 +158,7 @@ def streams_run(
         )
 
         owner = await _owner(runtime, user)
+        stream_id = await _stream_id(runtime, owner, stream)
         # Works only the stream-runs queue (this run, or another one waiting there) and
         # runs no scheduled workflow, under an executor id of its own for this run.
         engine = build_engine(runtime, role=CLI, queues=(STREAM_RUN_QUEUE,))
@@ -144,7 +178,7 @@ def streams_run(
 @streams_app.command("reports")
 def streams_reports(
     ctx: typer.Context,
-    stream_id: uuid.UUID,
+    stream: StreamArgument,
     as_json: JsonOption = False,
     user: UserOption = "local",
 ) -> None:
@@ -152,16 +186,19 @@ def streams_reports(
     from scholarstream.streams.monitoring import ReportList, ReportStore
 
     async def work(runtime: Runtime) -> list[ReportSummary]:
-        return await ReportStore(runtime.database).list(await _owner(runtime, user), stream_id)
+        owner = await _owner(runtime, user)
+        stream_id = await _stream_id(runtime, owner, stream)
+        return await ReportStore(runtime.database).list(owner, stream_id)
 
     summaries = run_with_runtime(ctx, work)
     if as_json:
         typer.echo(ReportList(reports=summaries).model_dump_json(indent=2))
         return
-    table = _table(f"{len(summaries)} reports", "id", "started", "status", "new", "failed")
+    columns = ["id", "started", "status", "new", "failed"]
+    table = list_table(f"{len(summaries)} reports", columns, title_column="failed")
     for summary in summaries:
         table.add_row(
-            str(summary.id),
+            short_id(summary.id),
             summary.started_at.isoformat(timespec="minutes"),
             summary.status,
             str(summary.counts.new) if summary.counts else "",
@@ -173,8 +210,8 @@ def streams_reports(
 @streams_app.command("report")
 def streams_report(
     ctx: typer.Context,
-    stream_id: uuid.UUID,
-    report_id: uuid.UUID,
+    stream: StreamArgument,
+    report: ReportArgument,
     export: Annotated[
         str | None, typer.Option("--export", help="Write the items as ris, bibtex or csv.")
     ] = None,
@@ -190,6 +227,8 @@ def streams_report(
 
     async def work(runtime: Runtime) -> StoredReport:
         owner = await _owner(runtime, user)
+        stream_id = await _stream_id(runtime, owner, stream)
+        report_id = await _report_id(runtime, owner, stream_id, report)
         return await ReportStore(runtime.database).get(owner, stream_id, report_id)
 
     stored = run_with_runtime(ctx, work)

@@ -1,13 +1,20 @@
 """The home page's dashboard: the user's own work, collected through each feature's public
 services (never their tables): recent searches, streams with their last report, research,
-and the library's size. A fresh install has none of it; the page then shows where to start."""
+and the library's size. A fresh install has none of it; the page then shows where to start.
+
+``chat_view`` is the same dashboard as the page's chat tray sends it (static/home/home.js):
+what each panel shows, in the page's words, with each time as ISO 8601 for the browser to
+write in the reader's own format before it sends it."""
 
 from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+
+from pydantic import JsonValue
 
 from scholarstream.research import ResearchStore
 from scholarstream.runtime import Runtime
@@ -90,6 +97,13 @@ class StreamLine:
     frequency: str
     report: ReportLine | None
     """Its latest report; None: it has never run."""
+
+    @property
+    def schedule(self) -> str:
+        """How it reports, as its line says it."""
+        return (
+            f"Reports {self.frequency.lower()}" if self.enabled else "Paused: no scheduled reports"
+        )
 
 
 @dataclass(frozen=True)
@@ -213,3 +227,59 @@ async def _library(runtime: Runtime, owner_id: uuid.UUID) -> LibraryLine:
         last_added=newest.added_at if newest else None,
         last_file=newest.source_file if newest else None,
     )
+
+
+START_ACTIONS = ("Import a file", "Search papers", "Create a stream", "Start research")
+"""The page's "Start here" actions (home.html), in its order."""
+
+
+def _when(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment is not None else None
+
+
+def _report_view(report: ReportLine) -> dict[str, JsonValue]:
+    return {
+        "status": report.status_label,
+        "running": report.status == "running",
+        "when": _when(report.when),
+        "first": report.first,
+        "new": report.new,
+        "failed_sources": report.failed_sources,
+        "best": list(report.headlines),
+    }
+
+
+def chat_view(dashboard: Dashboard, research_labels: Mapping[str, str]) -> dict[str, JsonValue]:
+    """What the dashboard shows, for the chat: each panel's lines with the labels the page
+    gives them (statuses, schedules), the names and titles, and no ids."""
+    library = dashboard.library
+    return {
+        "first_run": dashboard.first_run,
+        "start_actions": list(START_ACTIONS),
+        "streams": [
+            {
+                "name": line.name,
+                "schedule": line.schedule,
+                "last_report": None if line.report is None else _report_view(line.report),
+            }
+            for line in dashboard.streams
+        ],
+        "stream_count": dashboard.stream_count,
+        "searches": [
+            {"question": run.question, "status": run.status_label, "when": _when(run.updated_at)}
+            for run in dashboard.searches
+        ],
+        "research": [
+            {
+                "title": run.title,
+                "status": research_labels.get(run.status, run.status),
+                "when": _when(run.created_at),
+            }
+            for run in dashboard.research
+        ],
+        "library": {
+            "records": library.records,
+            "when": _when(library.last_added),
+            "file": library.last_file,
+        },
+    }

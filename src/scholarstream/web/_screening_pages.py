@@ -4,6 +4,7 @@ conflicts, full text, the PRISMA diagram, exports), and the focused screening vi
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, Response
@@ -55,11 +56,46 @@ async def _sources(runtime: RuntimeDep, user_id: uuid.UUID) -> dict[str, object]
     return {"runs": runs, "reports": reports, "collections": collections}
 
 
+LIBRARY_FIELDS = ("query", "year_from", "year_to", "publication_type", "tag")
+"""What a link may fill in of a library search (the Library page's "Screen these")."""
+UNAVAILABLE = {
+    "run": "The search run in the link has no results to screen (or is not yours): pick "
+    "one of your search runs below.",
+    "collection": "The collection in the link has no records (or is not yours): pick one "
+    "of your collections below.",
+}
+
+
+def prefill(params: Mapping[str, str], sources: Mapping[str, object]) -> dict[str, str]:
+    """The New project form as a link fills it in (``?run=ID``: a search run's results,
+    from the Search page; ``?collection=ID``, or ``?query=`` with ``year_from``,
+    ``year_to``, ``publication_type``, ``tag``: a library search, from the Library page):
+    the values, the source chosen, and ``problem`` for a run or a collection that is not
+    one the form offers."""
+    filled = {name: params.get(name, "").strip() for name in ("run", "collection", *LIBRARY_FIELDS)}
+    filled["source"], filled["problem"] = "library", ""
+    for name, kind, listed in (
+        ("run", "search_run", "runs"),
+        ("collection", "collection", "collections"),
+    ):
+        offered = sources.get(listed)
+        items = offered if isinstance(offered, list) else []
+        ids = {str(item.get("id")) for item in items if isinstance(item, Mapping)}
+        if filled[name] in ids:
+            filled["source"] = kind
+            break
+        if filled[name]:
+            filled["problem"] = UNAVAILABLE[name]
+            filled[name] = ""
+    return filled
+
+
 @router.get("/screening", response_class=HTMLResponse)
 async def screening_list_page(request: Request, user: MaybeUser, runtime: RuntimeDep) -> Response:
     if user is None:
         return _login_redirect(request)
     projects = await screening_service(runtime).list(user.id)
+    sources = await _sources(runtime, user.id)
     return render(
         request,
         "screening.html",
@@ -67,11 +103,8 @@ async def screening_list_page(request: Request, user: MaybeUser, runtime: Runtim
         "screening",
         chat_page="home",
         projects=projects.projects,
-        sources=await _sources(runtime, user.id),
-        prefill={
-            "run": request.query_params.get("run", ""),
-            "query": request.query_params.get("query", ""),
-        },
+        sources=sources,
+        prefill=prefill(request.query_params, sources),
     )
 
 

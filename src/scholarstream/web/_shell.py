@@ -19,7 +19,7 @@ from scholarstream.accounts import (
 )
 from scholarstream.db.tables import User
 from scholarstream.errors import ScholarStreamError
-from scholarstream.web._dashboard import collect_dashboard, tone
+from scholarstream.web._dashboard import chat_view, collect_dashboard, tone
 from scholarstream.web._nav import nav_items
 from scholarstream.web._pages import (
     RESEARCH_STATUS_LABELS,
@@ -40,14 +40,18 @@ API_PREFIX = "/api"
 async def home(request: Request, user: MaybeUser, runtime: RuntimeDep) -> Response:
     if user is None:
         return _login_redirect(request)
+    dashboard = await collect_dashboard(runtime, user.id)
+    research_labels = {status.value: label for status, label in RESEARCH_STATUS_LABELS.items()}
     return render(
         request,
         "home.html",
         user,
         "home",
-        dashboard=await collect_dashboard(runtime, user.id),
-        research_labels={status.value: label for status, label in RESEARCH_STATUS_LABELS.items()},
+        dashboard=dashboard,
+        research_labels=research_labels,
         tone=tone,
+        # What the page's chat sees of it (static/home/home.js).
+        dashboard_chat=chat_view(dashboard, research_labels),
     )
 
 

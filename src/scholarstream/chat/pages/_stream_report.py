@@ -151,7 +151,7 @@ COMPARE_REPORTS = register_tool(
         name="compare_reports",
         description="Compare two reports of the stream on the page: counts side by side, "
         "each source's outcome (one that failed in either run), items in one report and not "
-        "the other, focus-area and competitor group counts, and the publication timeline. "
+        "the other, focus-area and organisation group counts, and the publication timeline. "
         "Defaults: the report on the page against the stream's previous report.",
         input_schema=input_schema(CompareArgs),
         executor=compare_reports,
@@ -171,7 +171,7 @@ def build_context(context: ChatContext) -> str:
         "stream report",
         "It shows one monitoring run's report of a research stream: counts, each source's "
         "outcome (a failed source with its message), the publication timeline, and the new "
-        "items ranked with a one-line reason or grouped by focus area and competitor.",
+        "items ranked with a one-line reason or grouped by focus area and organisation.",
         context,
         extra_lines=[*ids, *shown],
         known_extras=["report"],

@@ -23,16 +23,18 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
-from scipy import linalg, sparse
+from scipy import sparse
 
 if TYPE_CHECKING:
     from sklearn.feature_extraction.text import TfidfVectorizer
 
 from scholarstream.errors import InvalidInputError
+from scholarstream.papers.ranking._char_grams import CharacterGrams
+from scholarstream.papers.ranking._kernel_ridge import KernelRidgeSolver
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -42,11 +44,7 @@ _SMALL_CORPUS = 20  # below this many texts, document-frequency cut-offs would e
 # then the best-ranked unjudged ones (the likely next judgements). One sparse product for
 # a batch costs far less than one per text.
 _BATCH = 32
-# The kept Cholesky factor is redone once some D_ii has moved this far (relatively) from
-# the one it was computed with; conjugate gradients stop at this relative residual.
-_DRIFT = 0.1
-_TOLERANCE = 1e-8
-_MAX_STEPS = 50
+_RIDGE_STEP = 1.02  # see ``FeedbackModel.fit``
 
 
 @dataclass(frozen=True)
@@ -76,20 +74,20 @@ def _words(settings: FeedbackSettings, small: bool) -> TfidfVectorizer:
     )
 
 
-def _characters(settings: FeedbackSettings, small: bool) -> TfidfVectorizer:
-    from sklearn.feature_extraction.text import TfidfVectorizer
-
-    return TfidfVectorizer(
-        analyzer="char_wb",
-        ngram_range=settings.char_ngrams,
-        sublinear_tf=True,
+def _characters(settings: FeedbackSettings, small: bool) -> CharacterGrams:
+    return CharacterGrams(
+        settings.char_ngrams,
         max_df=1.0 if small else settings.max_df,
         min_df=1 if small else settings.char_min_df,
     )
 
 
+class Vectoriser(Protocol):
+    def fit_transform(self, raw_documents: Sequence[str], /) -> Any: ...
+
+
 # The views, as vectoriser factories: adding one is adding an entry.
-VIEWS: dict[str, Callable[[FeedbackSettings, bool], TfidfVectorizer]] = {
+VIEWS: dict[str, Callable[[FeedbackSettings, bool], Vectoriser]] = {
     "words": _words,
     "characters": _characters,
 }
@@ -97,14 +95,16 @@ VIEWS: dict[str, Callable[[FeedbackSettings, bool], TfidfVectorizer]] = {
 
 class _Similarities:
     """Dot products of the texts' feature vectors (the views side by side, each scaled to
-    weigh the same): one row per text asked for, against every text, kept once computed."""
+    weigh the same): one row per text asked for, against every text, kept once computed.
+    They are kept in single precision: ranking needs no more, and every refit reads them
+    all, so half the bytes is half the time."""
 
     def __init__(self, features: sparse.csr_matrix) -> None:
         self.features = features
         self.transposed = sparse.csr_matrix(features.T)
         self.size = features.shape[0]
         self.slot = np.full(self.size, -1, dtype=np.int64)
-        self.rows: FloatArray = np.empty((0, self.size), dtype=np.float64)
+        self.rows: npt.NDArray[np.float32] = np.empty((0, self.size), dtype=np.float32)
         self.count = 0
 
     def ensure(self, needed: IntArray, likely: IntArray) -> None:
@@ -118,7 +118,7 @@ class _Similarities:
             missing += [int(i) for i in likely if self.slot[i] < 0 and int(i) not in taken][:room]
         total = self.count + len(missing)
         if total > len(self.rows):
-            grown = np.empty((max(total, 2 * len(self.rows)), self.size), dtype=np.float64)
+            grown = np.empty((max(total, 2 * len(self.rows)), self.size), dtype=np.float32)
             grown[: self.count] = self.rows[: self.count]
             self.rows = grown
         for start in range(0, len(missing), _BATCH):
@@ -134,168 +134,9 @@ class _Similarities:
 
     def combine(self, judged: IntArray, weights: FloatArray) -> FloatArray:
         """sum_i weights_i x_judged_i . x_t for every text t (``judged`` computed)."""
-        by_slot = np.zeros(self.count, dtype=np.float64)
+        by_slot = np.zeros(self.count, dtype=np.float32)
         by_slot[self.slot[judged]] = weights
         return np.asarray(by_slot @ self.rows[: self.count], dtype=np.float64)
-
-
-class _Solver:
-    """Solves (K + 1 + D) x = y for the judged texts, K their dot products, D_ii = ``ridge``
-    of text i's class; keeps for the next fit what can be kept. Texts judged since are
-    appended to K. The irrelevant texts' block (K + 1 + D) is kept as a Cholesky factor,
-    extended by new rows (quadratic, not cubic, in the judged count); the few relevant
-    texts join it through their Schur complement, redone each fit. The class weights, so
-    D, change a little with every judgement: the factor's D may lag behind, its solution
-    is refined by conjugate gradients, and the factor is redone once the irrelevant
-    texts' D has moved too far or a judgement changed."""
-
-    def __init__(self) -> None:
-        self.reset()
-
-    def reset(self) -> None:
-        self.judged: IntArray = np.zeros(0, dtype=np.int64)
-        self.labels: IntArray = np.zeros(0, dtype=np.int64)
-        self.gram: FloatArray = np.zeros((0, 0), dtype=np.float64)
-        self.dual: FloatArray = np.zeros(0, dtype=np.float64)
-        # Positions (in ``judged``) of the irrelevant texts in the factor, of the relevant.
-        self.irrelevant: list[int] = []
-        self.relevant: list[int] = []
-        self.factor: FloatArray = np.zeros((0, 0), dtype=np.float64)
-        self.factored_ridge = 0.0
-        self.coupling: FloatArray = np.zeros((0, 0), dtype=np.float64)  # factor^-1 A_MR
-
-    def order(self, labels: Mapping[int, bool]) -> IntArray:
-        """The judged texts: those of the last fit first, as they were, then the new."""
-        kept = self.judged.tolist()
-        if kept and all(
-            labels.get(i) is not None and labels[i] == bool(label)
-            for i, label in zip(kept, self.labels.tolist(), strict=True)
-        ):
-            known = set(kept)
-            return np.array([*kept, *(i for i in labels if i not in known)], dtype=np.int64)
-        self.reset()
-        return np.fromiter(labels.keys(), dtype=np.int64)
-
-    def solve(
-        self,
-        similarities: _Similarities,
-        judged: IntArray,
-        y: IntArray,
-        ridge: tuple[float, float],
-    ) -> tuple[FloatArray, FloatArray]:
-        """K and x, for ``judged`` as ``order`` gave them; ``ridge``: D of an irrelevant
-        text, of a relevant one."""
-        kept, size = len(self.judged), len(judged)
-        if size > kept:
-            cross = similarities.block(judged[kept:], judged)
-            gram = np.empty((size, size), dtype=np.float64)
-            gram[:kept, :kept] = self.gram
-            gram[kept:] = cross
-            gram[:kept, kept:] = cross[:, :kept].T
-            self.gram = gram
-        self.judged, self.labels = judged, y
-        new = range(kept, size)
-        new_irrelevant = [i for i in new if y[i] == 0]
-        new_relevant = [i for i in new if y[i] == 1]
-        irrelevant_ridge, relevant_ridge = ridge
-        if not self.irrelevant or abs(irrelevant_ridge / self.factored_ridge - 1.0) > _DRIFT:
-            self._factorise(irrelevant_ridge)
-        else:
-            self._extend(new_irrelevant, new_relevant)
-        diagonal = np.where(y == 1, relevant_ridge, irrelevant_ridge)
-        targets = np.where(y == 1, 1.0, -1.0)
-        self.dual = self._refine(targets, diagonal, relevant_ridge)
-        return self.gram, self.dual
-
-    def _block(self, rows: list[int], columns: list[int]) -> FloatArray:
-        # K + 1 over judged positions (no D).
-        return np.asarray(self.gram[np.ix_(rows, columns)] + 1.0, dtype=np.float64)
-
-    def _factorise(self, irrelevant_ridge: float) -> None:
-        self.irrelevant = [i for i in range(len(self.labels)) if self.labels[i] == 0]
-        self.relevant = [i for i in range(len(self.labels)) if self.labels[i] == 1]
-        block = self._block(self.irrelevant, self.irrelevant)
-        block[np.diag_indices_from(block)] += irrelevant_ridge
-        self.factor = linalg.cholesky(block, lower=True, check_finite=False)
-        self.factored_ridge = irrelevant_ridge
-        self.coupling = linalg.solve_triangular(
-            self.factor,
-            self._block(self.irrelevant, self.relevant),
-            lower=True,
-            check_finite=False,
-        )
-
-    def _extend(self, new_irrelevant: list[int], new_relevant: list[int]) -> None:
-        if new_irrelevant:
-            kept = len(self.irrelevant)
-            below = self._block(new_irrelevant, self.irrelevant)
-            left = linalg.solve_triangular(self.factor, below.T, lower=True, check_finite=False).T
-            corner = self._block(new_irrelevant, new_irrelevant)
-            corner[np.diag_indices_from(corner)] += self.factored_ridge
-            bottom = linalg.cholesky(corner - left @ left.T, lower=True, check_finite=False)
-            factor = np.zeros((kept + len(new_irrelevant),) * 2, dtype=np.float64)
-            factor[:kept, :kept] = self.factor
-            factor[kept:, :kept] = left
-            factor[kept:, kept:] = bottom
-            rows = linalg.solve_triangular(
-                bottom,
-                self._block(new_irrelevant, self.relevant) - left @ self.coupling,
-                lower=True,
-                check_finite=False,
-            )
-            self.factor = factor
-            self.coupling = np.vstack([self.coupling, rows])
-            self.irrelevant += new_irrelevant
-        if new_relevant:
-            columns = linalg.solve_triangular(
-                self.factor,
-                self._block(self.irrelevant, new_relevant),
-                lower=True,
-                check_finite=False,
-            )
-            self.coupling = np.hstack([self.coupling, columns])
-            self.relevant += new_relevant
-
-    def _refine(
-        self, targets: FloatArray, diagonal: FloatArray, relevant_ridge: float
-    ) -> FloatArray:
-        gram, factor, coupling = self.gram, self.factor, self.coupling
-        irrelevant, relevant = np.array(self.irrelevant), np.array(self.relevant)
-        schur = self._block(self.relevant, self.relevant) - coupling.T @ coupling
-        schur[np.diag_indices_from(schur)] += relevant_ridge
-        schur_factor = linalg.cho_factor(schur, lower=True, check_finite=False)
-
-        def times(x: FloatArray) -> FloatArray:
-            return np.asarray(gram @ x + x.sum() + diagonal * x, dtype=np.float64)
-
-        def precondition(r: FloatArray) -> FloatArray:
-            # Solves the system with the factor's D for the irrelevant texts, exactly.
-            half = linalg.solve_triangular(factor, r[irrelevant], lower=True, check_finite=False)
-            z = np.empty_like(r)
-            z[relevant] = linalg.cho_solve(
-                schur_factor, r[relevant] - coupling.T @ half, check_finite=False
-            )
-            z[irrelevant] = linalg.solve_triangular(
-                factor, half - coupling @ z[relevant], lower=True, trans="T", check_finite=False
-            )
-            return z
-
-        x = precondition(targets)
-        residual = targets - times(x)
-        goal = _TOLERANCE * float(np.linalg.norm(targets))
-        z = precondition(residual)
-        direction, rz = z, float(residual @ z)
-        for _ in range(_MAX_STEPS):
-            if float(np.linalg.norm(residual)) <= goal:
-                break
-            product = times(direction)
-            step = rz / float(direction @ product)
-            x = x + step * direction
-            residual = residual - step * product
-            z = precondition(residual)
-            rz, previous = float(residual @ z), rz
-            direction = z + (rz / previous) * direction
-        return x
 
 
 class FeedbackModel:
@@ -320,7 +161,7 @@ class FeedbackModel:
             if views
             else None
         )
-        self._solver = _Solver()
+        self._solver = KernelRidgeSolver()
         self._judged: IntArray = np.zeros(0, dtype=np.int64)
         self._dual: FloatArray = np.zeros(0, dtype=np.float64)
         self._spread = 1.0
@@ -356,14 +197,24 @@ class FeedbackModel:
         # x extended by a constant 1 (the intercept, regularised as liblinear does):
         # (K + 1 + D) dual = y, K the judged texts' dot products, D_ii = 1 / (2 c_i).
         ridge = 1.0 / (2.0 * self.settings.c * self._weights(y))
-        gram, dual = self._solver.solve(
-            self._similarities, judged, y, (float(ridge[y == 0][0]), float(ridge[y == 1][0]))
-        )
+        # The irrelevant texts' ridge moves in steps of _RIDGE_STEP (it is redone in
+        # the solver's factor when it moves); the relevant texts' follows every fit.
+        steps = round(math.log(float(ridge[y == 0][0])) / math.log(_RIDGE_STEP))
+        irrelevant_ridge = _RIDGE_STEP**steps
+        similarities = self._similarities
+
+        def kernel(rows: IntArray, columns: IntArray) -> FloatArray:
+            return similarities.block(rows, columns) + 1.0
+
+        relevant_ridge = float(ridge[y == 1][0])
+        dual = self._solver.solve(kernel, judged, y, (irrelevant_ridge, relevant_ridge))
         # The class weights move the boundary toward "relevant", so a margin of 0 is not
         # 50%. A text sharing no term with the judged ones has the intercept as margin:
         # that is "no evidence either way". Half the gap between the judged relevant and
         # irrelevant papers' mean margins is one unit of evidence.
-        trained = gram @ dual + dual.sum()
+        # The judged texts' margins, (K + 1) dual, are y - D dual by the system above.
+        targets = np.where(y == 1, 1.0, -1.0)
+        trained = targets - np.where(y == 1, relevant_ridge, irrelevant_ridge) * dual
         relevant, irrelevant = float(trained[y == 1].mean()), float(trained[y == 0].mean())
         self._spread = (relevant - irrelevant) / 2 if relevant > irrelevant else 1.0
         self._judged, self._dual = judged, dual

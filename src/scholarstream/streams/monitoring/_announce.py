@@ -23,13 +23,6 @@ _TOP_ITEMS = 5
 _MAX_TITLE = 120  # of one item's title in the body
 
 
-def server_url(server: ServerSettings) -> str:
-    """Where users reach this server: ``server.public_url``, else the address it listens on."""
-    if server.public_url:
-        return server.public_url.rstrip("/")
-    return f"http://{server.host}:{server.port}"
-
-
 def report_path(stream_id: uuid.UUID, report_id: uuid.UUID) -> str:
     return f"/streams/{stream_id}/reports/{report_id}"
 
@@ -83,7 +76,9 @@ async def announce(
 ) -> list[Delivery]:
     """Sends the run's notification to every target of the stream and the owner (none:
     nothing sent) and returns each target's outcome."""
-    link = server_url(server) + report_path(stored.stream_id, stored.id)
+    # No request to read an address from: ``server.public_url``, else the address the server
+    # was started on (``serve --host/--port`` reach it through the runtime's settings).
+    link = server.base_url + report_path(stored.stream_id, stored.id)
     notification = report_notification(stored, stream_name, link)
     if notification is None:
         return []

@@ -147,7 +147,7 @@ def compare_text(this: StoredReport, other: StoredReport) -> str:
     left = {(g.kind, g.name): len(g.item_keys) for g in a.groups}
     right = {(g.kind, g.name): len(g.item_keys) for g in b.groups}
     for kind, name in sorted(left.keys() | right.keys()):
-        label = "focus area" if kind == "focus_area" else "competitor"
+        label = "focus area" if kind == "focus_area" else "organisation"
         count = _change(left.get((kind, name), 0), right.get((kind, name), 0))
         lines.append(f"- {label} {name!r}: {count}")
     lines.append(f"- ungrouped: {_change(len(a.ungrouped), len(b.ungrouped))}")

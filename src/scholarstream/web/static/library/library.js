@@ -24,6 +24,7 @@ const detail = root.querySelector('[data-testid="detail"]');
 const detailRecord = detail.querySelector('[data-role="record"]');
 const deleteProblem = detail.querySelector('[data-role="delete-problem"]');
 const confirmDialog = root.querySelector('[data-testid="confirm-delete"]');
+const screenThese = root.querySelector('[data-testid="screen-these"]');
 
 const FILTERS = ["q", "year_from", "year_to", "publication_type", "collection", "tag", "has_note"];
 const DEFAULT_LIMIT = 20;
@@ -144,7 +145,40 @@ function showExport(state, page) {
       : `Export the ${taken} ${noun} with your words, best first:`;
   } else label.textContent = `Export the ${taken} ${taken === 1 ? "record" : "records"} listed:`;
   updateExportLinks(state);
+  showScreenLink(state, page);
   labels.setChoices({ selected: selected.size, total: taken });
+}
+
+// --- "Screen these": a screening project of what the search lists --------------------
+
+const SCREENED_FILTERS = ["year_from", "year_to", "publication_type", "tag"];
+
+/** The Screening page's New project form, filled in: the collection the search looks in
+ *  (all its records), else the search's words and filters (the records with the words, as a
+ *  screening project takes them: not those related by meaning). Hidden with nothing to screen. */
+function showScreenLink(state, page) {
+  const link = screenThese.querySelector('[data-role="screen-link"]');
+  const note = screenThese.querySelector('[data-role="screen-note"]');
+  const matching = page ? page.matching ?? page.total : 0;
+  screenThese.hidden = matching === 0;
+  if (matching === 0) return;
+  const params = new URLSearchParams();
+  let lead = "Screen these records";
+  let rest = "in a screening project: by title and abstract, against your criteria, with the PRISMA 2020 counts.";
+  if (state.collection) {
+    params.set("collection", state.collection);
+    lead = "Screen this collection";
+    const narrowed = state.q || state.tag || state.has_note || SCREENED_FILTERS.some((name) => state[name]);
+    if (narrowed) rest = "in a screening project: all its records, not only those this search lists.";
+  } else {
+    if (state.q) params.set("query", state.q);
+    for (const name of SCREENED_FILTERS) if (state[name]) params.set(name, state[name]);
+    if (state.has_note) rest = "in a screening project (the note filter is not kept: every record the other filters find).";
+  }
+  const query = params.toString();
+  link.href = query ? `/screening?${query}` : "/screening";
+  link.textContent = lead;
+  note.textContent = rest;
 }
 relatedBox.addEventListener("change", () => showExport(readState(), shown?.page ?? null));
 

@@ -5,7 +5,7 @@
 // the next try edits that same draft (PATCH) instead of making another.
 
 import { registerChatContext } from "/static/app/chat/page-context.js";
-import { dateTime, showTimes } from "/static/app/research/dates.js";
+import { dateTime, showTimes } from "/static/app/shared/dates.js";
 import { bindButtons, modelChoices, RESEARCH_API, ResearchForm } from "/static/app/research/draft-form.js";
 import { STATUS_LABELS } from "/static/app/research/status.js";
 import { api } from "/static/app/shared/api.js";

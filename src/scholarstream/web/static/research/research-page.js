@@ -30,7 +30,7 @@ import {
   synthesisRetryable,
   userAction,
 } from "/static/app/research/status.js";
-import { dateTime } from "/static/app/research/dates.js";
+import { dateTime } from "/static/app/shared/dates.js";
 import { auditView, EvidencePanel, packList, referenceList } from "/static/app/research/evidence.js";
 import { ReportTabs } from "/static/app/research/tabs.js";
 import { api } from "/static/app/shared/api.js";

@@ -1,5 +1,6 @@
 // The Screening page's "New project" form: the project's settings (criteria one per line)
-// and where its records come from; POST /api/v1/screening/projects, then the project page.
+// and where its records come from (a link may have filled it in: web/_screening_pages.py,
+// prefill); POST /api/v1/screening/projects, then the project page.
 
 import { api } from "/static/app/shared/api.js";
 import { renderProblem, renderStatus } from "/static/app/shared/dom.js";
@@ -34,6 +35,7 @@ function source() {
     year_from: year("year_from"),
     year_to: year("year_to"),
     publication_type: form.elements.publication_type.value.trim() || null,
+    tag: form.elements.tag.value.trim() || null,
   };
 }
 

@@ -1,7 +1,7 @@
 // The pieces of the Search page that only render (no requests, no state): a strategy's
 // intent, a collection's stats (its sources apart from where library papers came from),
-// failed sources, export links and the history of a run; the papers themselves are
-// paper-list.js's. Text from sources and models only ever becomes text nodes.
+// failed sources, export links, the way to screen its papers and the history of a run; the
+// papers themselves are paper-list.js's. Text from sources and models only ever becomes text nodes.
 
 import { el } from "/static/app/shared/dom.js";
 import { setSourceNamer } from "/static/app/search/paper-list.js";
@@ -146,6 +146,17 @@ export function exportLinks(run) {
     relevant
       ? line("relevant", `Only the ${plural(relevant, "paper")} you marked relevant:`, "export-relevant")
       : el("p", { class: "muted" }, "Mark papers relevant in a review to export only those."));
+}
+
+/** "Screen these": the Screening page's New project form, filled in with this run (its
+ *  papers become the project's records). Only for a finished run that found papers. */
+export function screenLink(run) {
+  const count = run.collection?.papers.length ?? 0;
+  if (run.status !== "completed" || count === 0) return null;
+  return el("p", { class: "screen-these", dataset: { testid: "screen-these" } },
+    el("a", { href: `/screening?${new URLSearchParams({ run: run.id })}` }, "Screen these papers"),
+    ` in a screening project: the ${plural(count, "paper")} of this search, by title and `
+      + "abstract, against your criteria, with the PRISMA 2020 counts.");
 }
 
 function feedbackSummary(feedback) {

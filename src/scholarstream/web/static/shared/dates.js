@@ -1,5 +1,5 @@
-// Dates on the research pages, in the product's one format: the reader's own date and time
-// (the browser's toLocaleString), as the Library, Search, Streams and chat pages show them.
+// Dates in the product's one format: the reader's own date and time (the browser's
+// toLocaleString), as the Library, Search, Streams, Research, chat and home pages show them.
 
 /** ``value`` (an ISO date-time) as the reader's date and time; "" when it is not one. */
 export function dateTime(value) {
