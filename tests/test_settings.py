@@ -122,3 +122,25 @@ def test_masked_hides_every_secret(data_dir: Path) -> None:
         "sk-abcdefghijkl",
         "serp-secret-value",
     }
+
+
+@pytest.mark.parametrize(
+    ("host", "expected"),
+    [
+        ("127.0.0.1", "http://127.0.0.1:8123"),
+        ("::1", "http://[::1]:8123"),
+        ("0.0.0.0", "http://{hostname}:8123"),
+        ("::", "http://{hostname}:8123"),
+    ],
+)
+def test_links_name_an_address_people_can_open(host: str, expected: str) -> None:
+    import socket
+
+    from scholarstream.settings import ServerSettings
+
+    server = ServerSettings(host=host, port=8123)
+
+    assert server.base_url == expected.format(hostname=socket.gethostname())
+    assert ServerSettings(host=host, public_url="https://lab.example/ss/").base_url == (
+        "https://lab.example/ss"
+    )

@@ -11,6 +11,7 @@ This is the only module that reads the environment.
 from __future__ import annotations
 
 import os
+import socket
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 from urllib.parse import urlsplit, urlunsplit
@@ -40,6 +41,10 @@ _PROVIDER_KEY_ENV = {
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+_EVERY_ADDRESS = frozenset({"0.0.0.0", "::", ""})
+"""Hosts that mean \"listen on every address\"."""
 
 
 class ServerSettings(_Section):
@@ -82,7 +87,10 @@ class ServerSettings(_Section):
         (``serve --host/--port`` when it was started with them: see ``Settings.serving_at``)."""
         if self.public_url:
             return self.public_url.rstrip("/")
-        host = f"[{self.host}]" if ":" in self.host else self.host  # an IPv6 address
+        host = self.host
+        if host in _EVERY_ADDRESS:  # listening everywhere: no one can open that address
+            host = socket.gethostname()
+        host = f"[{host}]" if ":" in host else host  # an IPv6 address
         return f"http://{host}:{self.port}"
 
 
@@ -128,6 +136,7 @@ DEFAULT_MAX_TOKENS: dict[str, int] = {
     "search.dedup": 800,
     "streams.relevance": 1200,
     "ai_columns": 300,
+    "screening.suggest": 300,
     "research": 2000,
     "research.synthesis": 3000,
     "research.title": 40,
