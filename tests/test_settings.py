@@ -129,7 +129,7 @@ def test_masked_hides_every_secret(data_dir: Path) -> None:
     [
         ("127.0.0.1", "http://127.0.0.1:8123"),
         ("::1", "http://[::1]:8123"),
-        ("0.0.0.0", "http://{hostname}:8123"),
+        ("0.0.0.0", "http://{hostname}:8123"),  # noqa: S104
         ("::", "http://{hostname}:8123"),
     ],
 )

@@ -43,7 +43,7 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-_EVERY_ADDRESS = frozenset({"0.0.0.0", "::", ""})
+_EVERY_ADDRESS = frozenset({"0.0.0.0", "::", ""})  # noqa: S104 - recognised, not bound
 """Hosts that mean \"listen on every address\"."""
 
 
