@@ -52,7 +52,7 @@ def test_upload_reports_bad_records_and_unknown_formats(client: TestClient) -> N
     unknown = upload(client, "notes.bin", b"\x00\x01\x02 nothing bibliographic")
     assert unknown.status_code == 422
     body = unknown.json()
-    assert body["code"] == "invalid_input" and "ris" in body["hint"]
+    assert body["code"] == "invalid_input" and "RIS" in body["hint"]
 
     wrong_name = upload(client, "scopus.ris", b"TY  - JOUR\nER  - \n", format="nonsense")
     assert wrong_name.status_code == 422

@@ -445,6 +445,20 @@ def test_offline_mode_runs_commands_and_says_free_text_needs_a_model(tmp_path: P
         )
 
 
+def test_offline_a_question_with_no_topic_says_what_works_instead_of_the_help_list(
+    tmp_path: Path,
+) -> None:
+    with chat_server(tmp_path, None) as (_, client):
+        events = send(client, "What is new in this report?")
+        message = events[-1].data["payload"]["message"]
+        assert message.startswith("No language model is configured, so I cannot answer")
+        assert "names nothing to search for" in message
+        assert "/library QUERY" in message  # a command that works on this page
+        # The whole command list is /help's, not the answer to a question.
+        assert message != send(client, "/help")[-1].data["payload"]["message"]
+        assert "\n- " not in message
+
+
 def test_server_actions_run_on_the_server(tmp_path: Path) -> None:
     with chat_server(tmp_path, None) as (_, client):
         done = client.post(

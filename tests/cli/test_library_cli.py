@@ -72,12 +72,12 @@ def test_import_search_show_export_round_trip(data_dir: Path, tmp_path: Path) ->
     code, out, _ = run(data_dir, "import", EXPORTS / "scopus.ris", EXPORTS / "wos_test.ris")
     assert code == 0, out
     rows = summary_rows(out)
-    assert rows["scopus.ris"] == ["ris", "10", "0", "0", "0", "0"]
-    assert rows["wos_test.ris"] == ["ris", "50", "0", "0", "0", "0"]
+    assert rows["scopus.ris"] == ["RIS", "10", "0", "0", "0", "0"]
+    assert rows["wos_test.ris"] == ["RIS", "50", "0", "0", "0", "0"]
 
     code, out, _ = run(data_dir, "import", EXPORTS / "scopus.ris")
     assert code == 0
-    assert summary_rows(out)["scopus.ris"] == ["ris", "0", "0", "0", "10", "0"]
+    assert summary_rows(out)["scopus.ris"] == ["RIS", "0", "0", "0", "10", "0"]
 
     code, out, _ = run(data_dir, "library", "search", "taurine", "--json")
     assert code == 0
@@ -212,7 +212,7 @@ def test_import_merges_duplicates_and_split_undoes_one(data_dir: Path, tmp_path:
     code, out, err = run(data_dir, "import", ris, bib)
     assert code == 0, err
     assert "scholarstream library merges" in " ".join(out.split())
-    assert summary_rows(out)["zotero.bib"] == ["bibtex", "0", "4", "0", "0", "0"]
+    assert summary_rows(out)["zotero.bib"] == ["BibTeX", "0", "4", "0", "0", "0"]
 
     code, out, _ = run(data_dir, "library", "merges", "--json")
     assert code == 0
@@ -334,7 +334,7 @@ def test_long_file_names_are_shown_whole_at_80_columns(data_dir: Path, tmp_path:
     long.write_bytes((EXPORTS / "scopus.ris").read_bytes())
     code, out, _ = run(data_dir, "import", long)
     assert code == 0
-    assert summary_rows(out)[name] == ["ris", "10", "0", "0", "0", "0"]
+    assert summary_rows(out)[name] == ["RIS", "10", "0", "0", "0", "0"]
     assert all(len(line) <= 80 for line in out.splitlines())
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import subprocess
 import sys
 import uuid
@@ -110,10 +111,13 @@ def test_list_run_and_read_reports(data_dir: Path, tmp_path: Path) -> None:
     code, out = run(data_dir, "streams", "run", short)
     assert code == 0, out
     assert out.startswith("partial: 0 new items since")
-    assert "pubmed failed" in out
+    # Sources by the names a user reads, the report by its short id, never a UUID.
+    assert "PubMed failed" in out and "pubmed" not in out
+    assert re.search(r"\(report [0-9a-f]{8}\)", out), out
+    assert re.search(r"[0-9a-f]{8}-[0-9a-f]{4}-", out) is None, out
 
     code, out = run(data_dir, "streams", "reports", short)
-    assert code == 0 and "1 reports" in out and "partial" in out and "pubmed" in out
+    assert code == 0 and "1 reports" in out and "partial" in out and "PubMed" in out
     code, out = run(data_dir, "streams", "list")
     assert "never" not in out
 

@@ -151,4 +151,15 @@ def test_an_unrecognised_file_is_named_once_with_the_formats_read(
     assert message.startswith(f"{name} is in an unrecognised format")
     assert message.count(name) == 1
     assert "RIS (.ris, .txt)" in message and "PubMed XML (.xml)" in message
+    # The formats by the names the Format list gives them, not by their ids.
+    hint = response.json()["hint"]
+    assert "choose its format: BibTeX, CSV, EndNote XML" in hint
+    assert "MEDLINE / PubMed (.nbib)" in hint and "endnote-xml" not in hint
     assert client.get(f"{API}/records").json()["total"] == 10
+
+
+def test_an_unknown_format_id_is_listed_with_each_formats_label(client: TestClient) -> None:
+    response = client.get(f"{API}/export", params={"format": "word"})
+    assert response.status_code == 422
+    assert "bibtex (BibTeX)" in response.json()["hint"]
+    assert "ris (RIS)" in response.json()["hint"]

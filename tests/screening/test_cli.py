@@ -11,11 +11,13 @@ import json
 import uuid
 from pathlib import Path
 
+import pytest
 import rispy
 from typer.testing import CliRunner
 
 from scholarstream.accounts import ensure_local_user
 from scholarstream.cli import app
+from scholarstream.cli.context import console
 from scholarstream.errors import ScholarStreamError
 from scholarstream.screening import DecisionIn, screening_service
 from scholarstream.settings import load_settings
@@ -69,7 +71,10 @@ def _screen(data_dir: Path, project_id: uuid.UUID, decisions: int) -> None:
     asyncio.run(work())
 
 
-def test_create_list_status_and_export(data_dir: Path, tmp_path: Path) -> None:
+def test_create_list_status_and_export(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(console, "width", 80)  # a terminal's default
     source = tmp_path / "triptans.csv"
     source.write_bytes(triptans().csv_bytes)
     invoke(data_dir, "import", str(source))
@@ -101,6 +106,14 @@ def test_create_list_status_and_export(data_dir: Path, tmp_path: Path) -> None:
     assert "Triptans" in table and short in table and str(project_id) not in table
 
     _screen(data_dir, project_id, 10)
+    # The list names each project and says how far you are, in 80 columns.
+    assert (
+        json.loads(invoke(data_dir, "screening", "list", "--json"))["projects"][0]["screened"] == 10
+    )
+    table = invoke(data_dir, "screening", "list")
+    row = next(line for line in table.splitlines() if short in line)
+    assert "Triptans" in row and "10 / 40" in row
+    assert max(map(len, table.splitlines())) <= 80
     status = json.loads(invoke(data_dir, "screening", "status", str(project_id), "--json"))
     assert status["progress"]["screened"] == 10
     assert status["prisma"]["screened"] == 10

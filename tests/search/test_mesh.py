@@ -95,7 +95,7 @@ def test_a_phrase_without_a_heading_maps_by_its_parts(mesh: MeshVocabulary) -> N
     mapping = map_concept(mesh, "invasive aspergillosis")
     assert mapping.headings == ["Aspergillosis", "Aspergillus"]  # and its organism
     assert mapping.mappings[0].how == "phrase part"
-    assert "part of the phrase: 'aspergillosis'" in mapping.mappings[0].describe()
+    assert "part of the phrase “aspergillosis”" in mapping.mappings[0].describe()
     assert headings(mesh, "oral cavity cancer") == ["Mouth Neoplasms"]  # less a modifier
 
 

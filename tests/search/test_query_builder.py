@@ -607,9 +607,11 @@ async def test_mesh_mapping_in_the_query_and_the_rationale() -> None:
     )
     assert '"Vulvar Neoplasms"[MeSH]' in query and '"vulvar cancer"[tiab]' in query
     assert "Diagnosis" not in query and " NOT " not in query
-    assert "'invasive aspergillosis' -> Aspergillosis (part of the phrase" in strategy.rationale
-    assert "'vulval cancer' -> Vulvar Neoplasms (US spelling" in strategy.rationale
+    assert "invasive aspergillosis → Aspergillosis (part of the phrase" in strategy.rationale
+    assert "vulval cancer → Vulvar Neoplasms (US spelling" in strategy.rationale
     assert "Aspergillus (the organism that causes Aspergillosis)" in strategy.rationale
+    # Written for people: an arrow, not ASCII "->".
+    assert "->" not in strategy.rationale
 
 
 async def test_excluding_a_diagnosis_makes_no_not() -> None:
@@ -681,7 +683,7 @@ async def test_the_question_s_ideas_are_searched_with_and(packaged: MeshVocabula
     assert '("Tomography, X-Ray Computed"[MeSH] OR "CT"[tiab]' in query
     assert '("Sensitivity and Specificity"[MeSH] OR "diagnostic accuracy"[tiab]' in query
     assert '("Neoplasm Recurrence, Local"[MeSH] OR "recurrence"[tiab]' in query
-    assert "'diagnostic accuracy' -> Sensitivity and Specificity" in strategy.rationale
+    assert "diagnostic accuracy → Sensitivity and Specificity" in strategy.rationale
 
 
 async def test_the_model_is_offered_the_rule_builder_s_mesh(

@@ -91,3 +91,27 @@ async def test_themes_a_model_names_two_ways_are_merged() -> None:
     found = themes(collection)
     assert list(found) == ["Dogs", "Cataract surgery", "Other"]
     assert found["Dogs"] == [papers[i].id for i in (0, 1, 2, 4)]
+
+
+async def test_a_label_written_in_capitals_keeps_its_roman_numeral_and_single_letters() -> None:
+    papers = [
+        *(scored(n, keywords=["CHIARI I MALFORMATION"]) for n in range(0, 3)),
+        *(scored(n, keywords=["HEPATITIS B"]) for n in range(3, 6)),
+        *(scored(n, keywords=["Syringomyelia"]) for n in range(6, 8)),
+    ]
+    collection = await RuleResultOrganizer().organize(papers, STRATEGY, "chiari")
+
+    found = themes(collection)
+    assert set(found) == {"Chiari I malformation", "Hepatitis B", "Syringomyelia"}
+
+
+async def test_a_grouping_with_one_group_of_every_paper_is_not_offered() -> None:
+    # Every paper from the library, none of a known study type: "Other (4)" and
+    # "Local library (4)" would only be "All papers (4)" again.
+    papers = [scored(n, keywords=["dog"] if n < 2 else ["cat"]) for n in range(4)]
+    collection = await RuleResultOrganizer().organize(papers, STRATEGY, "pets")
+
+    dimensions = {g.dimension: g.groups for g in collection.groupings}
+    assert "study_type" not in dimensions and "year" not in dimensions
+    assert all(len(group.paper_ids) < len(papers) for group in dimensions["theme"])
+    assert {g.label for g in dimensions["theme"]} == {"Cat", "Dog"}

@@ -119,6 +119,7 @@ def test_retrieval_is_derived_deterministically_per_source() -> None:
             keywords=["bremelanotide", "melanocortin receptor"],
             focus_areas=["Obesity", "Sexual dysfunction"],
             competitors=["Palatin Technologies"],
+            follow_organisations=True,
         )
 
     retrieval = build()
@@ -133,6 +134,29 @@ def test_retrieval_is_derived_deterministically_per_source() -> None:
     strategy = retrieval.strategy()
     assert strategy.sources == sorted(syntax_sources())
     assert strategy.query_for("pubmed") is not None
+
+
+def test_organisations_join_the_topic_only_of_a_stream_that_follows_them() -> None:
+    """An organisation (the user's affiliation, say) is never a topic term of a stream
+    about a subject: every source's query is the keywords and focus areas alone."""
+    plain = build_retrieval_config(keywords=["syringomyelia"], focus_areas=["spaniels"])
+    named = build_retrieval_config(
+        keywords=["syringomyelia"],
+        focus_areas=["spaniels"],
+        competitors=["Royal Veterinary College"],
+    )
+    assert named == plain
+    assert named.queries["library"].query == "syringomyelia spaniels"
+    scientific = finish_config(
+        PartialStreamConfig.model_validate({**FULL_CONFIG, "stream_type": "scientific"})
+    )
+    assert all("Palatin" not in q.query for q in scientific.retrieval.queries.values())
+    assert scientific.topic_terms() == scientific.keywords
+    competitive = finish_config(
+        PartialStreamConfig.model_validate({**FULL_CONFIG, "stream_type": "competitive"})
+    )
+    assert "Palatin" in competitive.retrieval.queries["pubmed"].query
+    assert competitive.topic_terms()[-1] == "Palatin Technologies"
 
 
 def test_retrieval_is_editable_and_checked() -> None:

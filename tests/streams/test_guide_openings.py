@@ -215,3 +215,54 @@ async def test_the_guide_speaks_to_academics_and_industry_alike() -> None:
     for pharma in ("Business goals", "Go/no-go", "therapeutic", "leadership team"):
         assert pharma not in said and pharma not in offered
     assert "Find evidence for a review, a grant or a guideline" in walked.offered["business_goals"]
+
+
+VET = (
+    "I work at the Royal Veterinary College neurology group. I want to follow new research "
+    "on Chiari-like malformation and syringomyelia in Cavalier King Charles spaniels, with "
+    "a weekly report."
+)
+
+
+async def test_the_affiliation_never_narrows_the_queries_and_names_stay_whole() -> None:
+    walked = await walk(VET)
+    first = walked.first.updated_config
+    # A breed named after "in" is one topic, not a place and a lone "spaniels".
+    assert first.focus_areas == [
+        "Chiari-like malformation",
+        "syringomyelia",
+        "Cavalier King Charles spaniels",
+    ]
+    # "with a weekly report" answers the frequency: filled in, never asked.
+    assert first.report_frequency == "weekly"
+    assert "report_frequency" not in walked.offered
+    assert "report frequency (weekly)" in walked.first.message
+    # The walk takes the offered affiliation as an organisation: it stays out of the
+    # topic queries of a stream that does not follow organisations.
+    assert walked.offered["competitors"] == ["Royal Veterinary College"]
+    stream = walked.last.stream
+    assert stream is not None
+    assert stream.competitors == ["Royal Veterinary College"]
+    assert stream.stream_type != "competitive"
+    for name, query in stream.retrieval.queries.items():
+        said = f"{query.query} {query.filters}"
+        assert "Veterinary" not in said, (name, said)
+    library = stream.retrieval.queries["library"].query
+    assert "syringomyelia" in library
+    assert "Cavalier King Charles spaniels" in library
+
+
+@pytest.mark.parametrize(
+    ("text", "frequency"),
+    [
+        ("Follow CRISPR base editing, daily please", "daily"),
+        ("Keep me posted on perovskite solar cells every two weeks", "biweekly"),
+        ("Track sepsis biomarkers and send a monthly digest", "monthly"),
+        ("Watch for tau PET imaging every 12 days", "biweekly"),
+        ("Watch for tau PET imaging every 3 days", "daily"),
+        ("Follow coral reef fisheries", None),
+    ],
+)
+async def test_a_frequency_in_the_opening_is_filled_in(text: str, frequency: str | None) -> None:
+    turn = await run_turn(new_session(), text, None, RuleGuide())
+    assert turn.session.config.report_frequency == frequency

@@ -194,12 +194,23 @@ def test_what_matches_nothing_offers_nothing_to_export(
         page.get_by_test_id("organize").get_by_role("radio", name=re.compile("all"))
     ).to_be_disabled()
 
-    # A publication type the library does not have: the search says which there are.
+    # The publication type is a choice among those the library holds, with their counts.
     page.get_by_label("Search words or a question").fill("")
-    page.get_by_label("Publication type").fill("Reveiw")
+    types = page.get_by_label("Publication type")
+    expect(types.locator("option")).to_have_text(
+        ["Any", "Journal article (10)", "Article (9)", "Review (1)"]
+    )
+    types.select_option(label="Review (1)")
     page.get_by_role("button", name="Search", exact=True).click()
+    expect(page.get_by_test_id("result-count")).to_have_text("1 record")
+
+    # A type no record has (an old link): the search is not run, which is no failure, and
+    # the export line says nothing of a search that was not made.
+    page.goto("/library?publication_type=Reveiw")
     alert = page.get_by_test_id("notice").get_by_role("alert")
     expect(alert).to_contain_text("No record in your library has the publication type “Reveiw”.")
     expect(alert).to_contain_text("The types it holds: Review (1)")
+    expect(alert).not_to_contain_text("failed")
+    expect(export).to_be_hidden()
     problems.expect_failed_loads(422)
     problems.assert_none()

@@ -15,6 +15,7 @@ import pytest
 from playwright.sync_api import Dialog, Locator, Page, expect
 
 from tests.conftest import SHARED_DATA
+from tests.web._checks import WIDTHS, overflow
 from tests.web.live import LiveServer, NewPage, PageProblems, SourceStub, clean_settings, serve
 
 pytestmark = pytest.mark.browser
@@ -111,9 +112,22 @@ def test_library_import_search_detail_and_back(
     expect(page.get_by_test_id("notice")).to_have_text(
         "Your library is empty. Import a file above to start."
     )
+    # Nothing to search, export, select or tag yet: only the import and what to do.
+    select_page = page.get_by_role("button", name="Select this page")
+    expect(select_page).to_be_hidden()
+    expect(page.get_by_role("search", name="Library")).to_be_hidden()
+    # On a phone the file picker stays inside its card, and the page never scrolls sideways.
+    page.set_viewport_size({"width": WIDTHS["mobile"][0], "height": WIDTHS["mobile"][1]})
+    picker = page.get_by_label("File", exact=True).bounding_box()
+    card = page.locator("section.panel", has=page.get_by_label("File", exact=True)).bounding_box()
+    assert picker is not None and card is not None
+    assert picker["x"] + picker["width"] <= card["x"] + card["width"]
+    assert overflow(page) is None, overflow(page)
+    page.set_viewport_size({"width": 1280, "height": 800})  # the tests' own window
 
     summary = _import(page, SCOPUS)
-    expect(summary).to_contain_text("scopus.ris")
+    expect(summary).to_contain_text("scopus.ris (read as RIS)")
+    expect(select_page).to_be_visible()
     expect(_tally(summary, "imported")).to_have_text(str(total))
     expect(_tally(summary, "merged")).to_have_text("0")
     expect(_tally(summary, "in_file_duplicates")).to_have_text("0")
@@ -208,7 +222,11 @@ def test_library_exports_a_search_or_the_records_ticked(
     selection = page.get_by_test_id("export-selection")
     expect(selection.get_by_role("link", name="RIS", exact=True)).to_be_hidden()
     first = _result_titles(page)[0]
+    organize = page.get_by_test_id("organize")
+    expect(organize.get_by_role("radio", name=re.compile("of this search"))).to_be_checked()
     _results(page).first.get_by_role("checkbox").check()
+    # "Collect or tag" follows the selection: the ticked records, then all results again.
+    expect(organize.get_by_role("radio", name="the selected record")).to_be_checked()
     page.get_by_test_id("pager").get_by_role("button", name="Next page").click()
     expect(page.get_by_test_id("result-count")).to_contain_text(f"Showing {_span(5, 8)}")
     second = _result_titles(page)[1]
@@ -225,6 +243,7 @@ def test_library_exports_a_search_or_the_records_ticked(
     selection.get_by_role("button", name="Clear the selection").click()
     expect(selection.get_by_role("link", name="RIS", exact=True)).to_be_hidden()
     expect(_results(page).nth(1).get_by_role("checkbox")).not_to_be_checked()
+    expect(organize.get_by_role("radio", name=re.compile("of this search"))).to_be_checked()
 
 
 def _check_first_record(detail: Locator) -> None:
@@ -244,6 +263,7 @@ def _check_first_record(detail: Locator) -> None:
     expect(keywords.filter(has_text=re.compile(r"^taurine$"))).to_have_count(1)
     expect(_field(detail, "publication_types")).to_contain_text("Article")
     expect(_field(detail, "provenance")).to_contain_text("Imported from scopus.ris")
+    expect(_field(detail, "provenance")).to_contain_text("Source: RIS")  # not its id, "ris"
 
 
 def test_library_year_filter_paging_and_export(
@@ -336,22 +356,20 @@ def test_library_year_filter_paging_and_export(
     assert len(re.findall(r"^TY  - ", text, flags=re.MULTILINE)) == 1
     assert REVIEW_DOI in text
 
-    # A reversed range is refused by the API; the page shows its message and hint.
-    page.get_by_label("Publication type").fill("")
+    # A reversed range is swapped in the page, which says so: never sent to be refused.
+    page.get_by_label("Publication type").select_option("")
     page.get_by_label("Year from").fill("2025")
     page.get_by_label("Year to").fill("2024")
     page.get_by_role("button", name="Search", exact=True).click()
-    alert = page.get_by_test_id("notice").get_by_role("alert")
-    expect(alert).to_contain_text(
-        "Invalid library query: the first year (2025) is after the last (2024)"
+    notice = page.get_by_test_id("notice")
+    expect(notice).to_contain_text(
+        "The first year (2025) was after the last (2024): swapped them, 2024 to 2025."
     )
-    expect(alert).not_to_contain_text("pydantic")
-    expect(alert).not_to_contain_text("year_from")
-    expect(alert.locator(".problem-hint")).to_have_text(
-        "Give years as four digits (1000 to 2999), the earlier one first."
-    )
-    problems.expect_failed_loads(422)
-    problems.assert_none()
+    expect(notice.get_by_role("alert")).to_have_count(0)
+    expect(count).to_have_text(f"Showing {_span(1, 4)} of {total} records")
+    expect(page.get_by_label("Year from")).to_have_value("2024")
+    assert _query(page)["year_from"] == ["2024"] and _query(page)["year_to"] == ["2025"]
+    problems.assert_none()  # no 422 in the console
 
 
 def test_library_delete_asks_first(
@@ -430,7 +448,7 @@ def test_library_import_reports_skipped_records_and_refused_files(
     expect(message).to_contain_text("Not imported: notes.odt is in an unrecognised format")
     expect(message).to_contain_text("RIS (.ris, .txt)")
     assert message.inner_text().count("notes.odt") == 1  # the file is named once
-    expect(alert.locator(".problem-hint")).to_contain_text("choose its format: bibtex, csv")
+    expect(alert.locator(".problem-hint")).to_contain_text("choose its format: BibTeX, CSV")
     expect(alert).to_have_attribute("data-code", "invalid_input")
     problems.expect_failed_loads(422)
     problems.assert_none()
@@ -765,4 +783,30 @@ def test_library_page_shows_the_semantic_index_and_finds_by_meaning(
         saved = tmp_path / "related.ris"
         download_info.value.save_as(saved)
         assert len(re.findall(r"^TY  - ", saved.read_text(encoding="utf-8"), re.M)) == 4
+    problems.assert_none()
+
+
+def test_library_year_facet_says_what_it_does_not_show(
+    fresh_server: LiveServer, new_page: NewPage, problems: PageProblems, tmp_path: Path
+) -> None:
+    years = range(2008, 2023)  # 15 years, more than the row shows at first
+    spread = tmp_path / "spread.ris"
+    spread.write_text(
+        "".join(
+            f"TY  - JOUR\nTI  - Syringomyelia in dogs, a study of {year}\nAU  - Doe, J.\n"
+            f"PY  - {year}\nER  - \n\n"
+            for year in years
+        ),
+        encoding="utf-8",
+    )
+    page = new_page(fresh_server)
+    page.goto("/library")
+    expect(_tally(_import(page, spread), "imported")).to_have_text(str(len(years)))
+    row = page.get_by_test_id("facets").locator('[data-role="years"]')
+    chips = row.get_by_role("button", name=re.compile(r"^\d{4} \(1\)$"))
+    expect(chips).to_have_count(12)
+    more = row.get_by_role("button", name="show 3 more years")
+    more.click()
+    expect(chips).to_have_count(len(years))
+    expect(more).to_have_count(0)
     problems.assert_none()

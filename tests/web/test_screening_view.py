@@ -15,6 +15,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.screening.world import EXCLUSION, INCLUSION, KEYWORDS, svg_words, triptans
+from tests.web._checks import WIDTHS, overflow
 from tests.web.live import LiveServer, NewPage, PageProblems
 
 pytestmark = pytest.mark.browser
@@ -134,6 +135,12 @@ def test_screen_with_the_keyboard_then_read_the_prisma_flow(
     row.get_by_label(f"Full-text decision on {first}").select_option("not_retrieved")
     row.get_by_role("button", name="Save").click()
     expect(row).to_contain_text("Saved.")
+    # On a phone the full-text stage fits the screen: no sideways page, Save in reach.
+    page.set_viewport_size({"width": WIDTHS["mobile"][0], "height": WIDTHS["mobile"][1]})
+    assert overflow(page) is None, overflow(page)
+    save = row.get_by_role("button", name="Save").bounding_box()
+    assert save is not None and save["x"] + save["width"] <= WIDTHS["mobile"][0]
+    page.set_viewport_size({"width": 1280, "height": 800})  # the tests' own window
 
     prisma = page.get_by_test_id("prisma")
     image = prisma.get_by_test_id("prisma-diagram")

@@ -618,8 +618,10 @@ def test_results_are_a_compact_list_marked_by_keyboard_with_sources_apart_from_o
     # close the abstract; the paper in focus shows it.
     help_line = page.get_by_test_id("key-help")
     expect(help_line).to_contain_text("next / previous paper")
-    help_line.click()
-    page.keyboard.press("Tab")
+    # They work from anywhere on the page (here the heading, where the page put the
+    # focus), not only once inside the list: j there goes to the first paper.
+    review.get_by_role("heading", name="Review the results").focus()
+    page.keyboard.press("j")
     expect(first).to_be_focused()
     outline = first.evaluate(
         "e => getComputedStyle(e).outlineStyle + ' ' + getComputedStyle(e).outlineWidth"
@@ -642,6 +644,17 @@ def test_results_are_a_compact_list_marked_by_keyboard_with_sources_apart_from_o
     expect(page.get_by_test_id("mark-count")).to_have_text(
         "You marked 1 relevant and 1 not relevant."
     )
+    # Each mark is kept as it is made: the run opened in another tab shows both.
+    other = page.context.new_page()
+    other.goto(page.url)
+    expect(_paper(other, 0).get_by_role("button", name="Relevant", exact=True)).to_have_attribute(
+        "aria-pressed", "true", timeout=RUN_WAIT_MS
+    )
+    expect(other.get_by_test_id("mark-count")).to_have_text(
+        "You marked 1 relevant and 1 not relevant."
+    )
+    other.close()
+    second.focus()
     page.keyboard.press("Enter")
     expect(second.locator('[data-field="abstract"]')).to_be_visible()
     expect(second.get_by_role("button", name="Abstract")).to_have_attribute("aria-expanded", "true")
@@ -663,6 +676,10 @@ def test_results_are_a_compact_list_marked_by_keyboard_with_sources_apart_from_o
     page.keyboard.press("j")
     expect(shown).to_be_focused()
     marked.select_option(label="All")
+    # A mark the browser cannot keep says so, instead of being lost on a reload.
+    page.evaluate("() => { Storage.prototype.setItem = () => { throw new Error('full'); }; }")
+    _paper(page, 2).get_by_role("button", name="Relevant", exact=True).click()
+    expect(page.get_by_test_id("mark-problem")).to_contain_text("could not be saved")
     page.screenshot(path=str(SCREENSHOTS / "search-after-review.png"), full_page=True)
 
     # No serious or critical axe-core violation; every control reached by Tab, visibly.

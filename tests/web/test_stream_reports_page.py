@@ -208,7 +208,7 @@ def test_a_failing_source_flags_the_report_as_partial(
     _run_now(page)
     row = page.get_by_test_id("reports").locator(".report-row").first
     expect(row).to_have_attribute("data-status", "partial")
-    expect(row).to_contain_text("failed: openalex")
+    expect(row).to_contain_text("failed: OpenAlex")  # the source's name, not its id
     row.get_by_role("link").click()
 
     expect(page.get_by_test_id("report-status")).to_have_text("Partial")

@@ -298,6 +298,9 @@ def test_a_whole_creation_with_the_rule_guide_then_the_stream_page(
     # then what it follows, then its sources, each collapsed.
     expect(page).to_have_url(re.compile(rf"/streams/{UUID}$"), timeout=TURN_WAIT_MS)
     stream_id = page.url.rsplit("/", 1)[1]
+    # The guide's address of a created stream opens the stream's own page.
+    page.goto(f"/streams/new/{creation_id}")
+    expect(page).to_have_url(re.compile(rf"/streams/{stream_id}$"), timeout=TURN_WAIT_MS)
     expect(page.get_by_role("heading", level=1)).to_have_text(name)
     expect(page).to_have_title(f"{name} · ScholarStream")
     headings = page.get_by_role("heading", level=2).all_inner_texts()

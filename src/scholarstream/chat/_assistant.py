@@ -17,6 +17,7 @@ from scholarstream.chat._agent_loop import AgentTools, ToolRunner, TurnTranscrip
 from scholarstream.chat._citations import checked_citations
 from scholarstream.chat._commands import (
     HELP,
+    available_commands,
     command_chips,
     help_text,
     is_command,
@@ -31,6 +32,7 @@ from scholarstream.chat._conversations import (
     StartedTurn,
 )
 from scholarstream.chat._planned_search import (
+    NO_TOPIC,
     SAME_SEARCH,
     offline_retrieval,
     search_if_skipped,
@@ -259,7 +261,8 @@ class Assistant:
         elif continuity is not None and continuity.points_at_results:
             transcript.text = SAME_SEARCH
         elif continuity is None or not continuity.steps:
-            transcript.text = help_text(resolution, offline=True)
+            usages = [command.usage for command in available_commands(resolution)[:3]]
+            transcript.text = NO_TOPIC.format(commands=", ".join(usages) or "none on this page")
         else:
             transcript.text = await offline_retrieval(
                 continuity, resolution, ToolRunner(context, turn.publish, transcript, 10)

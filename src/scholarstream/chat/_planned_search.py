@@ -26,6 +26,12 @@ NO_MODEL = (
     "No language model is configured, so these are search results, not an answer: "
     "configure a model under Settings for answers. /help lists the commands."
 )
+NO_TOPIC = (
+    "No language model is configured, so I cannot answer questions; I search for papers, "
+    "and this message names nothing to search for. Type a topic (the condition, "
+    "intervention or outcome you want papers on), or use a command: {commands}. /help "
+    "lists them all; configure a model under Settings to have questions answered."
+)
 NEEDS_LINK = (
     "There is no web search here, so I searched the literature instead. "
     "I can read a web page when you give me its address: paste the link in your next message."

@@ -135,13 +135,23 @@ def _progress_of(progress: "Progress", task: "TaskID", stream: BinaryIO) -> Call
     return advance
 
 
+def _format_label(name: str) -> str:
+    """The label a format is known by (``RIS``), the id when it is not one we know."""
+    from scholarstream.papers.formats import get_format
+
+    try:
+        return get_format(name).label
+    except InvalidInputError:
+        return name
+
+
 def _print_summary(reports: "list[ImportReport]") -> None:
     if not reports:
         return
     rows = [
         [
             escape(r.file),
-            r.format,
+            _format_label(r.format),
             *(
                 f"{count:,}"
                 for count in (

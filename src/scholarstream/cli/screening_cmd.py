@@ -248,17 +248,26 @@ def list_projects(
         return
     from rich.markup import escape
 
-    columns = ["id", "name", "records", "from", "created"]
+    # Fits 80 columns: the name takes what the others leave; where the records came from
+    # is cut short (``screening status`` says it in full).
+    columns = ["id", "name", "screened", "from", "created"]
     table = list_table("Screening projects", columns, title_column="name")
     for p in projects.projects:
         table.add_row(
             short_id(p.id),
             escape(p.name),
-            str(p.record_count),
-            escape(p.origin.label),
+            f"{p.screened:,} / {p.record_count:,}",
+            escape(_cut(p.origin.label, ORIGIN_WIDTH)),
             p.created_at.strftime("%Y-%m-%d"),
         )
     console.print(table)
+
+
+ORIGIN_WIDTH = 18  # characters of a project's origin a list line shows
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1].rstrip() + "\N{HORIZONTAL ELLIPSIS}"
 
 
 def _n(value: int | None) -> str:

@@ -107,18 +107,30 @@ def streams_list(
     console.print(table)
 
 
-def _print_report(stored: StoredReport) -> None:
+def _source_labels(runtime: Runtime) -> dict[str, str]:
+    """Each source's name as a user reads it ("Semantic Scholar"), by its id."""
+    from scholarstream.sources.library import LIBRARY_INFO
+
+    return {info.name: info.label for info in [LIBRARY_INFO, *runtime.sources.infos()]}
+
+
+def _labelled(names: list[str], labels: dict[str, str]) -> str:
+    return ", ".join(labels.get(name, name) for name in names)
+
+
+def _print_report(stored: StoredReport, labels: dict[str, str]) -> None:
     report = stored.report
     new = report.counts.new if report else 0
     first = ", the stream's first run" if stored.first else ""
     console.print(
         f"[bold]{stored.status}[/]: {new} new item{'s' if new != 1 else ''} since "
-        f"{stored.since.date().isoformat()}{first} (report {stored.id})",
+        f"{stored.since.date().isoformat()}{first} (report {short_id(stored.id)})",
         highlight=False,
     )
     for source in stored.sources:
         if not source.ok:
-            console.print(f"  [red]{source.source} failed:[/] {source.error}", highlight=False)
+            label = labels.get(source.source, source.source)
+            console.print(f"  [red]{label} failed:[/] {source.error}", highlight=False)
     for delivery in stored.notifications:
         outcome = "sent" if delivery.ok else f"failed: {delivery.error}"
         console.print(f"  notified {delivery.label}: {outcome}", highlight=False)
@@ -148,7 +160,7 @@ def streams_run(
     leaves a run that the next process of the engine finishes (another command, ``serve``
     or ``worker``)."""
 
-    async def work(runtime: Runtime) -> StoredReport:
+    async def work(runtime: Runtime) -> tuple[StoredReport, dict[str, str]]:
         from scholarstream.bootstrap import build_engine
         from scholarstream.durable import CLI
         from scholarstream.streams.monitoring import (
@@ -165,12 +177,12 @@ def streams_run(
         await engine.launch()
         try:
             started = await start_stream_run(runtime.database, owner, stream_id)
-            return await wait_for_run(runtime.database, owner, started)
+            return await wait_for_run(runtime.database, owner, started), _source_labels(runtime)
         finally:
             await engine.shutdown()
 
-    stored = run_with_runtime(ctx, work)
-    _print_report(stored)
+    stored, labels = run_with_runtime(ctx, work)
+    _print_report(stored, labels)
     if stored.status == "failed":
         raise typer.Exit(1)
 
@@ -185,12 +197,13 @@ def streams_reports(
     """A stream's reports, newest first."""
     from scholarstream.streams.monitoring import ReportList, ReportStore
 
-    async def work(runtime: Runtime) -> list[ReportSummary]:
+    async def work(runtime: Runtime) -> tuple[list[ReportSummary], dict[str, str]]:
         owner = await _owner(runtime, user)
         stream_id = await _stream_id(runtime, owner, stream)
-        return await ReportStore(runtime.database).list(owner, stream_id)
+        listed = await ReportStore(runtime.database).list(owner, stream_id)
+        return listed, _source_labels(runtime)
 
-    summaries = run_with_runtime(ctx, work)
+    summaries, labels = run_with_runtime(ctx, work)
     if as_json:
         typer.echo(ReportList(reports=summaries).model_dump_json(indent=2))
         return
@@ -202,7 +215,7 @@ def streams_reports(
             summary.started_at.isoformat(timespec="minutes"),
             summary.status,
             str(summary.counts.new) if summary.counts else "",
-            ", ".join(summary.failed_sources),
+            _labelled(summary.failed_sources, labels),
         )
     console.print(table)
 
@@ -225,17 +238,18 @@ def streams_report(
 
     file_format = get_format(export, for_export=True) if export else None
 
-    async def work(runtime: Runtime) -> StoredReport:
+    async def work(runtime: Runtime) -> tuple[StoredReport, dict[str, str]]:
         owner = await _owner(runtime, user)
         stream_id = await _stream_id(runtime, owner, stream)
         report_id = await _report_id(runtime, owner, stream_id, report)
-        return await ReportStore(runtime.database).get(owner, stream_id, report_id)
+        stored = await ReportStore(runtime.database).get(owner, stream_id, report_id)
+        return stored, _source_labels(runtime)
 
-    stored = run_with_runtime(ctx, work)
+    stored, labels = run_with_runtime(ctx, work)
     if as_json:
         typer.echo(stored.model_dump_json(indent=2))
     elif file_format is None or stored.report is None:
-        _print_report(stored)
+        _print_report(stored, labels)
     if file_format is not None and stored.report is not None:
         if out is None:
             export_report(stored.report, file_format.name, typer.get_text_stream("stdout"))

@@ -159,7 +159,7 @@ class HeadingMapping:
 
     def describe(self) -> str:
         if self.how == "heading":
-            return f"'{self.term}' -> {self.heading} (MeSH heading)"
+            return f"{self.term} → {self.heading} (MeSH)"
         if self.how in (
             "entry term",
             "near spelling",
@@ -168,24 +168,24 @@ class HeadingMapping:
             "MeSH wording",
             "abbreviation",
         ):
-            via = "" if self.matched == normalize(self.term) else f" '{self.matched}'"
-            return f"'{self.term}' -> {self.heading} ({self.how}{via})"
+            via = "" if self.matched == normalize(self.term) else f" “{self.matched}”"
+            return f"{self.term} → {self.heading} ({self.how}{via})"
         if self.how == "organism":
-            return f"'{self.term}' -> {self.heading} (the organism that causes {self.matched})"
+            return f"{self.term} → {self.heading} (the organism that causes {self.matched})"
         if self.how == "infection":
-            return f"'{self.term}' -> {self.heading} (the infection {self.matched} causes)"
+            return f"{self.term} → {self.heading} (the infection {self.matched} causes)"
         if self.how == "treated disease":
-            return f"'{self.term}' -> {self.heading} (the disease the drug class is against)"
+            return f"{self.term} → {self.heading} (the disease the drug class is against)"
         if self.how == "resistant form":
             asked = f"the question asks about {self.matched}"
-            return f"'{self.term}' -> {self.heading} (resistant form: {asked})"
+            return f"{self.term} → {self.heading} (resistant form: {asked})"
         if self.how == "narrower":
-            return f"'{self.term}' -> {self.heading} (narrower heading the question names)"
+            return f"{self.term} → {self.heading} (narrower heading the question names)"
         if self.how == "phrase part":
-            return f"'{self.term}' -> {self.heading} (part of the phrase: '{self.matched}')"
+            return f"{self.term} → {self.heading} (part of the phrase “{self.matched}”)"
         if self.matched and self.matched != normalize(self.term):
-            return f"'{self.term}' -> {self.heading} (broader heading above {self.matched})"
-        return f"'{self.term}' -> {self.heading} (broader heading in the MeSH tree)"
+            return f"{self.term} → {self.heading} (broader heading above {self.matched})"
+        return f"{self.term} → {self.heading} (broader heading in the MeSH tree)"
 
 
 # Heading names that mean something else as a text word: "aged 18 to 65".

@@ -123,7 +123,12 @@ class ScreeningService:
         )
 
     async def list(self, user_id: uuid.UUID) -> ProjectList:
-        return ProjectList(projects=await self.store.list(user_id))
+        """The user's projects, each with how many of its records they have screened."""
+        projects = []
+        for summary in await self.store.list(user_id):
+            mine = current(await self.store.events(summary.id), "screen", user_id)
+            projects.append(summary.model_copy(update={"screened": len(mine)}))
+        return ProjectList(projects=projects)
 
     async def get(self, user_id: uuid.UUID, project_id: uuid.UUID) -> Project:
         return await self.store.get(user_id, project_id)

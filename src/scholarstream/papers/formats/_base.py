@@ -146,9 +146,11 @@ def get_format(name: str, *, for_export: bool = False) -> FileFormat:
     )
     if file_format is None or not usable:
         names = export_format_names() if for_export else import_format_names()
+        # The ids are what is typed; each with the label the user reads elsewhere.
+        named = (f"{known} ({_FORMATS[known].label})" for known in names)
         raise InvalidInputError(
             f"Unknown {'export' if for_export else 'import'} format {name!r}.",
-            hint=f"Use one of: {', '.join(names)}.",
+            hint=f"Use one of: {', '.join(named)}.",
         )
     return file_format
 

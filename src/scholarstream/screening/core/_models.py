@@ -188,6 +188,7 @@ class ProjectSummary(_Model):
     name: str
     origin: Origin
     record_count: int
+    screened: int = Field(default=0, description="Records you have screened on title and abstract.")
     your_role: Role
     created_at: dt.datetime
 

@@ -112,6 +112,20 @@ class RuleResultOrganizer:
         return rule_themes(papers)
 
 
+# The groupings offered even as one group of every paper: it says where they came from.
+_ALWAYS_SHOWN: frozenset[GroupDimension] = frozenset({"source"})
+
+
+def _splits(grouping: Grouping, total: int) -> bool:
+    """A grouping is offered when it tells papers apart: one group holding every paper
+    ("Other (50)" of study types beside "All papers (50)") is the same set again."""
+    groups = grouping.groups
+    if not groups:
+        return False
+    one_set = len(groups) == 1 and len(groups[0].paper_ids) >= total
+    return not one_set or grouping.dimension in _ALWAYS_SHOWN
+
+
 def build_collection(
     scored: Sequence[ScoredPaper],
     strategy: SearchStrategy,
@@ -129,7 +143,7 @@ def build_collection(
         question=user_input,
         strategy=strategy,
         papers=papers,
-        groupings=[g for g in groupings if g.groups],
+        groupings=[g for g in groupings if _splits(g, len(papers))],
         stats=collection_stats(papers, results),
         source_statuses=results.statuses if results else [],
     )

@@ -33,6 +33,9 @@ _TITLE_STOP = {
     "trial", "review", "randomized", "randomised", "controlled", "systematic", "meta-analysis",
 }  # fmt: skip
 _LETTERS = re.compile(r"[^\W\d_]")
+# Words a subject keeps in capitals when the rest of it is lowered: roman numerals and
+# single letters ("CHIARI I MALFORMATION" -> "Chiari I malformation", "HEPATITIS B").
+_KEPT_CAPITALS = re.compile(r"(?:I{1,3}|IV|VI{0,3}|IX|X{1,3}|[A-Z])[,;:.)]?")
 
 
 def theme_key(term: str) -> str:
@@ -66,7 +69,7 @@ def _display(form: str) -> str:
     if _slug(text):
         text = text.replace("-", " ")
     if _shouted(text):
-        text = text.lower()
+        text = " ".join(w if _KEPT_CAPITALS.fullmatch(w) else w.lower() for w in text.split(" "))
     first = text.split(" ", 1)[0]
     if any(c.isupper() for c in first[1:]):  # "mRNA vaccines", "HbA1c" keep their case
         return text

@@ -298,7 +298,7 @@ def unrecognised_format(filename: str) -> InvalidInputError:
         f"ScholarStream imports. It imports {listed}; any of them may be compressed (.gz).",
         hint="Export the references again from your reference manager or database in one of "
         "these formats (RIS works everywhere); if the file is one of them, choose its format: "
-        f"{', '.join(f.name for f in readable)}.",
+        f"{', '.join(f.label for f in readable)}.",
     )
 
 

@@ -16,7 +16,11 @@ from typing import Annotated
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from scholarstream.errors import InvalidInputError
-from scholarstream.streams.core._retrieval import RetrievalConfig, build_retrieval_config
+from scholarstream.streams.core._retrieval import (
+    RetrievalConfig,
+    build_retrieval_config,
+    topic_terms,
+)
 
 MAX_TEXT_CHARS = 2000
 MAX_NAME_CHARS = 120
@@ -148,6 +152,21 @@ class StreamConfig(BaseModel):
         "areas; the user may edit it."
     )
 
+    def topic_terms(self) -> list[str]:
+        """The terms of the stream's topic, as its derived queries search them: the
+        keywords, and the organisations only when the stream follows organisations."""
+        return topic_terms(
+            self.keywords,
+            self.competitors,
+            follow_organisations=follows_organisations(self.stream_type),
+        )
+
+
+def follows_organisations(stream_type: StreamType | str | None) -> bool:
+    """Whether a stream of this type searches for its organisations (beside its keywords);
+    any other stream only groups its reports by them."""
+    return stream_type == StreamType.COMPETITIVE
+
 
 def default_chat_instructions(config: PartialStreamConfig) -> str:
     """What the chat is told about a stream whose user wrote no instructions of their own."""
@@ -181,6 +200,7 @@ def finish_config(
         keywords=config.keywords,
         focus_areas=config.focus_areas or [],
         competitors=config.competitors or [],
+        follow_organisations=follows_organisations(config.stream_type),
         unavailable=unavailable,
     )
     values = config.model_dump(exclude_none=True)

@@ -11,7 +11,11 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from scholarstream.errors import InvalidInputError
-from scholarstream.streams.core._config import OPTIONAL_FIELDS, StreamConfig
+from scholarstream.streams.core._config import (
+    OPTIONAL_FIELDS,
+    StreamConfig,
+    follows_organisations,
+)
 from scholarstream.streams.core._fields import (
     EDITABLE_FIELDS,
     FieldValue,
@@ -21,8 +25,9 @@ from scholarstream.streams.core._fields import (
 from scholarstream.streams.core._retrieval import RetrievalConfig, build_retrieval_config
 from scholarstream.validation_messages import explain
 
-TOPIC_FIELDS = ("keywords", "focus_areas", "competitors")
-"""The fields the retrieval queries are derived from."""
+TOPIC_FIELDS = ("keywords", "focus_areas", "competitors", "stream_type")
+"""The fields the retrieval queries are derived from (the type says whether the
+organisations are searched for)."""
 
 
 class StreamQueryUpdate(BaseModel):
@@ -102,7 +107,10 @@ def _field_value(name: str, raw: object) -> FieldValue:
 
 def _derived(config: StreamConfig) -> RetrievalConfig:
     return build_retrieval_config(
-        keywords=config.keywords, focus_areas=config.focus_areas, competitors=config.competitors
+        keywords=config.keywords,
+        focus_areas=config.focus_areas,
+        competitors=config.competitors,
+        follow_organisations=follows_organisations(config.stream_type),
     )
 
 
@@ -124,12 +132,16 @@ def _switched_like(derived: RetrievalConfig, current: RetrievalConfig) -> Retrie
 
 
 def _derive(values: dict[str, object]) -> RetrievalConfig:
-    keywords, focus_areas, competitors = (values[name] for name in TOPIC_FIELDS)
+    keywords, focus_areas, competitors, stream_type = (values[name] for name in TOPIC_FIELDS)
     assert isinstance(keywords, list)
     assert isinstance(focus_areas, list)
     assert isinstance(competitors, list)
+    assert isinstance(stream_type, str)
     return build_retrieval_config(
-        keywords=keywords, focus_areas=focus_areas, competitors=competitors
+        keywords=keywords,
+        focus_areas=focus_areas,
+        competitors=competitors,
+        follow_organisations=follows_organisations(stream_type),
     )
 
 

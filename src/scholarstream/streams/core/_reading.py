@@ -11,11 +11,15 @@ The rules are about the role a phrase plays in the sentence, not about a field's
   about the user, not the subject: only what they say they study or work on is a topic,
   and an organisation named there is their own (offered, never pre-filled);
 - a *name* is a run of capitalised words that a sentence does not capitalise on its own:
-  after "in" ("in the Baltic", "in Germany") it is a place, a search term; otherwise an
-  organisation ("from DeepMind and Meta AI", "at MIT");
+  after "in" ("in the Baltic", "in Germany") it is a place, a search term, unless a noun
+  follows that it qualifies ("in Cavalier King Charles spaniels": one topic, kept whole);
+  otherwise an organisation ("from DeepMind and Meta AI", "at MIT");
 - a *topic* is a phrase of the subject, without the words that say which documents or how
   recent ("new ... papers", "... trials", "especially ..."), and never a collective of
   people ("a cardiology group", "our lab"): those are who, not what.
+
+A *frequency* ("with a weekly report", "every two weeks", "every 10 days") is how often
+the user wants a report: the nearest of daily, weekly, biweekly and monthly.
 
 Deterministic, no model, English only.
 """
@@ -35,6 +39,24 @@ from scholarstream.understanding import (
 )
 
 MAX_TOPICS = 6
+
+_NUMBERS = {"one": 1, "a": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "other": 2}
+_NUMBER = r"(\d{1,3}|one|two|three|four|five|six|other)"
+_FREQUENCY_WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\b(?:bi-?weekly|fortnightly|fortnight)\b", re.IGNORECASE), "biweekly"),
+    (re.compile(r"\b(?:daily|every\s+day|each\s+day|once\s+a\s+day)\b", re.IGNORECASE), "daily"),
+    (
+        re.compile(r"\b(?:weekly|every\s+week|each\s+week|once\s+a\s+week)\b", re.IGNORECASE),
+        "weekly",
+    ),
+    (
+        re.compile(r"\b(?:monthly|every\s+month|each\s+month|once\s+a\s+month)\b", re.IGNORECASE),
+        "monthly",
+    ),
+)
+_EVERY_N = re.compile(rf"\bevery\s+{_NUMBER}\s+(day|week|month)s?\b", re.IGNORECASE)
+_PERIODS = {"daily": 1, "weekly": 7, "biweekly": 14, "monthly": 30}
+_UNIT_DAYS = {"day": 1, "week": 7, "month": 30}
 
 _INTENT = re.compile(
     r"""\b(?:
@@ -122,6 +144,8 @@ class Reading:
     """Organisations of the user's self-description (their affiliation)."""
     places: tuple[str, ...]
     topics: tuple[str, ...]
+    frequency: str | None = None
+    """How often the text asks for a report (daily, weekly, biweekly, monthly), if it says."""
 
     @property
     def terms(self) -> tuple[str, ...]:
@@ -167,7 +191,23 @@ def read_text(text: str) -> Reading:
         own_organisations=tuple(own),
         places=tuple(places),
         topics=tuple(topics[:MAX_TOPICS]),
+        frequency=frequency_of(text),
     )
+
+
+def frequency_of(text: str) -> str | None:
+    """The report frequency ``text`` names, the nearest one for "every N days/weeks"."""
+    every = _EVERY_N.search(text)
+    if every:
+        count = every.group(1).lower()
+        days = (int(count) if count.isdigit() else _NUMBERS[count]) * _UNIT_DAYS[
+            every.group(2).lower()
+        ]
+        return min(_PERIODS, key=lambda name: abs(_PERIODS[name] - days))
+    for pattern, frequency in _FREQUENCY_WORDS:
+        if pattern.search(text):
+            return frequency
+    return None
 
 
 def _intent(clause: str) -> re.Match[str] | None:
@@ -205,15 +245,24 @@ def _names(text: str) -> list[_Name]:
         previous = tokens[i - 1].lower() if i else ""
         before = tokens[i - 2].lower() if i > 1 else ""
         after = tokens[j] if j < len(tokens) else ""
+        known_place = name.lower() in _PLACES
         place = (
-            previous in _PLACE_CUES
-            or (previous == "the" and before in _PLACE_CUES)
-            or name.lower() in _PLACES
+            previous in _PLACE_CUES or (previous == "the" and before in _PLACE_CUES) or known_place
         )
+        if place and not known_place and _qualifies(after):
+            i = j  # "in Cavalier King Charles spaniels": part of a topic, kept whole
+            continue
         if place or len(run) > 1 or _lone_name(tokens, i, after, lowered):
             names.append(_Name(name, place))
         i = j
     return names
+
+
+def _qualifies(after: str) -> bool:
+    """Does a name followed by ``after`` qualify it, as a breed, a strain or a variety
+    does ("Cavalier King Charles spaniels", "Sprague Dawley rats")? A lowercase content
+    word does; a stop word, punctuation or the end of the text do not ("in Germany and")."""
+    return after[:1].islower() and not is_stop_word(after, "search")
 
 
 def _skipped(word: str) -> bool:

@@ -3,8 +3,14 @@ deterministically from the stream's keywords, competitors and focus areas, then 
 user's to edit. Monitoring runs it as a paper-search ``SearchStrategy``.
 
 The derivation builds one query plan and lets each source's registered syntax write it
-(``scholarstream.search.query.render``): the keywords and competitors OR-ed as the topic,
-AND-ed with the focus areas OR-ed (a trial registry gets those as its condition field).
+(``scholarstream.search.query.render``): the keywords OR-ed as the topic, AND-ed with the
+focus areas OR-ed (a trial registry gets those as its condition field).
+
+The organisations (``competitors``) are never a topic term of their own: the user's
+affiliation, or an organisation named beside the topic, would narrow every query to it.
+Only a stream that follows organisations (``follow_organisations``: an organisations and
+competitors stream) OR-s them in beside the keywords; any other stream uses them only to
+group its reports.
 """
 
 from __future__ import annotations
@@ -80,19 +86,29 @@ class RetrievalConfig(BaseModel):
         )
 
 
+def topic_terms(
+    keywords: Sequence[str], competitors: Sequence[str] = (), *, follow_organisations: bool
+) -> list[str]:
+    """The terms of the topic concept: the keywords, and the organisations only when the
+    stream follows organisations (then any of them is enough, never all)."""
+    return list(dict.fromkeys([*keywords, *(competitors if follow_organisations else ())]))
+
+
 def build_retrieval_config(
     *,
     keywords: Sequence[str],
     focus_areas: Sequence[str] = (),
     competitors: Sequence[str] = (),
+    follow_organisations: bool = False,
     sources: Sequence[str] | None = None,
     limit: int = DEFAULT_LIMIT,
     unavailable: Collection[str] = (),
 ) -> RetrievalConfig:
     """The derived configuration; the same fields always give the same queries. A source
     in ``unavailable`` (one that cannot run here, such as Google Scholar without its key)
-    gets its query but is not enabled, so the stream's runs do not fail on it."""
-    topic = list(dict.fromkeys([*keywords, *competitors]))
+    gets its query but is not enabled, so the stream's runs do not fail on it. The
+    ``competitors`` join the topic only with ``follow_organisations`` (see the module)."""
+    topic = topic_terms(keywords, competitors, follow_organisations=follow_organisations)
     if not topic:
         raise InvalidInputError(
             "A stream needs at least one keyword to search with.",

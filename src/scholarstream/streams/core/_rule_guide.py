@@ -133,7 +133,7 @@ _CONFIRM = re.compile(
     r"go( ahead)?|do it)\b",
     re.IGNORECASE,
 )
-PREFILLED = ("purpose", "focus_areas", "competitors")
+PREFILLED = ("purpose", "focus_areas", "competitors", "report_frequency")
 _ABOUT_STEPS = (WorkflowStep.EXPLORATION, WorkflowStep.PURPOSE)
 """Where what the user types is about the subject (not an answer to another question)."""
 """The fields text that answers the purpose may fill at once, when they are empty."""
@@ -229,6 +229,8 @@ def _prefill(request: GuideRequest, reading: Reading, reply: _Reply) -> None:
         found["focus_areas"] = list(reading.topics)
     if config.competitors is None and reading.organisations:
         found["competitors"] = list(reading.organisations)
+    if config.report_frequency is None and reading.frequency is not None:
+        found["report_frequency"] = reading.frequency
     for name, value in found.items():
         try:
             reply.extracted[name] = parse_field_value(name, value)
@@ -246,7 +248,8 @@ def _noted(extracted: dict[str, FieldValue]) -> str:
             continue
         spec = field_spec(name)
         value = extracted[name]
-        detail = f" ({spec.shown(value)})" if isinstance(value, list) else ""
+        shown = spec.shown(value) if isinstance(value, list) else spec.shown(value).lower()
+        detail = f" ({shown})" if name != "purpose" else ""
         parts.append(f"the {spec.label}{detail}")
     return (  # a paragraph of its own, before the next question
         f"From what you wrote, I filled in {joined(parts)}. Change anything that is not "

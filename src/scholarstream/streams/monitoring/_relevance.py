@@ -74,10 +74,11 @@ OFFLINE_JUDGE = StreamJudge(LexicalRelevanceScorer())
 
 
 def stream_intent(stream: Stream) -> ParsedIntent:
-    """The stream as the scorer's intent, shaped like its queries: the keywords and
-    competitors as one concept (any of them), the focus areas as another."""
-    topic_terms = list(dict.fromkeys([*stream.keywords, *stream.competitors]))
-    concepts = [Concept(term=topic_terms[0], synonyms=topic_terms[1:])] if topic_terms else []
+    """The stream as the scorer's intent, shaped like its queries: the keywords (and the
+    organisations of a stream that follows them) as one concept (any of them), the focus
+    areas as another."""
+    terms = stream.topic_terms()
+    concepts = [Concept(term=terms[0], synonyms=terms[1:])] if terms else []
     if stream.focus_areas:
         concepts.append(Concept(term=stream.focus_areas[0], synonyms=stream.focus_areas[1:]))
     return ParsedIntent(question=stream.purpose, topic=stream.purpose, concepts=concepts)

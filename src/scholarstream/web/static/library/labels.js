@@ -49,6 +49,7 @@ export function attachLabels(root, { readState, go, selection, relatedTaken, onC
   const confirmDelete = root.querySelector('[data-testid="confirm-delete-collection"]');
   let collections = [];
   let results = 0; // records "all the results" takes
+  let lastSelected = 0; // records selected when the choice was last shown
 
   // --- what the page offers to type or pick ------------------------------------------------
 
@@ -83,14 +84,24 @@ export function attachLabels(root, { readState, go, selection, relatedTaken, onC
     }
   }
 
+  /** The publication types the library holds, each with its count: a choice, not free
+   *  text (a type no record has would only be refused). */
   async function loadTypes() {
+    let facets;
     try {
-      const facets = await api("/api/v1/library/facets");
-      fillDatalist("library-types", facets.publication_types.map(
-        (facet) => facet.value.charAt(0).toUpperCase() + facet.value.slice(1)));
+      facets = await api("/api/v1/library/facets");
     } catch {
-      // A courtesy: types can still be typed, and the search says which there are.
+      return; // A courtesy: the facets under the search offer the types too.
     }
+    const select = searchForm.elements.publication_type;
+    const chosen = select.value || readState().publication_type;
+    select.replaceChildren(el("option", { value: "" }, "Any"),
+      ...facets.publication_types.map((facet) => el("option", { value: facet.value },
+        `${facet.value.charAt(0).toUpperCase() + facet.value.slice(1)} (${facet.count.toLocaleString()})`)));
+    if (chosen && ![...select.options].some((option) => option.value === chosen)) {
+      select.append(el("option", { value: chosen }, chosen));
+    }
+    select.value = chosen ?? "";
   }
 
   function refreshChoices() {
@@ -184,7 +195,11 @@ export function attachLabels(root, { readState, go, selection, relatedTaken, onC
     organize.querySelector('[data-role="which-selection-label"]').textContent = selected
       ? `the ${selected === 1 ? "selected record" : `${selected.toLocaleString()} selected records`}`
       : "the selected records (none yet)";
+    // The choice follows the selection: ticking the first record makes it "the selected
+    // records", clearing the selection makes it all the results again.
+    if (selected > 0 && lastSelected === 0) whichSelection.checked = true;
     if (selected === 0 && whichSelection.checked) whichResults.checked = true;
+    lastSelected = selected;
     if (total !== undefined) results = total;
     whichResults.disabled = results === 0;
     organize.querySelector('[data-role="which-results-label"]').textContent = results

@@ -25,6 +25,8 @@ const detailRecord = detail.querySelector('[data-role="record"]');
 const deleteProblem = detail.querySelector('[data-role="delete-problem"]');
 const confirmDialog = root.querySelector('[data-testid="confirm-delete"]');
 const screenThese = root.querySelector('[data-testid="screen-these"]');
+const searchPanel = root.querySelector('[data-testid="search-panel"]');
+const exportLine = root.querySelector('[data-testid="export"]');
 
 const FILTERS = ["q", "year_from", "year_to", "publication_type", "collection", "tag", "has_note"];
 const DEFAULT_LIMIT = 20;
@@ -87,6 +89,10 @@ function fillForm(state) {
   const collection = searchForm.elements.collection;
   if (state.collection && ![...collection.options].some((option) => option.value === state.collection)) {
     collection.append(el("option", { value: state.collection }, "…"));
+  }
+  const type = searchForm.elements.publication_type;
+  if (state.publication_type && ![...type.options].some((option) => option.value === state.publication_type)) {
+    type.append(el("option", { value: state.publication_type }, state.publication_type));
   }
   for (const name of FILTERS) searchForm.elements[name].value = state[name];
   const limit = searchForm.elements.limit;
@@ -193,6 +199,26 @@ function facetButton(label, count, narrowed) {
   return button;
 }
 
+/** A row of facets: the first FACETS_SHOWN, and a "show N more" button for the rest (never
+ *  cut without saying so). */
+function facetRow(role, buttons, [one, many], none = null) {
+  const row = facets.querySelector(`[data-role="${role}"]`);
+  const hidden = buttons.length - FACETS_SHOWN;
+  if (buttons.length === 0) {
+    row.replaceChildren(...(none ? [none] : []));
+  } else if (hidden <= 0) {
+    row.replaceChildren(...buttons);
+  } else {
+    const more = el("button", { type: "button", class: "link facet-more", dataset: { role: "more" } },
+      `show ${hidden} more ${hidden === 1 ? one : many}`);
+    more.addEventListener("click", () => {
+      row.replaceChildren(...buttons);
+      buttons[FACETS_SHOWN]?.focus();
+    });
+    row.replaceChildren(...buttons.slice(0, FACETS_SHOWN), more);
+  }
+}
+
 async function showFacets(state) {
   const params = toParams(state, { withRecord: false });
   let counts;
@@ -202,24 +228,26 @@ async function showFacets(state) {
     facets.hidden = true; // the results say what went wrong
     return;
   }
-  const types = counts.publication_types.slice(0, FACETS_SHOWN).map((facet) =>
+  const types = counts.publication_types.map((facet) =>
     facetButton(facet.value.charAt(0).toUpperCase() + facet.value.slice(1), facet.count,
       { ...state, publication_type: facet.value }));
-  const years = counts.years.slice(0, FACETS_SHOWN).map((facet) =>
+  const years = counts.years.map((facet) =>
     facetButton(facet.value, facet.count, { ...state, year_from: facet.value, year_to: facet.value }));
-  facets.querySelector('[data-role="types"]').replaceChildren(
-    ...(types.length ? types : ["none given"]));
-  facets.querySelector('[data-role="years"]').replaceChildren(
-    ...(years.length ? years : ["none given"]));
-  const collections = (counts.collections ?? []).slice(0, FACETS_SHOWN).map((facet) =>
+  const collections = (counts.collections ?? []).map((facet) =>
     facetButton(facet.name, facet.count, { ...state, collection: facet.id }));
-  const tags = (counts.tags ?? []).slice(0, FACETS_SHOWN).map((facet) =>
+  const tags = (counts.tags ?? []).map((facet) =>
     facetButton(facet.value, facet.count, { ...state, tag: facet.value }));
   const notes = counts.with_note
     ? [facetButton("With a note", counts.with_note, { ...state, has_note: "true" })]
     : [];
-  for (const [role, buttons] of [["collections", collections], ["tags", tags], ["notes", notes]]) {
-    facets.querySelector(`[data-role="${role}"]`).replaceChildren(...buttons);
+  facetRow("types", types, ["type", "types"], "none given");
+  facetRow("years", years, ["year", "years"], "none given");
+  for (const [role, buttons, nouns] of [
+    ["collections", collections, ["collection", "collections"]],
+    ["tags", tags, ["tag", "tags"]],
+    ["notes", notes, ["", ""]],
+  ]) {
+    facetRow(role, buttons, nouns);
     facets.querySelector(`[data-row="${role}"]`).hidden = buttons.length === 0;
   }
   facets.hidden = counts.total === 0;
@@ -340,13 +368,15 @@ async function showResults(state) {
   } catch (error) {
     if (mine !== generation) return;
     resultsSection.removeAttribute("aria-busy");
-    renderProblem(notice, error, "The search failed.");
+    // A search the server refuses (422) was not run: it did not fail.
+    renderProblem(notice, error, error?.status === 422 ? "This search cannot be run." : "The search failed.");
     count.textContent = "";
     list.replaceChildren();
     pager.hidden = true;
     shown = { state, page: null };
     aiColumns.setItems([]);
-    showExport(state, { total: 0, matching: 0, related: 0 });
+    showExport(state, null); // nothing was searched: there is nothing to say about exporting
+    exportLine.hidden = true;
     return;
   }
   if (mine !== generation) return;
@@ -369,12 +399,17 @@ async function showResults(state) {
   list.replaceChildren(...rows.map((row) => row.node));
   shown = { state, page };
   aiColumns.setItems(rows);
+  exportLine.hidden = false;
   showExport(state, page);
+  // An empty library has nothing to search, export, select or tag: the page shows the
+  // import and says what to do.
+  const emptyLibrary = page.total === 0 && !hasAny(toParams(state), FILTERS);
+  searchPanel.hidden = emptyLibrary;
   if (page.total === 0) {
     count.textContent = "";
-    const empty = hasAny(toParams(state), FILTERS)
-      ? "No records match this search. Try fewer words or wider filters."
-      : "Your library is empty. Import a file above to start.";
+    const empty = emptyLibrary
+      ? "Your library is empty. Import a file above to start."
+      : "No records match this search. Try fewer words or wider filters.";
     notice.append(el("p", { class: "status empty" }, empty));
   } else {
     const first = page.offset + 1;
@@ -420,14 +455,29 @@ async function showDetail(state) {
     item.merged_from?.length ? `Merged with copies from ${item.merged_from.join(", ")}` : null,
     Number.isNaN(added.getTime()) ? null : `Added to the library ${added.toLocaleString()}`,
   ].filter(Boolean);
-  const title = renderRecordDetail(detailRecord, item.record, extra);
+  // An imported record's source is the format it was read in: say it by its label.
+  const provenance = (item.record.provenance ?? []).map((p) => ({ ...p, source: formatLabel(p.source) }));
+  const title = renderRecordDetail(detailRecord, { ...item.record, provenance }, extra);
   current = { id: item.id, title: item.record.title };
   labels.showRecord(item);
   detail.querySelector('[data-action="delete"]').disabled = false;
   title.focus();
 }
 
-function show(state) {
+/** A year range given backwards (2020 to 2010) is swapped, and the page says so: the
+ *  server would refuse it. */
+function orderedYears(state) {
+  const from = Number.parseInt(state.year_from, 10);
+  const to = Number.parseInt(state.year_to, 10);
+  if (!(from > to)) return state;
+  flash = `The first year (${from}) was after the last (${to}): swapped them, ${to} to ${from}.`;
+  const swapped = { ...state, year_from: String(to), year_to: String(from) };
+  window.history.replaceState(window.history.state, "", pageUrl(swapped));
+  return swapped;
+}
+
+function show(given) {
+  const state = orderedYears(given);
   fillForm(state);
   updateExportLinks(state);
   keepSelectionFor(state);
@@ -456,6 +506,12 @@ async function deleteCurrent() {
 
 // --- import --------------------------------------------------------------------------
 
+/** A format's label as the Format list shows it ("RIS", "BibTeX"), not its id ("ris"). */
+function formatLabel(name) {
+  const option = [...importForm.elements.format.options].find((o) => o.value && o.value === name);
+  return option ? option.textContent : name;
+}
+
 const TALLY = [
   ["imported", "Added as new records"],
   ["merged", "Merged into records already in your library"],
@@ -469,7 +525,7 @@ function importSummary(report) {
   const more = report.skipped - problems.length;
   const kind = report.skipped > 0 ? "import-summary has-problems" : "import-summary";
   return el("div", { class: kind, dataset: { testid: "import-summary" } },
-    el("p", {}, el("strong", {}, report.file), ` (read as ${report.format})`),
+    el("p", {}, el("strong", {}, report.file), ` (read as ${formatLabel(report.format)})`),
     el("dl", { class: "tally" }, TALLY.flatMap(([field, label]) => [
       el("dt", {}, label), el("dd", { dataset: { field } }, String(report[field] ?? 0)),
     ])),

@@ -212,7 +212,7 @@ export function listKeys(list, { markable }) {
     if (!item || item.parentElement !== list) return;
     const shown = shownItems(list);
     const at = shown.indexOf(item);
-    const key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
+    const key = keyName(event);
     if (key === "j" || key === "ArrowDown") {
       focusItem(list, shown[Math.min(at + 1, shown.length - 1)] ?? item);
     } else if (key === "k" || key === "ArrowUp") {
@@ -227,8 +227,35 @@ export function listKeys(list, { markable }) {
     event.preventDefault();
   });
   reset();
+  activeList = { list, markable };
   return { reset };
 }
+
+function keyName(event) {
+  return event.key.length === 1 ? event.key.toLowerCase() : event.key;
+}
+
+// The keys work from anywhere on the page, not only inside the list: j, k, r and i
+// pressed with no paper in focus (and not in a text field or a control that takes keys)
+// go to the list's current paper, the first shown at the start; r and i mark it.
+let activeList = null;
+const PAGE_KEYS = new Set(["j", "k", "r", "i"]);
+
+document.addEventListener("keydown", (event) => {
+  if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
+  const target = event.target instanceof Element ? event.target : document.body;
+  if (typing(target) || target.closest('[role="dialog"], dialog, [role="listbox"], [role="menu"]')) return;
+  const key = keyName(event);
+  if (!PAGE_KEYS.has(key) || !activeList?.list.isConnected) return;
+  const { list, markable } = activeList;
+  if (list.contains(target)) return; // the list's own handler
+  const shown = shownItems(list);
+  const item = shown.find((candidate) => candidate.tabIndex === 0) ?? shown[0];
+  if (!item) return;
+  event.preventDefault();
+  focusItem(list, item);
+  if (markable && MARK_KEYS[key] && item.mark) item.mark(MARK_KEYS[key]);
+});
 
 /** What the keys do, shown above the list. */
 export function keyHelp(markable) {

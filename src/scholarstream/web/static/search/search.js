@@ -164,7 +164,7 @@ startForm.addEventListener("submit", async (event) => {
         strategy_checkpoint: startForm.elements.strategy_checkpoint.checked,
       }),
     });
-    window.history.pushState(null, "", `?run=${encodeURIComponent(run.id)}`);
+    keepRunInAddress(run.id);
     openRun(run.id, run);
   } catch (error) {
     renderProblem(startProblem, error, "The search did not start.");
@@ -296,8 +296,18 @@ function viewKey(run) {
   return run.status;
 }
 
+/** The run shown is in the address (/search?run=ID) from the moment it exists, so a
+ * reload, or the link, comes back to it. */
+function keepRunInAddress(runId) {
+  const url = new URL(window.location.href);
+  if (url.searchParams.get("run") === String(runId)) return;
+  url.searchParams.set("run", runId);
+  window.history.replaceState(null, "", `${url.pathname}${url.search}${url.hash}`);
+}
+
 function show(run) {
   if (!current || current.id !== run.id) return;
+  keepRunInAddress(run.id);
   runQuestion.textContent = run.question;
   runStatus.textContent = statusText(run);
   runSection.dataset.status = run.status;
@@ -520,45 +530,78 @@ function renderStrategy(run, pending) {
 
 // --- checkpoint 2: the results ----------------------------------------------------------
 
-function loadMarks(key, collection) {
-  const known = new Set(collection.papers.map((paper) => paper.id));
-  try {
-    const saved = JSON.parse(window.sessionStorage.getItem(key) ?? "[]");
-    return Array.isArray(saved)
-      ? saved.filter(([id, value]) => known.has(id) && (value === "relevant" || value === "irrelevant"))
-      : [];
-  } catch {
-    return []; // storage disabled, or not ours: start without marks
+// The marks of a review are kept in the browser as each is made (localStorage: they
+// survive a reload, another tab on the same run, a closed window), until the checkpoint is
+// answered. sessionStorage is read too, for marks kept there by an earlier page.
+function storages() {
+  const found = [];
+  for (const name of ["localStorage", "sessionStorage"]) {
+    try {
+      if (window[name]) found.push(window[name]);
+    } catch {
+      // Storage disabled: nothing kept there.
+    }
   }
+  return found;
 }
 
-function saveMarks(key, marks) {
-  try {
-    if (marks.size) window.sessionStorage.setItem(key, JSON.stringify([...marks]));
-    else window.sessionStorage.removeItem(key);
-  } catch {
-    // Storage disabled or full: the marks only last as long as the page.
+function loadMarks(key, collection) {
+  const known = new Set(collection.papers.map((paper) => paper.id));
+  for (const storage of storages()) {
+    try {
+      const saved = JSON.parse(storage.getItem(key) ?? "null");
+      if (!Array.isArray(saved)) continue;
+      return saved.filter((entry) => Array.isArray(entry) && known.has(entry[0]) &&
+        (entry[1] === "relevant" || entry[1] === "irrelevant"));
+    } catch {
+      // Not ours, or unreadable: try the next storage.
+    }
   }
+  return [];
+}
+
+/** Keeps the marks; false when the browser refused (storage disabled or full). */
+function saveMarks(key, marks) {
+  let saved = false;
+  for (const storage of storages()) {
+    try {
+      if (marks.size && !saved) {
+        storage.setItem(key, JSON.stringify([...marks]));
+        saved = true;
+      } else {
+        storage.removeItem(key);
+      }
+    } catch {
+      // Refused here: the next storage may take them.
+    }
+  }
+  return saved || marks.size === 0;
 }
 
 function renderReview(run, pending) {
   const { collection, accumulated_papers: kept } = pending.checkpoint.payload;
   const title = heading("Review the results", "review-h");
-  // The marks survive a reload of the page (this tab only), until the checkpoint is answered.
+  // Each mark is kept as it is made, until the checkpoint is answered (see saveMarks).
   const draftKey = `scholarstream.search.marks:${run.id}:${pending.id}`;
   const marks = new Map(loadMarks(draftKey, collection));
   let direction = null;
 
   const markCount = el("p", { class: "muted", dataset: { testid: "mark-count" }, "aria-live": "polite" });
-  const updateCount = () => {
+  const markProblem = el("div", { dataset: { testid: "mark-problem" }, role: "alert" });
+  const updateCount = (changed = true) => {
     const relevant = [...marks.values()].filter((v) => v === "relevant").length;
     const irrelevant = marks.size - relevant;
     markCount.textContent = marks.size
       ? `You marked ${relevant} relevant and ${irrelevant} not relevant.`
       : "Mark papers as relevant or not: the next search learns from them.";
-    saveMarks(draftKey, marks);
+    if (!changed) return;
+    if (saveMarks(draftKey, marks)) markProblem.replaceChildren();
+    else {
+      renderStatus(markProblem, "Your marks could not be saved in this browser: they are lost if " +
+        "you reload or leave the page. Search again or accept the results to keep them.", "warning");
+    }
   };
-  updateCount();
+  updateCount(false);
   const { list, facets, filters, keyHelp } = paperList(collection, {
     marks,
     onMark: () => {
@@ -632,6 +675,7 @@ function renderReview(run, pending) {
       : el("p", { class: "status empty" }, "Nothing was found. Broaden the search, or write what to look for."),
     facets,
     markCount,
+    markProblem,
     aiColumns.element,
     keyHelp,
     list,

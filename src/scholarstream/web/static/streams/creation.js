@@ -112,7 +112,19 @@ function showClosed(view) {
   }
 }
 
+/** The created stream's own page, in place of the guide's address (which, reopened, would
+ * only say the stream was created): the address bar and the history show the stream. */
+function openStream(streamId) {
+  const address = `/streams/${encodeURIComponent(streamId)}`;
+  window.history.replaceState(null, "", address);
+  window.location.replace(address);
+}
+
 function load(view) {
+  if (view.status === "completed" && view.stream_id) {
+    openStream(view.stream_id); // a created stream's guide address opens the stream
+    return;
+  }
   // Read before showing anything: showing the configuration saves the draft again.
   const draft = view.status === "open" ? readDraft(view.id) : null;
   state.creation = {
@@ -270,12 +282,12 @@ function accept(result, sentEdits, pending, answer) {
     turnProblem.append(el("p", { class: "status warning", role: "note", dataset: { testid: "guide-fallback" } },
       result.fallback.message, ...(result.fallback.hint ? [" ", el("span", { class: "hint" }, result.fallback.hint)] : [])));
   }
-  if (result.next_step === "complete" && result.stream_id) {
+  if (result.stream_id) {
     state.creation.status = "completed";
     dropDraft(state.creation.id);
     announce("The stream is created. Opening it…");
     renderStatus(pageProblem, "The stream is created. Opening it…", "done");
-    window.location.assign(`/streams/${encodeURIComponent(result.stream_id)}`);
+    openStream(result.stream_id);
     return;
   }
   offers.render(state.offer, result.next_step);

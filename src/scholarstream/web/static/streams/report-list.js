@@ -26,8 +26,9 @@ export function itemsText(summary) {
 
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Binds the Reports section inside ``root``; ``onRun`` is told when a run has finished. */
-export function bindReports(root, streamId, { onRun = () => {} } = {}) {
+/** Binds the Reports section inside ``root``; ``onRun`` is told when a run has finished;
+ * ``sourceLabel`` names a source as the user reads it ("Semantic Scholar"). */
+export function bindReports(root, streamId, { onRun = () => {}, sourceLabel = (name) => name } = {}) {
   const base = `/api/v1/streams/${encodeURIComponent(streamId)}`;
   const page = `/streams/${encodeURIComponent(streamId)}/reports`;
   const button = root.querySelector('[data-action="run"]');
@@ -41,7 +42,7 @@ export function bindReports(root, streamId, { onRun = () => {} } = {}) {
       el("span", { class: `badge run-${summary.status}` }, STATUS_TEXT[summary.status] || summary.status),
       el("span", { dataset: { field: "new" } }, itemsText(summary)),
       summary.failed_sources.length
-        ? el("span", { class: "warning-text" }, `failed: ${summary.failed_sources.join(", ")}`)
+        ? el("span", { class: "warning-text" }, `failed: ${summary.failed_sources.map(sourceLabel).join(", ")}`)
         : null);
 
   async function refresh() {

@@ -164,6 +164,7 @@ function show(s, { keepEdits = false } = {}) {
 
 // A finished run changes the stream's last_run_at: the header shows it.
 const reports = bindReports(root, streamId, {
+  sourceLabel: (name) => sources[name]?.label ?? name,
   onRun: async () => {
     const fresh = await api(url).catch(() => null);
     if (fresh && stream) {
