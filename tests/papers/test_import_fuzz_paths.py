@@ -108,9 +108,9 @@ def test_cli_imports_what_survives_and_refuses_what_cannot_be_read(
     assert "save a spreadsheet as CSV first" in err
     rows = {cells[0]: cells[1:] for cells in table_rows(out)}
     # format, added, merged into existing, duplicates in file, already in library, skipped
-    assert rows["damaged.ris"] == ["ris", str(surviving), "0", "0", "0", "2"]
-    assert rows["utf16.ris"] == ["ris", "0", "0", "0", "10", "0"]  # the records of scopus.ris
-    assert rows["efetch.xml.gz"][0] == "pubmed-xml" and rows["efetch.xml.gz"][5] == "2"
+    assert rows["damaged.ris"] == ["RIS", str(surviving), "0", "0", "0", "2"]
+    assert rows["utf16.ris"] == ["RIS", "0", "0", "0", "10", "0"]  # the records of scopus.ris
+    assert rows["efetch.xml.gz"][0] == "PubMed XML" and rows["efetch.xml.gz"][5] == "2"
 
     after = library_titles(data_dir)
     assert set(before) <= set(after)  # nothing saved before is lost
