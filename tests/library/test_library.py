@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 from pathlib import Path
 
@@ -190,6 +191,39 @@ async def test_export_filters_by_year(runtime: Runtime, owner: User) -> None:
         owner.id, "json", out, query=LibraryQuery(year_from=year, year_to=year)
     )
     assert count == expected > 0
+
+
+async def test_a_search_by_added_date_finds_old_works_imported_in_the_window(
+    runtime: Runtime, owner: User
+) -> None:
+    """A stream asks each source for what it added since its last run: for the library,
+    the records imported since then, whatever year they were published (here, 2016 or
+    before)."""
+    await runtime.library.import_file(owner.id, MEDLINE_2016)
+    source = LibrarySource(runtime.library, owner.id)
+    assert source.info.added_date
+    today = dt.datetime.now(dt.UTC).date()
+    month_ago, tomorrow = today - dt.timedelta(days=30), today + dt.timedelta(days=1)
+
+    added = await source.search(SearchQuery(text="insulin", date_from=month_ago, dates="added"))
+    assert added.records and all((r.year or 0) < month_ago.year for r in added.records)
+    published = await source.search(SearchQuery(text="insulin", date_from=month_ago))
+    assert published.records == []
+    later = await source.search(SearchQuery(text="insulin", date_from=tomorrow, dates="added"))
+    assert later.records == []
+    ended = await source.search(
+        SearchQuery(text="insulin", date_from=month_ago, date_to=today, dates="added")
+    )
+    assert ended.total == added.total
+
+    listed = await runtime.library.search(owner.id, LibraryQuery(added_from=today, limit=1))
+    assert listed.total == (await runtime.library.search(owner.id, LibraryQuery())).total
+    assert (await runtime.library.search(owner.id, LibraryQuery(added_to=month_ago))).total == 0
+
+
+def test_a_reversed_added_range_says_which_day_comes_first() -> None:
+    with pytest.raises(ValueError, match=r"first day added \(2026-02-01\) is after the last"):
+        LibraryQuery(added_from=dt.date(2026, 2, 1), added_to=dt.date(2026, 1, 1))
 
 
 async def test_library_is_a_literature_source(runtime: Runtime, owner: User) -> None:

@@ -9,6 +9,7 @@ import uuid
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time, timedelta
 
 from sqlalchemy import ColumnElement, delete, func, insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -76,9 +77,18 @@ def note_text(text: str) -> str:
 # -- filters -----------------------------------------------------------------------------------
 
 
+def _day_start(day: date) -> datetime:
+    return datetime.combine(day, time.min, tzinfo=UTC)
+
+
 def label_clauses(owner_id: uuid.UUID, query: LibraryQuery) -> list[ColumnElement[bool]]:
-    """The query's collection, tag and note filters, on ``LibraryRecord.id``."""
+    """The query's collection, tag, note and added-date filters: those the search index
+    does not hold, answered by the database."""
     clauses: list[ColumnElement[bool]] = []
+    if query.added_from is not None:
+        clauses.append(LibraryRecord.created_at >= _day_start(query.added_from))
+    if query.added_to is not None:
+        clauses.append(LibraryRecord.created_at < _day_start(query.added_to + timedelta(days=1)))
     if query.collection is not None:
         clauses.append(
             LibraryRecord.id.in_(
@@ -108,7 +118,8 @@ def label_clauses(owner_id: uuid.UUID, query: LibraryQuery) -> list[ColumnElemen
 async def passing(
     session: AsyncSession, owner_id: uuid.UUID, query: LibraryQuery
 ) -> set[uuid.UUID]:
-    """The owner's records passing the query's collection, tag and note filters."""
+    """The owner's records passing the query's collection, tag, note and added-date
+    filters."""
     result = await session.scalars(
         select(LibraryRecord.id).where(
             LibraryRecord.owner_id == owner_id, *label_clauses(owner_id, query)

@@ -199,7 +199,7 @@ class Library:
         does not have says what it has), and the records its collection, tag and note
         filters leave."""
         check_type(index, query)
-        if not query.has_labels:
+        if not (query.has_labels or query.has_added_dates):
             return Checked()
         async with self.database.session() as session:
             name = await labels.check_filters(session, owner_id, query)

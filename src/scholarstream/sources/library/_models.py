@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from datetime import datetime
+from datetime import date, datetime
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
@@ -44,6 +44,12 @@ class LibraryQuery(BaseModel):
     has_note: bool | None = Field(
         default=None, description="True: only records with a note; False: only those without."
     )
+    added_from: date | None = Field(
+        default=None, description="Only records added to the library on or after this day (UTC)."
+    )
+    added_to: date | None = Field(
+        default=None, description="Only records added to the library on or before this day (UTC)."
+    )
     offset: int = Field(default=0, ge=0, le=MAX_OFFSET)
     limit: int = Field(default=20, ge=1, le=500)
 
@@ -60,6 +66,11 @@ class LibraryQuery(BaseModel):
                 f"the first year ({self.year_from}) is after the last ({self.year_to}):"
                 " give the earlier year first"
             )
+        if self.added_from and self.added_to and self.added_from > self.added_to:
+            raise ValueError(
+                f"the first day added ({self.added_from}) is after the last ({self.added_to}):"
+                " give the earlier day first"
+            )
         return self
 
     @property
@@ -70,6 +81,10 @@ class LibraryQuery(BaseModel):
     def has_labels(self) -> bool:
         """Does the query filter by collection, tag or note?"""
         return self.collection is not None or bool(self.tag) or self.has_note is not None
+
+    @property
+    def has_added_dates(self) -> bool:
+        return self.added_from is not None or self.added_to is not None
 
     def filters_described(self, collection: str | None = None) -> str:
         """The filters in words, after "records": "of 2020 to 2024, of type Review, in the
@@ -94,6 +109,12 @@ class LibraryQuery(BaseModel):
             parts.append(f"tagged “{self.tag}”")
         if self.has_note is not None:
             parts.append("with a note" if self.has_note else "without a note")
+        if self.added_from and self.added_to:
+            parts.append(f"added from {self.added_from} to {self.added_to}")
+        elif self.added_from:
+            parts.append(f"added on {self.added_from} or later")
+        elif self.added_to:
+            parts.append(f"added on {self.added_to} or earlier")
         if len(parts) < 2:
             return "".join(parts)
         return ", ".join(parts[:-1]) + " and " + parts[-1]

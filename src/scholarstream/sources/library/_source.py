@@ -28,6 +28,7 @@ INFO = SourceInfo(
     "(embeddings) together. No Boolean operators.",
     filters=FILTERS,
     rate_limit="none (local)",
+    added_date="the day the record was added to the library (imported or saved)",
 )
 
 
@@ -43,11 +44,16 @@ class LibrarySource:
     async def search(self, query: SearchQuery) -> SearchPage:
         check_filters(NAME, query, FILTERS)
         offset = query.offset()
+        # A stream asks for what is new: in a library, what was added since its last run,
+        # whatever the year the work was published.
+        added = query.dates == "added"
         try:
             library_query = LibraryQuery(
                 text=query.text,
-                year_from=query.date_from.year if query.date_from else None,
-                year_to=query.date_to.year if query.date_to else None,
+                year_from=query.date_from.year if query.date_from and not added else None,
+                year_to=query.date_to.year if query.date_to and not added else None,
+                added_from=query.date_from if added else None,
+                added_to=query.date_to if added else None,
                 publication_type=query.filters.get("publication_type"),
                 offset=offset,
                 limit=min(query.limit, 500),

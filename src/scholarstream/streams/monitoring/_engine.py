@@ -7,11 +7,12 @@ A source's window starts where its last successful search started (``windows``; 
 store keeps them, so a source that failed is searched again from the same date). Each
 source is searched by the date it *added* a record when it can filter by it
 (``SourceInfo.added_date``: PubMed's Entrez date, Crossref's created date,
-ClinicalTrials.gov's first posted date, arXiv's submission date): a record indexed
-after a run with an earlier publication date is still found by the next one. A source
-that can only filter by publication date (OpenAlex without a paid plan, Semantic
-Scholar, Google Scholar, the library) is searched from ``PUBLICATION_LOOKBACK`` before its
-window, and what that overlap finds again is left out as already reported.
+ClinicalTrials.gov's first posted date, arXiv's submission date, the day a record was
+imported into the library): a record indexed after a run with an earlier publication
+date is still found by the next one. A source that can only filter by publication date
+(OpenAlex without a paid plan, Semantic Scholar, Google Scholar) is searched from
+``PUBLICATION_LOOKBACK`` before its window, and what that overlap finds again is left
+out as already reported.
 
 A source that fails is recorded in the outcomes and the run goes on (``partial``); only
 when every source fails is the run ``failed``."""
