@@ -107,6 +107,14 @@ def test_import_search_show_export_round_trip(data_dir: Path, tmp_path: Path) ->
     assert "Exported 1 record as RIS." in err  # one record, not "1 records"
 
 
+def test_search_words_need_no_quotes(data_dir: Path) -> None:
+    assert run(data_dir, "import", EXPORTS / "scopus.ris")[0] == 0
+    quoted = json.loads(run(data_dir, "library", "search", "taurine deficiency", "--json")[1])
+    code, out, _ = run(data_dir, "library", "search", "taurine", "deficiency", "--json")
+    assert code == 0
+    assert json.loads(out) == quoted and quoted["total"] > 0
+
+
 def test_records_are_named_by_the_identifiers_people_know(data_dir: Path) -> None:
     assert run(data_dir, "import", EXPORTS / "scopus.ris")[0] == 0
     code, out, _ = run(data_dir, "library", "search", "taurine")

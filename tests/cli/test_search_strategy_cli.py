@@ -39,6 +39,14 @@ def test_the_strategy_as_json(data_dir: Path) -> None:
     assert "MeSH: " in shown["strategy"]["rationale"]
 
 
+def test_the_question_needs_no_quotes(data_dir: Path) -> None:
+    quoted = run(data_dir, "search", "strategy", QUESTION, "--offline", "--json")
+    unquoted = run(data_dir, "search", "strategy", *QUESTION.split(), "--offline", "--json")
+    assert quoted[0] == unquoted[0] == 0
+    assert json.loads(unquoted[1]) == json.loads(quoted[1])
+    assert json.loads(unquoted[1])["question"] == QUESTION
+
+
 def test_the_strategy_as_tables(data_dir: Path) -> None:
     code, out = run(data_dir, "search", "strategy", "heart attack in women", "--offline")
     assert code == 0, out

@@ -85,7 +85,10 @@ def _item_cell(item: "LibraryItem") -> Text:
 @library_app.command("search")
 def library_search(
     ctx: typer.Context,
-    text: Annotated[str, typer.Argument(help="Words to rank by; empty lists newest first.")] = "",
+    words: Annotated[
+        list[str] | None,
+        typer.Argument(help="Words to rank by, quoted or not; none lists newest first."),
+    ] = None,
     year_from: Annotated[int | None, typer.Option("--year-from")] = None,
     year_to: Annotated[int | None, typer.Option("--year-to")] = None,
     publication_type: TypeOption = None,
@@ -114,7 +117,7 @@ def library_search(
         query = await library_query(
             runtime,
             owner,
-            text=text,
+            text=" ".join(words or ()),
             year_from=year_from,
             year_to=year_to,
             publication_type=publication_type,

@@ -45,7 +45,9 @@ search_app = typer.Typer(
 )
 
 
-Question = Annotated[str, typer.Argument(help="What you are looking for, in your words.")]
+Question = Annotated[
+    list[str], typer.Argument(help="What you are looking for, in your words, quoted or not.")
+]
 
 
 def register(app: typer.Typer) -> None:
@@ -160,7 +162,8 @@ def search(
         SearchWorkflow,
     )
 
-    if not question.strip():
+    asked = " ".join(question)
+    if not asked.strip():
         raise InvalidInputError(
             "The search question is empty.",
             hint='Say what you are looking for: scholarstream search "statins for primary '
@@ -207,7 +210,7 @@ def search(
             offline=await runtime.models.offline_for_owner(runtime.database, owner),
         )
         try:
-            collection = await workflow.run(question)
+            collection = await workflow.run(asked)
         finally:
             progress.pause()
             # The AI steps that used their offline counterpart, once each (issue 22).
@@ -215,7 +218,7 @@ def search(
                 console.print("[yellow]![/]", escape(fallback.message))
         # Kept as a completed run, for 'search export', 'search runs' and the web page.
         request = SearchRequest(
-            question=question, max_iterations=max_iterations, **options.model_dump()
+            question=asked, max_iterations=max_iterations, **options.model_dump()
         )
         return await SearchRunStore(runtime.database).record(
             owner, request, collection, workflow.state
@@ -368,7 +371,8 @@ def strategy(
         preview_strategy,
     )
 
-    if not question.strip():
+    asked = " ".join(question)
+    if not asked.strip():
         raise InvalidInputError(
             "The question is empty.",
             hint='Say what you are looking for: scholarstream search strategy "gastric cancer '
@@ -391,7 +395,7 @@ def strategy(
         rules = builder.fallback if isinstance(builder, LLMQueryBuilder) else builder
         if not isinstance(rules, RuleQueryBuilder):  # build_skills gives one of the two
             raise TypeError(f"unexpected query builder {type(builder).__name__}")
-        return await preview_strategy(question, parser=parser, builder=builder, rules=rules)
+        return await preview_strategy(asked, parser=parser, builder=builder, rules=rules)
 
     preview = run_with_runtime(ctx, work)
     if as_json:
