@@ -602,6 +602,7 @@ EXPORTED: dict[str, list[str]] = {
         "FeedbackSettings",
         "mention_phrase",
         "record_text",
+        "title_meaning",
     ],
     "scholarstream.research": [
         "ALL_LLMS_FAILED",

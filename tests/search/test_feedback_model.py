@@ -146,3 +146,35 @@ def test_the_model_is_the_documented_least_squares_classifier(seed: int) -> None
         model.fit(dict(list(labels.items())[:size]))
 
     np.testing.assert_allclose(model.evidence(), reference_evidence(texts, labels), atol=1e-5)
+
+
+def test_the_titles_meaning_ranks_a_paper_that_shares_no_word_with_the_judged_ones() -> None:
+    """Two candidates share no word with anything judged; the one whose title means what
+    the relevant paper's title means comes first once the meaning view is read."""
+    texts = [
+        "triptans relieve migraine attacks",  # judged relevant
+        "soil bacteria in alpine meadows",  # judged irrelevant
+        "neuroleptics for acute headache",  # like the relevant one in meaning only
+        "nitrogen uptake by grass roots",  # like the irrelevant one in meaning only
+    ]
+    meaning = np.array(
+        [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.96, 0.28, 0.0], [0.28, 0.96, 0.0]],
+        dtype=np.float32,
+    )
+    labels = {0: True, 1: False}
+
+    words_only = FeedbackModel(texts).fit(labels).evidence([2, 3])
+    assert abs(words_only[0] - words_only[1]) < 0.02  # a few shared letters, no more
+    with_meaning = FeedbackModel(texts, meaning=meaning).fit(labels)
+    assert with_meaning.rank([3, 2]) == [2, 3]
+    evidence = with_meaning.evidence([2, 3])
+    assert evidence[0] - evidence[1] > abs(words_only[0] - words_only[1]) + 0.03
+
+    # A weight of 0 leaves the meaning out: the words-only model exactly.
+    off = FeedbackModel(texts, FeedbackSettings(meaning_weight=0.0), meaning=meaning)
+    np.testing.assert_array_equal(off.fit(labels).evidence(), fresh(texts, labels))
+
+
+def test_one_embedding_per_text_is_required() -> None:
+    with pytest.raises(ValueError, match="2 embeddings for 3 texts"):
+        FeedbackModel(["a b", "c d", "e f"], meaning=np.zeros((2, 3), dtype=np.float32))

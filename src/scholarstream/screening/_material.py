@@ -1,15 +1,18 @@
 """What ranking a project's records needs, kept in the process between requests: the
 records and their texts (a project's records never change), the relevance of each to the
-keywords and question, and the active-learning ranker built over the texts.
+keywords and question, and the active-learning ranker built over the texts and the
+titles' meaning (their embeddings, when an embedding model runs here).
 
-Building the ranker's features reads every text once (seconds for a few thousand
-records), so it is built in a background thread when first wanted; until it is ready the
-keyword order stands in. Fitting and ranking run in a worker thread, one at a time per
-project (the ranker is not safe to share between threads)."""
+Building the ranker's features reads every text once and embeds every title (seconds to
+half a minute for a few thousand records), so it is built in a background thread when
+first wanted; until it is ready the keyword order stands in. Fitting and ranking run in
+a worker thread, one at a time per project (the ranker is not safe to share between
+threads)."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 import uuid
 from collections import OrderedDict
@@ -17,7 +20,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from scholarstream.papers.ranking import FeedbackModel
+from scholarstream.embeddings import Embedder
+from scholarstream.papers.ranking import FeedbackModel, title_meaning
 from scholarstream.screening.core import (
     Choice,
     ScreeningRecord,
@@ -28,6 +32,20 @@ from scholarstream.screening.core import (
 
 _KEPT_PROJECTS = 8
 _BUILDER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="screening-ranker")
+log = logging.getLogger(__name__)
+
+
+def build_ranker(
+    texts: Sequence[str], titles: Sequence[str], embedder: Embedder | None
+) -> FeedbackModel:
+    """The ranker over ``texts``, reading the titles' meaning when ``embedder`` runs."""
+    meaning = None
+    if embedder is not None:
+        try:
+            meaning = title_meaning(titles, embedder.embed_documents)
+        except Exception:
+            log.exception("the embedding model failed: screening ranks by words alone")
+    return FeedbackModel(texts, meaning=meaning)
 
 
 @dataclass
@@ -36,6 +54,7 @@ class Material:
     records: list[ScreeningRecord]
     texts: list[str]
     index: dict[uuid.UUID, int]
+    embedder: Embedder | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _model: Future[FeedbackModel] | None = None
     _relevance: dict[tuple[tuple[str, ...], str], list[float]] = field(default_factory=dict)
@@ -46,12 +65,18 @@ class Material:
     probabilities), not the keyword order's."""
 
     @classmethod
-    def of(cls, project_id: uuid.UUID, records: Sequence[ScreeningRecord]) -> Material:
+    def of(
+        cls,
+        project_id: uuid.UUID,
+        records: Sequence[ScreeningRecord],
+        embedder: Embedder | None = None,
+    ) -> Material:
         return cls(
             project_id=project_id,
             records=list(records),
             texts=[screening_text(r.record) for r in records],
             index={r.id: i for i, r in enumerate(records)},
+            embedder=embedder,
         )
 
     def relevance(self, keywords: Sequence[str], question: str) -> list[float]:
@@ -68,7 +93,8 @@ class Material:
         """Starts building the ranker in the background (once)."""
         with self._lock:
             if self._model is None:
-                self._model = _BUILDER.submit(FeedbackModel, self.texts)
+                titles = [r.record.title for r in self.records]
+                self._model = _BUILDER.submit(build_ranker, self.texts, titles, self.embedder)
             return self._model
 
     async def ranker(self, wait: float) -> FeedbackModel | None:
@@ -108,6 +134,7 @@ class MaterialCache:
         self,
         project_id: uuid.UUID,
         load: Callable[[], Awaitable[list[ScreeningRecord]]],
+        embedder: Embedder | None = None,
     ) -> Material:
         with self._lock:
             found = self._items.get(project_id)
@@ -115,7 +142,7 @@ class MaterialCache:
                 self._items.move_to_end(project_id)
                 return found
         records = await load()
-        material = await asyncio.to_thread(Material.of, project_id, records)
+        material = await asyncio.to_thread(Material.of, project_id, records, embedder)
         with self._lock:
             found = self._items.setdefault(project_id, material)
             self._items.move_to_end(project_id)

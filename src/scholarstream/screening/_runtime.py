@@ -9,7 +9,7 @@ from scholarstream.errors import ScholarStreamError
 from scholarstream.runtime import Runtime
 from scholarstream.screening._service import ScreeningService
 from scholarstream.screening._suggest import ROLE, Suggester
-from scholarstream.search import GatewaySkillLLM
+from scholarstream.search import GatewaySkillLLM, library_embedder
 from scholarstream.sources.library import LIBRARY_INFO
 
 
@@ -20,6 +20,7 @@ def screening_service(runtime: Runtime) -> ScreeningService:
         library=runtime.library,
         source_labels=labels,
         multi_user=runtime.settings.server.multi_user,
+        embedder=library_embedder(runtime.library),
     )
 
 

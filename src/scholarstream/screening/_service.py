@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from scholarstream.db import Database
+from scholarstream.embeddings import Embedder
 from scholarstream.errors import ConflictError, InvalidInputError, NotFoundError
 from scholarstream.screening._material import MATERIALS, Material, MaterialCache
 from scholarstream.screening._origins import (
@@ -98,6 +99,8 @@ class ScreeningService:
     library: Library
     source_labels: Mapping[str, str]
     multi_user: bool
+    embedder: Embedder | None = None
+    """The embedding model the ranker reads the titles' meaning with (None: words only)."""
     materials: MaterialCache = MATERIALS
 
     @property
@@ -163,7 +166,9 @@ class ScreeningService:
     # --- screening -----------------------------------------------------------------------
 
     async def _material(self, project_id: uuid.UUID) -> Material:
-        return await self.materials.get(project_id, lambda: self.store.records(project_id))
+        return await self.materials.get(
+            project_id, lambda: self.store.records(project_id), self.embedder
+        )
 
     async def _step(
         self,

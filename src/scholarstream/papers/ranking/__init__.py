@@ -1,7 +1,7 @@
 """Paper-level ranking pieces shared by search, streams and screening: a record's text for
 ranking, and the relevance-feedback model that learns from a user's judgements."""
 
-from scholarstream.papers.ranking._feedback import FeedbackModel, FeedbackSettings
+from scholarstream.papers.ranking._feedback import FeedbackModel, FeedbackSettings, title_meaning
 from scholarstream.papers.ranking._text import mention_phrase, record_text
 
 __all__ = [
@@ -9,4 +9,5 @@ __all__ = [
     "FeedbackSettings",
     "mention_phrase",
     "record_text",
+    "title_meaning",
 ]

@@ -1,12 +1,15 @@
 """The relevance-feedback (active learning) model: learns from the papers the user judged
 and predicts, for the others, how likely each is relevant.
 
-Two views of every text: TF-IDF of words and word pairs (the recipe of ASReview's default
-model, ELAS u4) and TF-IDF of character 3-5-grams, which sees that "zolmitriptan" is like
-"sumatriptan" and "NSAID" like "NSAIDs". One linear classifier reads both (each view's
-rows have unit length and weigh the same), trained with class weights that let the few
-relevant papers outweigh the many irrelevant ones. ``bench/screening.py`` measured the
-choice (docs/search.md).
+Views of every text: TF-IDF of words and word pairs (the recipe of ASReview's default
+model, ELAS u4), TF-IDF of character 3-5-grams, which sees that "zolmitriptan" is like
+"sumatriptan" and "NSAID" like "NSAIDs", and, when the caller has them, the titles'
+meaning (unit-length sentence embeddings), which sees that "dopamine antagonists for
+migraine" is about the same as "neuroleptics in acute headache" though no word is
+shared. One linear classifier reads them all (each view's rows have unit length and a
+weight, ``FeedbackSettings.meaning_weight`` for the meaning), trained with class weights
+that let the few relevant papers outweigh the many irrelevant ones.
+``bench/screening.py`` measured the choices (docs/search.md).
 
 The classifier is a regularised least-squares one (the squared hinge of a linear SVM
 with every judged paper inside the margin, which is where strong regularisation puts
@@ -59,6 +62,8 @@ class FeedbackSettings:
     # Probability = sigmoid(scale * evidence); evidence 1 = as far from "no evidence" as
     # the judged papers' mean is (see ``FeedbackModel.fit``). Ranking reads evidence only.
     probability_scale: float = 2.0
+    # How much the titles' meaning weighs beside the words and the characters (1 each).
+    meaning_weight: float = 0.35
     # Kept for compatibility: the solver is exact and deterministic, nothing is drawn.
     random_state: int = 0
 
@@ -139,25 +144,59 @@ class _Similarities:
         return np.asarray(by_slot @ self.rows[: self.count], dtype=np.float64)
 
 
+def title_meaning(
+    titles: Sequence[str], embed: Callable[[list[str]], npt.NDArray[np.float32]]
+) -> npt.NDArray[np.float32] | None:
+    """The ``meaning`` of ``FeedbackModel``: the titles embedded by ``embed`` (unit rows),
+    a zero row for a record without a title; None when no record has one."""
+    titled = [i for i, title in enumerate(titles) if title.strip()]
+    if not titled:
+        return None
+    found = embed([titles[i] for i in titled])
+    vectors = np.zeros((len(titles), found.shape[1]), dtype=np.float32)
+    vectors[titled] = found
+    return vectors
+
+
 class FeedbackModel:
     """``FeedbackModel(texts)`` builds the features once; ``fit`` on the judged texts (by
-    index), then ``probabilities`` or ``rank`` the others; refit after new judgements."""
+    index), then ``probabilities`` or ``rank`` the others; refit after new judgements.
+    ``meaning``: one unit-length embedding per text (a zero row for a text without one),
+    to add the meaning view."""
 
-    def __init__(self, texts: Sequence[str], settings: FeedbackSettings | None = None) -> None:
+    def __init__(
+        self,
+        texts: Sequence[str],
+        settings: FeedbackSettings | None = None,
+        *,
+        meaning: npt.NDArray[np.float32] | None = None,
+    ) -> None:
         self.settings = settings or FeedbackSettings()
         self.size = len(texts)
         small = len(texts) < _SMALL_CORPUS
-        views: list[sparse.csr_matrix] = []
+        views: list[tuple[sparse.csr_matrix, float]] = []
         for make in VIEWS.values():
             try:
                 features = make(self.settings, small).fit_transform(texts)
             except ValueError:  # no term in any text (blank texts): nothing to learn from
                 continue
-            views.append(sparse.csr_matrix(features))
-        # Rows have unit length in each view (TF-IDF's norm); scaled by 1/sqrt(views), a
-        # dot product of two texts is the mean of their cosine similarities over the views.
+            views.append((sparse.csr_matrix(features), 1.0))
+        if views and meaning is not None and self.settings.meaning_weight > 0:
+            if meaning.shape[0] != self.size:
+                raise ValueError(f"{meaning.shape[0]} embeddings for {self.size} texts")
+            views.append(
+                (sparse.csr_matrix(meaning, dtype=np.float64), self.settings.meaning_weight)
+            )
+        # Rows have unit length in each view (TF-IDF's norm); scaled by weight/sqrt(sum of
+        # squared weights), a dot product of two texts is the weighted mean of their cosine
+        # similarities over the views.
         self._similarities = (
-            _Similarities(sparse.csr_matrix(sparse.hstack(views) / math.sqrt(len(views))))
+            _Similarities(
+                sparse.csr_matrix(
+                    sparse.hstack([features * weight for features, weight in views])
+                    / math.sqrt(sum(weight**2 for _, weight in views))
+                )
+            )
             if views
             else None
         )
