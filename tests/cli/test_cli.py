@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from alembic.script import ScriptDirectory
@@ -124,3 +126,22 @@ def test_help_as_an_option_value_runs_the_command(data_dir: Path) -> None:
     assert "Usage" not in result.output
     # The command ran: an empty library has no such publication type, and says so.
     assert "0 records" in result.output or "“--help”" in str(result.exception)
+
+
+def test_no_help_text_shows_source_markup() -> None:
+    """Help is read in a terminal: reStructuredText's ``literal`` marks are the source's,
+    not the user's (every command and option of the whole tree)."""
+    from typer.main import get_command
+
+    def walk(command: Any, path: str) -> Iterator[tuple[str, Any]]:
+        yield path, command
+        for name, sub in getattr(command, "commands", {}).items():
+            yield from walk(sub, f"{path} {name}")
+
+    marked = [
+        path
+        for path, command in walk(get_command(app), "scholarstream")
+        for text in [command.help or "", *(getattr(p, "help", None) or "" for p in command.params)]
+        if "``" in text
+    ]
+    assert marked == []

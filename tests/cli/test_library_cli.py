@@ -109,6 +109,10 @@ def test_import_search_show_export_round_trip(data_dir: Path, tmp_path: Path) ->
 
 def test_search_words_need_no_quotes(data_dir: Path) -> None:
     assert run(data_dir, "import", EXPORTS / "scopus.ris")[0] == 0
+    code, out, _ = run(data_dir, "library", "search", "taurine", "deficiency")
+    assert code == 0
+    # Ranked by any of the words, and said so.
+    assert "have one or more of the words “taurine deficiency”, best first" in out
     quoted = json.loads(run(data_dir, "library", "search", "taurine deficiency", "--json")[1])
     code, out, _ = run(data_dir, "library", "search", "taurine", "deficiency", "--json")
     assert code == 0

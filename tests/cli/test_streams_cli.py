@@ -35,6 +35,7 @@ from scholarstream.streams import (
     build_retrieval_config,
     finish_config,
 )
+from tests.conftest import SHARED_DATA
 from tests.helpers import assert_plain, make_runtime
 from tests.streams.script import FULL_CONFIG
 
@@ -117,7 +118,7 @@ def test_list_run_and_read_reports(data_dir: Path, tmp_path: Path) -> None:
     assert re.search(r"[0-9a-f]{8}-[0-9a-f]{4}-", out) is None, out
 
     code, out = run(data_dir, "streams", "reports", short)
-    assert code == 0 and "1 reports" in out and "partial" in out and "PubMed" in out
+    assert code == 0 and re.search(r"\b1 report\b", out) and "partial" in out and "PubMed" in out
     code, out = run(data_dir, "streams", "list")
     assert "never" not in out
 
@@ -210,3 +211,29 @@ def test_a_prefix_that_names_no_stream_or_several_says_what_to_do(data_dir: Path
     said = fails(data_dir, "streams", "report", "abcd1234", "0000")
     assert "No report has an id starting 0000." in said
     assert "'scholarstream streams reports abcd1234'" in said
+
+
+def test_a_source_with_more_matches_than_its_limit_says_so(data_dir: Path) -> None:
+    """A stream takes a source's best matches up to its limit: the run says how many more
+    there were and how to take them, instead of leaving them unmentioned."""
+    stream_id = new_stream(data_dir, ["library"])
+
+    async def narrow() -> None:
+        settings = load_settings(data_dir=data_dir)
+        runtime = make_runtime(settings)
+        try:
+            async with runtime.database.session() as session:
+                owner = (await ensure_local_user(session)).id
+            one = StreamQueryUpdate(query="dogs", limit=1)
+            update = StreamUpdate(retrieval=RetrievalUpdate(queries={"library": one}))
+            await StreamStore(runtime.database).update(owner, stream_id, update)
+        finally:
+            await runtime.close()
+
+    asyncio.run(narrow())
+    scopus = SHARED_DATA / "exports" / "asysd_testthat" / "scopus.ris"
+    assert run(data_dir, "import", scopus)[0] == 0
+    code, out = run(data_dir, "streams", "run", str(stream_id))
+    assert code == 0, out
+    assert "Local library: 8 matched, the best 1 taken" in out, out
+    assert "Results per run" in out

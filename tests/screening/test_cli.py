@@ -151,3 +151,7 @@ def test_create_list_status_and_export(
     assert "STREAM/REPORT" in fails(
         data_dir, "screening", "create", "Half", "--stream-report", short
     )
+
+    # Without --json: where to screen it, as an address that opens.
+    second = invoke(data_dir, "screening", "create", "Again", "--library-query", "")
+    assert "Screen it in the web UI at http://127.0.0.1:8000/screening/" in second

@@ -169,6 +169,24 @@ def test_skip_an_optional_field() -> None:
     assert "The optional field 'competitors' was skipped." in request.system_prompt
 
 
+@pytest.mark.parametrize("said", ["none", "None.", "no", "n/a", "Skip", "nobody", "no thanks!"])
+def test_typing_none_at_an_optional_step_skips_it(said: str) -> None:
+    """Never an organisation called "none": the step is skipped, as the button does."""
+    session = at_step("competitors", **{k: v for k, v in FULL_CONFIG.items() if k != "competitors"})
+    request = prepare_turn(session, said, TextInput())
+    assert request.action == SkipStep(target_field="competitors")
+    assert request.skipped_steps == (S.COMPETITORS,)
+    assert request.config.competitors is None
+
+
+def test_none_at_a_required_step_or_inside_a_list_is_text() -> None:
+    purpose = at_step("purpose", stream_type="clinical")
+    assert prepare_turn(purpose, "none", TextInput()).action == TextInput()
+    organisations = at_step("competitors")
+    said = "none of the big ones, only Novo Nordisk"
+    assert prepare_turn(organisations, said, TextInput()).action == TextInput()
+
+
 async def test_a_skipped_step_stays_skipped_in_the_next_session() -> None:
     script = GuideScript(answer("How often should it report?", next_step="report_frequency"))
     turn = await run_turn(at_step("competitors"), "", SkipStep(), script.guide())

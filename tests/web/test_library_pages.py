@@ -766,7 +766,9 @@ def test_library_page_shows_the_semantic_index_and_finds_by_meaning(
         page.get_by_label("Search words or a question").fill("sepsis in pups")
         page.get_by_role("button", name="Search", exact=True).click()
         count = page.get_by_test_id("result-count")
-        expect(count).to_have_text("4 records: 1 has your words, 3 related by meaning after them")
+        expect(count).to_have_text(
+            "4 records: 1 has one or more of your words, 3 related by meaning after them"
+        )
         expect(_results(page).first).to_contain_text("puppies with parvoviral enteritis")
         related = page.get_by_test_id("results").locator('[data-match="meaning"]')
         expect(related).to_have_count(3)

@@ -50,13 +50,18 @@ def _authors(item: "LibraryItem") -> str:
 
 
 def _found_line(page: "LibraryPage", query: "LibraryQuery", collection: str | None) -> str:
-    """ "3 records have “taurine” · 2 more related by meaning"."""
+    """ "3 records have “taurine”, best first · 2 more related by meaning"."""
     filters = query.filters_described(collection)
     among = f" {filters}" if filters else ""
     if not query.has_words:
         return f"{records(page.total)}{among or ' in your library'}"
     verb = "has" if page.matching == 1 else "have"
-    line = f"{records(page.matching)}{among} {verb} “{query.text.strip()}”"
+    words = query.text.strip()
+    # Records are ranked by any of the words (those with more of them first).
+    which = "one or more of the words " if len(words.split()) > 1 else ""
+    line = f"{records(page.matching)}{among} {verb} {which}“{words}”"
+    if page.matching > 1:
+        line += ", best first"
     if page.related:
         line += f" · {page.related:,} more related by meaning (without the words)"
     return line

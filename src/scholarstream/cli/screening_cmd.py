@@ -199,7 +199,7 @@ def create(
 
     source = _source(run, stream_report, library_query, collection)
 
-    async def work(runtime: "Runtime") -> "Project":
+    async def work(runtime: "Runtime") -> "tuple[Project, str]":
         from pydantic import TypeAdapter
 
         owner = await _owner(runtime, user)
@@ -218,15 +218,19 @@ def create(
             spec = TypeAdapter(RecordSource).validate_python(source)
         except ValidationError as exc:
             raise InvalidInputError(explain(exc), hint="Check the options and try again.") from None
-        return await screening_service(runtime).create(owner, settings, spec)
+        project = await screening_service(runtime).create(owner, settings, spec)
+        return project, runtime.settings.server.base_url
 
-    project = run_with_runtime(ctx, work)
+    project, base_url = run_with_runtime(ctx, work)
     if as_json:
         typer.echo(project.model_dump_json(indent=2))
         return
     console.print(f"Created [bold]{project.name}[/bold] with {project.record_count} records.")
     console.print(f"Project id: {project.id}")
-    console.print(f"Screen it in the web UI at /screening/{project.id}/screen")
+    # One line, however narrow the terminal: a link cut in two does not open.
+    console.print(
+        f"Screen it in the web UI at {base_url}/screening/{project.id}/screen", soft_wrap=True
+    )
 
 
 @screening_app.command("list")

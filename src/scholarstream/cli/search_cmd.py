@@ -15,6 +15,7 @@ from scholarstream.cli._choices import EXPORT_FORMATS
 from scholarstream.cli._files import check_writable, written_file
 from scholarstream.cli._tables import list_table, resolve_id, short_id
 from scholarstream.cli.context import UserOption, err_console, resolve_user, run_with_runtime
+from scholarstream.cli.library_labels_cmd import records
 from scholarstream.errors import InvalidInputError
 
 if TYPE_CHECKING:
@@ -330,7 +331,9 @@ def search_runs(
         typer.echo('No searches yet: scholarstream search "QUESTION" starts one.')
         return
     table = list_table(
-        f"{len(runs)} search runs", ["id", "question", "status", "started"], title_column="question"
+        records(len(runs), "search run"),
+        ["id", "question", "status", "started"],
+        title_column="question",
     )
     for summary in runs:
         table.add_row(

@@ -15,6 +15,7 @@ import typer
 
 from scholarstream.cli._tables import find_id, list_table, short_id
 from scholarstream.cli.context import UserOption, console, resolve_user, run_with_runtime
+from scholarstream.cli.library_labels_cmd import records
 
 if TYPE_CHECKING:
     from scholarstream.runtime import Runtime
@@ -94,7 +95,7 @@ def streams_list(
     from rich.markup import escape
 
     columns = ["id", "name", "type", "every", "last run", "on"]
-    table = list_table(f"{len(streams)} streams", columns, title_column="name")
+    table = list_table(records(len(streams), "stream"), columns, title_column="name")
     for stream in streams:
         table.add_row(
             short_id(stream.id),
@@ -128,9 +129,16 @@ def _print_report(stored: StoredReport, labels: dict[str, str]) -> None:
         highlight=False,
     )
     for source in stored.sources:
+        label = labels.get(source.source, source.source)
         if not source.ok:
-            label = labels.get(source.source, source.source)
             console.print(f"  [red]{label} failed:[/] {source.error}", highlight=False)
+        elif source.total is not None and source.total > source.found:
+            # A source gives the stream its best matches only, up to the query's limit.
+            console.print(
+                f"  {label}: {source.total:,} matched, the best {source.found:,} taken "
+                "(raise its Results per run, up to 500, on the stream's page to take more)",
+                highlight=False,
+            )
     for delivery in stored.notifications:
         outcome = "sent" if delivery.ok else f"failed: {delivery.error}"
         console.print(f"  notified {delivery.label}: {outcome}", highlight=False)
@@ -155,10 +163,10 @@ def streams_run(
 ) -> None:
     """Run a stream now: search since its last run, report what is new, notify.
 
-    The run is a durable workflow on the ``stream-runs`` queue: this command (or a
-    worker sharing its database) runs it, and it waits for the report. Killed, the command
-    leaves a run that the next process of the engine finishes (another command, ``serve``
-    or ``worker``)."""
+    The run is a durable workflow on the stream-runs queue: this command (or a worker
+    sharing its database) runs it, and it waits for the report. Killed, the command leaves
+    a run that the next process of the engine finishes (another command, serve or
+    worker)."""
 
     async def work(runtime: Runtime) -> tuple[StoredReport, dict[str, str]]:
         from scholarstream.bootstrap import build_engine
@@ -208,7 +216,7 @@ def streams_reports(
         typer.echo(ReportList(reports=summaries).model_dump_json(indent=2))
         return
     columns = ["id", "started", "status", "new", "failed"]
-    table = list_table(f"{len(summaries)} reports", columns, title_column="failed")
+    table = list_table(records(len(summaries), "report"), columns, title_column="failed")
     for summary in summaries:
         table.add_row(
             short_id(summary.id),

@@ -63,7 +63,7 @@ def _clean_lines(values: list[str], what: str, most: int, chars: int) -> list[st
 def _name(value: str) -> str:
     value = " ".join(value.split())
     if not value:
-        raise ValueError("the project needs a name")
+        raise ValueError("it is empty: the project needs a name")
     if len(value) > MAX_NAME_CHARS:
         raise ValueError(f"the name must be at most {MAX_NAME_CHARS} characters")
     return value

@@ -27,18 +27,38 @@ from scholarstream.streams.core._actions import (
 )
 from scholarstream.streams.core._answer import GuideAnswer
 from scholarstream.streams.core._events import GuideError, GuideEvent, GuideTurnResult
+from scholarstream.streams.core._fields import field_spec
 from scholarstream.streams.core._guide import Guide, GuideFellBack, GuideRequest
 from scholarstream.streams.core._prompt import build_system_prompt, build_user_prompt
 from scholarstream.streams.core._session import CreationSession, GuideMessage, GuideOffer
 from scholarstream.streams.core._validation import ValidatedTurn, validate_answer
 from scholarstream.streams.core._workflow import (
+    STEP_TO_FIELD_MAPPING,
     WorkflowStep,
     completed_steps,
     get_available_next_steps,
+    is_data_step,
     step_guidance,
 )
 
 MAX_MESSAGE_CHARS = 8000
+# A typed answer that says "nothing here" to an optional step: the step is skipped, as the
+# Skip button does, instead of "none" becoming a value (an organisation called "none").
+_NOTHING = frozenset(
+    {"none", "no", "nope", "nothing", "no one", "nobody", "n/a", "na", "skip", "skip it",
+     "skip this", "not applicable", "none for now", "no thanks", "no organisations",
+     "no organizations", "-"}
+)  # fmt: skip
+
+
+def _typed_skip(step: WorkflowStep, message: str, action: UserAction) -> UserAction:
+    if not isinstance(action, TextInput) or not is_data_step(step):
+        return action
+    name = STEP_TO_FIELD_MAPPING[step]
+    said = " ".join(message.lower().strip(" .!").split())
+    if field_spec(name).optional and said in _NOTHING:
+        return SkipStep(target_field=name)
+    return action
 
 
 async def advance(
@@ -96,7 +116,7 @@ def prepare_turn(
             "This stream has already been created; the creation workflow is finished.",
             hint="Open the stream to change it, or start a new creation.",
         )
-    action = action if action is not None else TextInput()
+    action = _typed_skip(session.current_step, message, action or TextInput())
     if isinstance(action, TextInput) and not message.strip():
         raise InvalidInputError("The message is empty.", hint="Type a message.")
     if len(message) > MAX_MESSAGE_CHARS:

@@ -420,7 +420,8 @@ async function showResults(state) {
       : `Showing ${first}–${last} of ${page.total} ${noun}`;
     if (state.q && page.related) {
       const have = page.matching === 1 ? "has" : "have";
-      count.textContent += `: ${page.matching} ${have} your words, ${page.related} related by meaning after them`;
+      const words = state.q.trim().split(/\s+/).length > 1 ? "one or more of your words" : "your word";
+      count.textContent += `: ${page.matching} ${have} ${words}, ${page.related} related by meaning after them`;
     }
   }
   renderPager(state, page);
