@@ -53,7 +53,11 @@ async def test_malformed_record_is_reported_and_the_rest_imported(
 
     assert (report.imported, report.skipped) == (2, 1)
     assert report.problems[0].record_number == 2
-    assert "title" in report.problems[0].message.lower()
+    # Which record, by the identifier it has, and what to do about it.
+    doi = next(line for line in lines if line.startswith("DO  -")).split("-", 1)[1].strip()
+    message = report.problems[0].message
+    assert f"DOI {doi.lower()}) has no title; skipped" in message
+    assert message.endswith("add its title to the file and import it again")
 
 
 async def test_unknown_content_is_refused_with_a_hint(runtime: Runtime, owner: User) -> None:

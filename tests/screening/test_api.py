@@ -114,6 +114,18 @@ def test_screen_a_library_project_to_prisma_and_exports(db_settings: Settings) -
         again = decide_as_review(client, pid, undone, review)
         assert again["progress"]["screened"] == SCREENED
 
+        # A criterion that exclusions give as their reason stays: PRISMA counts by it.
+        used = client.get(f"{API}/{pid}/prisma").json()
+        dropping = client.patch(f"{API}/{pid}", json={"exclusion_criteria": EXCLUSION[1:]})
+        refused(dropping, 409, f"“{EXCLUSION[0]}” is the reason of", "add the new wording")
+        assert client.get(f"{API}/{pid}").json()["exclusion_criteria"] == EXCLUSION
+        assert client.get(f"{API}/{pid}/prisma").json() == used
+        reordered = client.patch(
+            f"{API}/{pid}", json={"exclusion_criteria": [*EXCLUSION[::-1], "Animals only"]}
+        )
+        assert reordered.status_code == 200, reordered.text
+        client.patch(f"{API}/{pid}", json={"exclusion_criteria": EXCLUSION})
+
         # Records with your decisions (and, for the owner, the outcome).
         rows = client.get(f"{API}/{pid}/records").json()
         assert rows["total"] == 40

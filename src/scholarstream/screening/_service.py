@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import io
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from scholarstream.db import Database
@@ -57,6 +57,7 @@ from scholarstream.screening.core import (
     prisma_counts,
     progress,
     ranker_suggestion,
+    reasons_in_use,
     record_view,
 )
 from scholarstream.sources.library import Library
@@ -91,6 +92,24 @@ def _reason_for_exclusion(
             hint="Pick one of: " + "; ".join(criteria),
         )
     return match
+
+
+def _check_reasons_kept(criteria: Sequence[str], events: Sequence[DecisionEvent]) -> None:
+    """``ConflictError`` when the new criteria leave out one that exclusions give as
+    their reason: PRISMA would count exclusions for a reason the project no longer has."""
+    kept = {c.casefold() for c in criteria}
+    dropped = {r: n for r, n in reasons_in_use(events).items() if r.casefold() not in kept}
+    if dropped:
+        said = "; ".join(
+            f"“{reason}” is the reason of {n} exclusion{'s' if n != 1 else ''}"
+            for reason, n in dropped.items()
+        )
+        raise ConflictError(
+            f"The criteria were not changed: {said}.",
+            hint="Keep it in the list, or first change those decisions (the project's "
+            "records list shows them); to reword a criterion, add the new wording, move the "
+            "exclusions to it, then remove the old one.",
+        )
 
 
 @dataclass
@@ -140,6 +159,8 @@ class ScreeningService:
         self, user_id: uuid.UUID, project_id: uuid.UUID, change: ProjectUpdate
     ) -> Project:
         project = await self.store.get(user_id, project_id)
+        if change.exclusion_criteria is not None:
+            _check_reasons_kept(change.exclusion_criteria, await self.store.events(project_id))
         return await self.store.update(user_id, project_id, change.applied_to(project.settings))
 
     async def delete(self, user_id: uuid.UUID, project_id: uuid.UUID) -> None:

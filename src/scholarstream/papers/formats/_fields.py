@@ -460,10 +460,18 @@ class Draft:
         title = clean(self.title)
         record_id = clean(self.record_id)
         if title is None:
+            known = [
+                f"{name} {value}"
+                for name, value in (("PMID", self.pmid), ("DOI", self.doi))
+                if value
+            ]
+            named = f" ({', '.join(known)})" if known else ""
             return RecordProblem(
                 file,
                 number,
-                "the record has no title; skipped",
+                f"the record{named} has no title; skipped (a record without one cannot be "
+                "screened or matched with its copies): add its title to the file and import it "
+                "again",
                 line,
                 record_id=record_id,
                 whole=True,

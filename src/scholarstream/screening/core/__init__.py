@@ -12,6 +12,7 @@ from scholarstream.screening.core._decisions import (
     by_reviewer,
     current,
     outcomes,
+    reasons_in_use,
     screened_order,
     undo_target,
 )
@@ -191,6 +192,7 @@ __all__ = [
     "quoted_from",
     "rank_unscreened",
     "ranker_suggestion",
+    "reasons_in_use",
     "record_view",
     "relevance_scores",
     "render_svg",

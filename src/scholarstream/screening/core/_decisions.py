@@ -46,6 +46,17 @@ def by_reviewer(
     return {who: current(mine, stage) for who, mine in grouped.items()}
 
 
+def reasons_in_use(events: Iterable[DecisionEvent]) -> dict[str, int]:
+    """Each exclusion reason of the current title-and-abstract decisions (every
+    reviewer's), with how many exclusions give it."""
+    used: dict[str, int] = {}
+    for decisions in by_reviewer(events, "screen").values():
+        for event in decisions.values():
+            if event.decision == "exclude" and event.reason:
+                used[event.reason] = used.get(event.reason, 0) + 1
+    return used
+
+
 def undo_target(
     events: Iterable[DecisionEvent], reviewer: uuid.UUID, stage: Stage = "screen"
 ) -> DecisionEvent | None:
