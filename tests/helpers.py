@@ -124,3 +124,22 @@ class ConceptEmbedder:
 
     def embed_query(self, text: str) -> Vectors:
         return self._vector(text)
+
+
+class RecordingEmbedder(ConceptEmbedder):
+    """A ``ConceptEmbedder`` that keeps every text it embedded (``texts``)."""
+
+    def __init__(self, concepts: Sequence[Iterable[str]]) -> None:
+        super().__init__(concepts)
+        self.texts: list[str] = []
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        self.texts += texts
+        return super().embed_documents(texts)
+
+
+class BrokenEmbedder(ConceptEmbedder):
+    """An embedding model that cannot run here (a corrupt file, a CPU it does not know)."""
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        raise RuntimeError("the model file is corrupt")

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from scholarstream.db.tables import User
-from scholarstream.embeddings import Vectors
 from scholarstream.papers import Paper
 from scholarstream.runtime import Runtime
 from scholarstream.settings import Settings
@@ -28,7 +27,7 @@ from scholarstream.sources.library import (
     import_items,
 )
 from tests.conftest import throwaway_postgres_database
-from tests.helpers import ConceptEmbedder, make_runtime, new_user
+from tests.helpers import BrokenEmbedder, ConceptEmbedder, make_runtime, new_user
 
 # Words of one concept share a dimension, so "heart attack" and "myocardial infarction"
 # mean the same although they share no word.
@@ -39,11 +38,6 @@ CONCEPTS = (
     ("bed", "nets", "insecticide", "mosquito"),
     ("sleep", "insomnia"),
 )
-
-
-class BrokenEmbedder(ConceptEmbedder):
-    def embed_documents(self, texts: Sequence[str]) -> Vectors:
-        raise RuntimeError("illegal instruction")
 
 
 def paper(title: str, abstract: str = "") -> Paper:

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
-from collections.abc import Sequence
 
-from scholarstream.embeddings import Vectors
 from scholarstream.runtime import Runtime
 from scholarstream.screening import (
     DecisionIn,
@@ -17,28 +15,16 @@ from scholarstream.screening import (
     screening_service,
 )
 from scholarstream.settings import Settings
-from tests.helpers import ConceptEmbedder, make_runtime, new_user
+from tests.helpers import (
+    BrokenEmbedder,
+    ConceptEmbedder,
+    RecordingEmbedder,
+    make_runtime,
+    new_user,
+)
 from tests.screening.world import EXCLUSION, KEYWORDS, QUESTION, triptans
 
 CONCEPTS = [["migraine", "headache", "triptan", "sumatriptan"], ["placebo", "trial"]]
-
-
-class RecordingEmbedder(ConceptEmbedder):
-    def __init__(self) -> None:
-        super().__init__(CONCEPTS)
-        self.texts: list[str] = []
-
-    def embed_documents(self, texts: Sequence[str]) -> Vectors:
-        self.texts += texts
-        return super().embed_documents(texts)
-
-
-class BrokenEmbedder(ConceptEmbedder):
-    def __init__(self) -> None:
-        super().__init__(CONCEPTS)
-
-    def embed_documents(self, texts: Sequence[str]) -> Vectors:
-        raise RuntimeError("the model file is corrupt")
 
 
 async def screen(runtime: Runtime, embedder: ConceptEmbedder, decisions: int) -> list[str]:
@@ -69,7 +55,7 @@ async def screen(runtime: Runtime, embedder: ConceptEmbedder, decisions: int) ->
 async def test_the_ranker_reads_each_title_once(db_settings: Settings) -> None:
     runtime = make_runtime(db_settings)
     try:
-        embedder = RecordingEmbedder()
+        embedder = RecordingEmbedder(CONCEPTS)
         bases = await screen(runtime, embedder, decisions=12)
     finally:
         await runtime.close()
@@ -81,7 +67,7 @@ async def test_the_ranker_reads_each_title_once(db_settings: Settings) -> None:
 async def test_a_failing_embedding_model_leaves_the_words(db_settings: Settings) -> None:
     runtime = make_runtime(db_settings)
     try:
-        bases = await screen(runtime, BrokenEmbedder(), decisions=12)
+        bases = await screen(runtime, BrokenEmbedder(CONCEPTS), decisions=12)
     finally:
         await runtime.close()
     assert "ranker" in bases

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Sequence
 
 import pytest
 
-from scholarstream.embeddings import Vectors
 from scholarstream.papers import Paper, Record
 from scholarstream.runtime import Runtime
 from scholarstream.search import (
@@ -32,7 +30,7 @@ from scholarstream.search.scoring import (
     lexical_relevance,
 )
 from scholarstream.settings import Settings
-from tests.helpers import ConceptEmbedder, make_runtime
+from tests.helpers import BrokenEmbedder, ConceptEmbedder, make_runtime
 
 CONCEPTS = (
     ("heart", "attack", "myocardial", "infarction", "coronary"),
@@ -61,11 +59,6 @@ UNRELATED = Paper(
     abstract="We sequenced the microbiome of meadow soils at three altitudes.",
     record_id="unrelated",
 )
-
-
-class BrokenEmbedder(ConceptEmbedder):
-    def embed_documents(self, texts: Sequence[str]) -> Vectors:
-        raise RuntimeError("the model file is corrupt")
 
 
 def hybrid() -> HybridRelevanceScorer:

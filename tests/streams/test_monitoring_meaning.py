@@ -9,14 +9,13 @@ import datetime as dt
 import uuid
 from collections.abc import Sequence
 
-from scholarstream.embeddings import Vectors
 from scholarstream.papers import Paper
 from scholarstream.search.scoring import MEANING_NOTE
 from scholarstream.settings import Settings
 from scholarstream.sources import MultiSearchResult, SourceStatus
 from scholarstream.streams import PartialStreamConfig, Stream, finish_config
 from scholarstream.streams.monitoring import build_result, run_stream_now, stream_judge
-from tests.helpers import ConceptEmbedder, make_runtime
+from tests.helpers import BrokenEmbedder, ConceptEmbedder, RecordingEmbedder, make_runtime
 from tests.search.world import LiteratureWorld
 from tests.streams.runner import runner
 from tests.streams.test_monitoring import NOW, new_stream
@@ -105,21 +104,6 @@ async def test_offline_with_meaning_a_paraphrase_scores_above_an_unrelated_item(
         stream, found(UNRELATED, PARAPHRASE), since=since, reported=set(), by=words_only
     )
     assert {item.score for item in by_words.report.items} == {0.0}
-
-
-class RecordingEmbedder(ConceptEmbedder):
-    def __init__(self, concepts: Sequence[Sequence[str]]) -> None:
-        super().__init__(concepts)
-        self.texts: list[str] = []
-
-    def embed_documents(self, texts: Sequence[str]) -> Vectors:
-        self.texts += texts
-        return super().embed_documents(texts)
-
-
-class BrokenEmbedder(ConceptEmbedder):
-    def embed_documents(self, texts: Sequence[str]) -> Vectors:
-        raise RuntimeError("the model file is corrupt")
 
 
 async def run_offline(
