@@ -106,7 +106,7 @@ def _check_reasons_kept(criteria: Sequence[str], events: Sequence[DecisionEvent]
         )
         raise ConflictError(
             f"The criteria were not changed: {said}.",
-            hint="Keep it in the list, or first change those decisions (the project's "
+            hint="Keep those criteria in the list, or first change those decisions (the project's "
             "records list shows them); to reword a criterion, add the new wording, move the "
             "exclusions to it, then remove the old one.",
         )

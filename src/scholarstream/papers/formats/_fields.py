@@ -462,7 +462,7 @@ class Draft:
         if title is None:
             known = [
                 f"{name} {value}"
-                for name, value in (("PMID", self.pmid), ("DOI", self.doi))
+                for name, value in (("PMID", self.pmid), ("DOI", clean_doi(self.doi)))
                 if value
             ]
             named = f" ({', '.join(known)})" if known else ""

@@ -196,8 +196,8 @@ class Library:
         self, owner_id: uuid.UUID, query: LibraryQuery, index: LibraryIndex
     ) -> Checked:
         """The query's filters checked against the library (a type, tag or collection it
-        does not have says what it has), and the records its collection, tag and note
-        filters leave."""
+        does not have says what it has), and the records its collection, tag, note and
+        added-date filters leave."""
         check_type(index, query)
         if not (query.has_labels or query.has_added_dates):
             return Checked()
