@@ -984,6 +984,7 @@ EXPORTED: dict[str, list[str]] = {
         "quoted_from",
         "rank_unscreened",
         "ranker_suggestion",
+        "reasons_in_use",
         "record_view",
         "relevance_scores",
         "render_svg",
