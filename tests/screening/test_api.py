@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import uuid
+from dataclasses import replace
 
 import rispy
 from bibtexparser.entrypoint import parse_string
@@ -22,7 +23,7 @@ from tests.screening.api import (
     new_project,
     refused,
 )
-from tests.screening.world import EXCLUSION, svg_words
+from tests.screening.world import EXCLUSION, Review, svg_words, triptans
 
 SCREENED = 20
 
@@ -270,7 +271,7 @@ def test_projects_refuse_bad_input_plainly_and_change_only_what_is_sent(
                 json={"name": "x", "source": {"kind": "search_run", "run_id": str(uuid.uuid4())}},
             ),
             404,
-            "Search run",
+            "search run was not found",
         )
         assert client.get(API).json() == {"projects": []}
 
@@ -284,7 +285,9 @@ def test_projects_refuse_bad_input_plainly_and_change_only_what_is_sent(
             project["record_count"] == 5
             and project["origin"]["label"] == "Library: 5 selected records"
         )
-        searched = new_project(client, source={"kind": "library", "query": "sumatriptan"})
+        searched = new_project(
+            client, name="Sumatriptan", source={"kind": "library", "query": "sumatriptan"}
+        )
         assert 0 < searched["record_count"] < 40
         assert searched["origin"]["label"] == "Library: the records with the words “sumatriptan”"
 
@@ -295,7 +298,7 @@ def test_projects_refuse_bad_input_plainly_and_change_only_what_is_sent(
         assert made.status_code == 201, made.text
         collection = made.json()["collection"]
         from_collection = new_project(
-            client, source={"kind": "library", "collection_id": collection["id"]}
+            client, name="Eletriptan", source={"kind": "library", "collection_id": collection["id"]}
         )
         assert from_collection["record_count"] == collection["records"] > 0
         assert from_collection["origin"]["label"] == "Library collection: Eletriptan"
@@ -325,3 +328,106 @@ def test_projects_refuse_bad_input_plainly_and_change_only_what_is_sent(
             from_collection["id"],
             searched["id"],
         ]
+
+
+def test_a_second_project_of_the_same_name_is_refused_case_and_spaces_aside(
+    db_settings: Settings,
+) -> None:
+    name = "Triptans for acute migraine"
+    taken = (f"You already have a screening project named “{name}”", "Choose another name")
+    with client_for(db_settings) as (_, client):
+        import_review(client)
+        first = new_project(client, name=name)
+        body = refused(
+            client.post(
+                API,
+                json={"name": "  triptans FOR acute   migraine ", "source": {"kind": "library"}},
+            ),
+            409,
+            *taken,
+            f"open “{name}” from your screening projects",
+        )
+        assert body["code"] == "conflict"
+        assert [p["id"] for p in client.get(API).json()["projects"]] == [first["id"]]
+
+        # Renaming another project to it is refused too; a project keeps its own name in
+        # another case, and any free name.
+        other = new_project(client, name="Eletriptan only")
+        refused(
+            client.patch(f"{API}/{other['id']}", json={"name": "TRIPTANS for acute migraine"}),
+            409,
+            *taken,
+        )
+        assert client.get(f"{API}/{other['id']}").json()["name"] == "Eletriptan only"
+        recased = client.patch(f"{API}/{first['id']}", json={"name": "Triptans for Acute Migraine"})
+        assert recased.status_code == 200, recased.text
+        assert recased.json()["name"] == "Triptans for Acute Migraine"
+        renamed = client.patch(f"{API}/{other['id']}", json={"name": "Eletriptan, adults"})
+        assert renamed.status_code == 200 and renamed.json()["name"] == "Eletriptan, adults"
+
+        # A deleted project's name is free again.
+        assert client.delete(f"{API}/{first['id']}").status_code == 204
+        assert new_project(client, name=name)["name"] == name
+
+
+def _with_file_ids(review: Review) -> tuple[Review, dict[str, str]]:
+    """The review as a CSV with an ID column (T001, ...): the records' own ids in the file."""
+    rows = list(csv.DictReader(io.StringIO(review.csv_bytes.decode())))
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=["ID", *rows[0]])
+    writer.writeheader()
+    ids = {}
+    for n, row in enumerate(rows, start=1):
+        ids[row["title"]] = f"T{n:03}"
+        writer.writerow({"ID": ids[row["title"]], **row})
+    return replace(review, csv_bytes=out.getvalue().encode()), ids
+
+
+def test_record_ids_mean_the_same_in_the_list_the_routes_and_every_export(
+    db_settings: Settings,
+) -> None:
+    with client_for(db_settings) as (_, client):
+        review, file_ids = _with_file_ids(triptans())
+        import_review(client, review)
+        pid = new_project(client)["id"]
+        listed = client.get(f"{API}/{pid}/records").json()["records"]
+        # Two ids with two names: the project's (every route takes it), the file's own.
+        by_id = {r["record_id"]: r for r in listed}
+        assert {r["source_record_id"] for r in listed} == set(file_ids.values())
+        assert all(file_ids[r["title"]] == r["source_record_id"] for r in listed)
+
+        table = client.get(f"{API}/{pid}/export", params={"format": "csv"}).text
+        exported = list(csv.DictReader(io.StringIO(table.removeprefix("\ufeff"))))
+        assert list(exported[0])[:3] == ["record_id", "source_record_id", "title"]
+        assert {(r["record_id"], r["source_record_id"]) for r in exported} == {
+            (r["record_id"], r["source_record_id"]) for r in listed
+        }
+        # The export's record_id finds the record again, and takes a decision on it.
+        row = exported[0]
+        shown = client.get(f"{API}/{pid}/records/{row['record_id']}")
+        assert shown.status_code == 200, shown.text
+        assert shown.json()["record"]["title"] == row["title"] == by_id[row["record_id"]]["title"]
+        decided = client.post(
+            f"{API}/{pid}/decisions", json={"record_id": row["record_id"], "decision": "maybe"}
+        )
+        assert decided.status_code == 200, decided.text
+        again = client.get(f"{API}/{pid}/export", params={"format": "csv"}).text
+        assert [
+            r["decision"]
+            for r in csv.DictReader(io.StringIO(again.removeprefix("\ufeff")))
+            if r["record_id"] == row["record_id"]
+        ] == ["maybe"]
+
+        # RIS keeps the file's id as ID and names the project's; so does BibTeX.
+        ris = rispy.loads(client.get(f"{API}/{pid}/export", params={"format": "ris"}).text)
+        assert {
+            (
+                next(n for n in e["notes"] if n.startswith("Screening record id: ")).split(": ")[1],
+                e["id"],
+            )
+            for e in ris
+        } == {(r["record_id"], r["source_record_id"]) for r in listed}
+        bib = parse_string(client.get(f"{API}/{pid}/export", params={"format": "bibtex"}).text)
+        assert {
+            {f.key: f.value for f in e.fields}["screening_record_id"] for e in bib.entries
+        } == set(by_id)

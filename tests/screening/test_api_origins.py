@@ -5,6 +5,7 @@ identification has each source's count and the duplicates removed before screeni
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -84,9 +85,9 @@ def test_projects_from_a_search_run_and_a_stream_report(db_settings: Settings) -
         }
         assert {s["source"]: s["records"] for s in identification["sources"]} == returned
         assert identification["duplicates_removed"] == collection["stats"]["duplicates_removed"]
-        titles = {
-            r["title"] for r in client.get(f"{API}/{project['id']}/records").json()["records"]
-        }
+        listed = client.get(f"{API}/{project['id']}/records", params={"limit": 500}).json()
+        assert listed["total"] == len(papers) <= 500
+        titles = {r["title"] for r in listed["records"]}
         assert titles == {p["record"]["title"] for p in papers}
         counts = client.get(f"{API}/{project['id']}/prisma").json()
         assert counts["identified_total"] == sum(returned.values())
@@ -96,6 +97,7 @@ def test_projects_from_a_search_run_and_a_stream_report(db_settings: Settings) -
         items = report["report"]["items"]
         from_report = new_project(
             client,
+            name="From the stream's report",
             source={"kind": "stream_report", "stream_id": stream["id"], "report_id": report["id"]},
         )
         assert from_report["record_count"] == len(items) > 0
@@ -123,3 +125,10 @@ def test_projects_from_a_search_run_and_a_stream_report(db_settings: Settings) -
             409,
             "no items to screen",
         )
+        # The New project form offers the report with items, saying how many, and leaves the
+        # empty one out: there is nothing in it to screen.
+        page = client.get("/screening")
+        assert page.status_code == 200, page.text
+        offered = re.findall(r'<option value="([^"/]+)/([^"]+)">([^<]*)</option>', page.text)
+        assert [(s, r) for s, r, _ in offered] == [(stream["id"], report["id"])]
+        assert offered[0][2].endswith(f"({len(items)} record{'s' if len(items) != 1 else ''})")

@@ -198,3 +198,37 @@ def test_single_user_mode_has_one_reviewer(settings: Settings) -> None:
             "SCHOLARSTREAM_SERVER__MULTI_USER=true",
         )
         assert client.get(f"{API}/{pid}/conflicts").json() == {"conflicts": [], "resolved": 0}
+
+
+def test_project_names_are_unique_per_owner(data_dir: object, database_url: str) -> None:
+    """Each person's projects have names of their own: Bob may name his as Alice named hers,
+    and the project she shares with him then stands beside his under the same name."""
+    settings = load_settings(
+        data_dir=data_dir, database_url=database_url, server={"multi_user": True}
+    )
+    with reviewers(settings) as users:
+        alice, bob = users["alice"], users["bob"]
+        for client in (alice, bob):
+            import_review(client)
+        hers = new_project(alice, name="Triptans")
+        his = new_project(bob, name="triptans")
+        added = alice.post(f"{API}/{hers['id']}/reviewers", json={"username": "bob"})
+        assert added.status_code == 200, added.text
+        assert sorted((p["name"], p["your_role"]) for p in bob.get(API).json()["projects"]) == [
+            ("Triptans", "reviewer"),
+            ("triptans", "owner"),
+        ]
+        # Among one owner's own projects the name is taken, whoever reviews them.
+        refused(
+            alice.post(API, json={"name": "TRIPTANS", "source": {"kind": "library"}}),
+            409,
+            "You already have a screening project named “Triptans”",
+        )
+        refused(
+            bob.post(API, json={"name": "Triptans ", "source": {"kind": "library"}}),
+            409,
+            "You already have a screening project named “triptans”",
+        )
+        other = new_project(bob, name="Eletriptan")
+        refused(bob.patch(f"{API}/{other['id']}", json={"name": "Triptans"}), 409, "“triptans”")
+        assert his["name"] == "triptans"

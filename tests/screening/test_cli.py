@@ -152,6 +152,44 @@ def test_create_list_status_and_export(
         data_dir, "screening", "create", "Half", "--stream-report", short
     )
 
-    # Without --json: where to screen it, as an address that opens.
+
+def test_create_refuses_a_name_one_of_your_projects_has(data_dir: Path, tmp_path: Path) -> None:
+    source = tmp_path / "triptans.csv"
+    source.write_bytes(triptans().csv_bytes)
+    invoke(data_dir, "import", str(source))
+    invoke(data_dir, "screening", "create", "Triptans for migraine", "--library-query", "")
+
+    said = fails(data_dir, "screening", "create", " TRIPTANS  for migraine", "--library-query", "")
+    assert "You already have a screening project named “Triptans for migraine”" in said
+    assert "Choose another name, or open “Triptans for migraine”" in said
+    assert "'scholarstream screening list'" in said
+    listed = json.loads(invoke(data_dir, "screening", "list", "--json"))["projects"]
+    assert [p["name"] for p in listed] == ["Triptans for migraine"]
+
+
+def test_create_says_where_to_screen_on_the_public_address_or_the_servers(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The CLI cannot know the address a server listens on (``serve --port`` may differ from
+    the settings): a whole link on ``server.public_url``, else the page's path and how to
+    get a link; never a made-up address."""
+    monkeypatch.setattr(console, "width", 60)  # a narrow terminal: the line is never cut
+    source = tmp_path / "triptans.csv"
+    source.write_bytes(triptans().csv_bytes)
+    invoke(data_dir, "import", str(source))
+    monkeypatch.delenv("SCHOLARSTREAM_SERVER__PUBLIC_URL", raising=False)
+    first = invoke(data_dir, "screening", "create", "Triptans", "--library-query", "")
+    project_id = first.split("Project id: ", 1)[1].split()[0]
+    assert (
+        f"Screen it in the web UI: open /screening/{project_id}/screen on your ScholarStream "
+        "server's address (set server.public_url to get a whole link here)."
+    ) in first
+    assert "http" not in first
+
+    monkeypatch.setenv("SCHOLARSTREAM_SERVER__PUBLIC_URL", "https://review.example.org/")
     second = invoke(data_dir, "screening", "create", "Again", "--library-query", "")
-    assert "Screen it in the web UI at http://127.0.0.1:8000/screening/" in second
+    project_id = second.split("Project id: ", 1)[1].split()[0]
+    assert (
+        f"Screen it in the web UI at https://review.example.org/screening/{project_id}/screen"
+        in second
+    )

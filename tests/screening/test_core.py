@@ -14,15 +14,17 @@ import pytest
 import rispy
 from bibtexparser.entrypoint import parse_string
 
-from scholarstream.errors import LLMError
+from scholarstream.errors import ConflictError, InvalidInputError, LLMError
 from scholarstream.papers import Paper
 from scholarstream.papers.formats import CSV_COLUMNS
 from scholarstream.papers.ranking import FeedbackModel
 from scholarstream.screening.core import (
     DECISION_COLUMNS,
     DECISION_WRITERS,
+    ID_COLUMNS,
     DecisionEvent,
     DecisionRow,
+    DownloadName,
     Identification,
     ModelAnswer,
     PrismaEntries,
@@ -31,7 +33,11 @@ from scholarstream.screening.core import (
     SourceCount,
     UnusableAnswerError,
     check_answer,
+    check_reasons_kept,
+    counted,
     current,
+    download_name,
+    exclusion_reason,
     keyword_spans,
     outcomes,
     prisma_counts,
@@ -324,14 +330,19 @@ def _paper(title: str, abstract: str) -> Paper:
 
 
 def test_exports_carry_decision_reason_reviewer_and_score() -> None:
+    first_id, second_id = uuid.uuid4(), uuid.uuid4()
     rows = [
         (
-            _paper("A {braced} trial", "Line one\nline two"),
-            DecisionRow("exclude", "Not an RCT", "alice: exclude (Not an RCT)", 0.123),
+            _paper("A {braced} trial", "Line one\nline two").model_copy(
+                update={"record_id": "EN-17"}
+            ),
+            DecisionRow(
+                "exclude", "Not an RCT", "alice: exclude (Not an RCT)", 0.123, record_id=first_id
+            ),
         ),
         (
             _paper("Second", "Abstract"),
-            DecisionRow("include", None, "alice: include", None, "include"),
+            DecisionRow("include", None, "alice: include", None, "include", record_id=second_id),
         ),
     ]
     out = io.StringIO()
@@ -342,6 +353,9 @@ def test_exports_carry_decision_reason_reviewer_and_score() -> None:
     assert "Screening reason: Not an RCT" in entries[0]["notes"]
     assert "Screening score: 0.123" in entries[0]["notes"]
     assert "Full-text decision: include" in entries[1]["notes"]
+    # The file's own id stays in ID; the project's id is a note of its own.
+    assert entries[0]["id"] == "EN-17"
+    assert f"Screening record id: {first_id}" in entries[0]["notes"]
 
     out = io.StringIO()
     DECISION_WRITERS["bibtex"](rows, out)
@@ -350,11 +364,16 @@ def test_exports_carry_decision_reason_reviewer_and_score() -> None:
     first = {f.key: f.value for f in library.entries[0].fields}
     assert first["screening_decision"] == "exclude" and first["screening_score"] == "0.123"
     assert first["screening_reviewer"].startswith("alice")
+    assert first["screening_record_id"] == str(first_id)
 
     out = io.StringIO()
     DECISION_WRITERS["csv"](rows, out)
     table = list(csv.DictReader(io.StringIO(out.getvalue().removeprefix("\ufeff"))))
-    assert list(table[0]) == [*CSV_COLUMNS, *DECISION_COLUMNS]
+    assert list(table[0]) == [*ID_COLUMNS, *CSV_COLUMNS[1:], *DECISION_COLUMNS]
+    assert [(r["record_id"], r["source_record_id"]) for r in table] == [
+        (str(first_id), "EN-17"),
+        (str(second_id), ""),
+    ]
     assert (table[0]["title"], table[0]["decision"], table[0]["reason"]) == (
         "A {braced} trial",
         "exclude",
@@ -444,3 +463,59 @@ def test_project_settings_clean_their_lists_and_refuse_too_much() -> None:
         ProjectSettings(name="x", keywords=[f"k{i}" for i in range(61)])
     with pytest.raises(ValueError, match="needs a name"):
         ProjectSettings(name="   ")
+
+
+def test_only_criteria_the_project_had_are_kept_by_the_exclusions_that_give_them() -> None:
+    history = History()
+    history.add(ALICE, uuid.uuid4(), "exclude")  # made while the project had no criteria
+    history.add(ALICE, uuid.uuid4(), "exclude", "whatever")  # recorded before the rule
+    history.add(BOB, uuid.uuid4(), "exclude", "off topic")
+    # Adding criteria is free, whatever the exclusions before them give.
+    check_reasons_kept([], ["Off topic"], history.events)
+    check_reasons_kept(["Off topic"], ["Off topic", "Wrong population"], history.events)
+    check_reasons_kept(["Wrong population"], ["Off topic"], history.events)
+    # Removing one the exclusions give is refused, in agreement with their number.
+    with pytest.raises(ConflictError, match="“Off topic” is the reason of 1 exclusion\\."):
+        check_reasons_kept(["Off topic", "Other"], ["Other"], history.events)
+    history.add(ALICE, uuid.uuid4(), "exclude", "Off topic")
+    with pytest.raises(ConflictError, match="“Off topic” is the reason of 2 exclusions\\."):
+        check_reasons_kept(["Off topic"], [], history.events)
+
+
+def test_an_exclusion_reason_is_a_criterion_when_there_are_criteria_and_none_otherwise() -> None:
+    none = ProjectSettings(name="x")
+    assert exclusion_reason(none, None) is None and exclusion_reason(none, "  ") is None
+    with pytest.raises(InvalidInputError, match="no exclusion criteria, so an exclusion takes no"):
+        exclusion_reason(none, "whatever")
+    some = ProjectSettings(name="x", exclusion_criteria=["Off topic"])
+    assert exclusion_reason(some, " off   TOPIC ") == "Off topic"
+    with pytest.raises(InvalidInputError, match="needs a reason"):
+        exclusion_reason(some, None)
+    with pytest.raises(InvalidInputError, match="not one of the project's exclusion criteria"):
+        exclusion_reason(some, "whatever")
+    # The full-text stage takes a criterion (as written) or the reviewer's own words.
+    assert exclusion_reason(some, "off topic", free_text=True) == "Off topic"
+    assert exclusion_reason(none, "Wrong outcome", free_text=True) == "Wrong outcome"
+    with pytest.raises(InvalidInputError, match="at most 300 characters"):
+        exclusion_reason(none, "x" * 301, free_text=True)
+
+
+def test_download_names_are_the_projects_name_safe_for_headers_and_file_systems() -> None:
+    assert download_name("Otitis in dogs", "screening", ".csv") == DownloadName(
+        "otitis-in-dogs-screening.csv", "otitis-in-dogs-screening.csv"
+    )
+    accented = download_name("Otite du chien — études 2024", "prisma", "svg")
+    assert accented.ascii == "otite-du-chien-etudes-2024-prisma.svg"
+    assert accented.unicode == "otite-du-chien-études-2024-prisma.svg" and accented.needs_unicode
+    assert download_name("Straße, Ørsted & Œuvre", "prisma", ".png").ascii == (
+        "strasse-orsted-oeuvre-prisma.png"
+    )
+    other_script = download_name("犬の外耳炎", "screening", ".ris")
+    assert other_script.ascii == "project-screening.ris"
+    assert other_script.unicode == "犬の外耳炎-screening.ris"
+    hostile = download_name('../../etc/passwd"; x=\r\n', "screening", ".bib").ascii
+    assert hostile == "etc-passwd-x-screening.bib"
+    long = download_name("word " * 40, "prisma", ".svg").ascii
+    assert len(long) <= 60 + len("-prisma.svg") and not long.startswith("-")
+    assert counted(1) == "1 record" and counted(1834) == "1,834 records"
+    assert counted(2, "criterion", "criteria") == "2 criteria"

@@ -14,6 +14,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.helpers import assert_plain
 from tests.screening.world import EXCLUSION, INCLUSION, KEYWORDS, svg_words, triptans
 from tests.web._checks import WIDTHS, overflow
 from tests.web.live import LiveServer, NewPage, PageProblems
@@ -122,6 +123,13 @@ def test_screen_with_the_keyboard_then_read_the_prisma_flow(
     # The progress chart and the stopping aid.
     chart = page.get_by_test_id("progress-chart").locator("polyline")
     expect(chart).to_have_attribute("data-points", "4")
+    # The axis spans the records screened (ten at least), the legend the project's 40.
+    expect(page.get_by_test_id("progress-chart").locator("svg")).to_have_attribute(
+        "data-span", "10"
+    )
+    expect(page.get_by_test_id("progress-chart")).to_contain_text(
+        "3 of 40 records screened · 37 left"
+    )
     expect(page.get_by_test_id("since-last-include")).not_to_be_empty()
     expect(page.get_by_test_id("relevant-left")).to_have_text("not yet known")
     expect(page.get_by_test_id("estimate")).to_contain_text("at least 10")
@@ -155,11 +163,13 @@ def test_screen_with_the_keyboard_then_read_the_prisma_flow(
     assert "Records screened (n = 3)" in words
     assert f"{EXCLUSION[1]} (n = 1)" in words
     assert "Reports not retrieved (n = 1)" in words
-    assert svg_download.value.suggested_filename.endswith(".svg")
+    # Downloads are named after the project, not its id.
+    assert svg_download.value.suggested_filename == "triptans-for-acute-migraine-prisma.svg"
 
     with page.expect_download() as png_download:
         prisma.get_by_role("link", name="PNG").click()
     assert Path(png_download.value.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert png_download.value.suggested_filename == "triptans-for-acute-migraine-prisma.png"
 
     with page.expect_download() as csv_download:
         prisma.get_by_role("link", name="CSV of counts").click()
@@ -181,9 +191,94 @@ def test_screen_with_the_keyboard_then_read_the_prisma_flow(
 
     with page.expect_download() as export:
         page.get_by_test_id("exports").get_by_role("link", name="CSV").click()
+    assert export.value.suggested_filename == "triptans-for-acute-migraine-screening.csv"
     records = list(
         csv.DictReader(io.StringIO(Path(export.value.path()).read_text(encoding="utf-8-sig")))
     )
     assert len(records) == 40
     assert [r["reason"] for r in records if r["decision"] == "exclude"][:1] == [EXCLUSION[1]]
+    problems.assert_none()
+
+
+def test_a_project_name_you_use_already_is_refused_on_the_forms(
+    fresh_server: LiveServer, new_page: NewPage, problems: PageProblems
+) -> None:
+    with httpx.Client(
+        base_url=fresh_server.base_url, headers={"Origin": fresh_server.base_url}
+    ) as client:
+        imported = client.post(
+            "/api/v1/library/imports", files={"file": ("triptans.csv", triptans().csv_bytes)}
+        )
+        assert imported.status_code == 201, imported.text
+        for name in ("Triptans for acute migraine", "Eletriptan"):
+            made = client.post(
+                "/api/v1/screening/projects", json={"name": name, "source": {"kind": "library"}}
+            )
+            assert made.status_code == 201, made.text
+        other = made.json()["id"]
+    taken = "You already have a screening project named “Triptans for acute migraine”"
+    page = new_page(fresh_server)
+    page.goto("/screening")
+    form = page.get_by_test_id("new-project")
+    form.get_by_label("Name").fill("  triptans FOR acute migraine")
+    with page.expect_response(lambda r: r.url.endswith("/api/v1/screening/projects")) as sent:
+        form.get_by_role("button", name="Create the project").click()
+    assert sent.value.status == 409
+    alert = form.get_by_role("alert")
+    expect(alert).to_contain_text(f"The project was not created. {taken}")
+    expect(alert).to_contain_text("Choose another name, or open “Triptans for acute migraine”")
+    assert_plain(alert.inner_text())
+    expect(form.get_by_role("button", name="Create the project")).to_be_enabled()
+    expect(page.get_by_test_id("projects").locator(".project-item")).to_have_count(2)
+
+    # Renaming another project to it: refused on the project page too, nothing changed.
+    page.goto(f"/screening/{other}")
+    page.get_by_text("Edit the criteria and keywords").click()
+    edit = page.locator('form[data-role="edit-project"]')
+    edit.get_by_label("Name").fill("TRIPTANS for acute migraine")
+    with page.expect_response(lambda r: r.request.method == "PATCH") as patched:
+        edit.get_by_role("button", name="Save").click()
+    assert patched.value.status == 409
+    expect(edit.get_by_role("alert")).to_contain_text(f"Nothing was changed. {taken}")
+    expect(page.get_by_test_id("project-name")).to_have_text("Eletriptan")
+    problems.expect_failed_loads(409)
+    problems.assert_none()
+
+
+def test_the_new_project_form_says_what_is_wrong_with_its_years(
+    fresh_server: LiveServer, new_page: NewPage, problems: PageProblems
+) -> None:
+    """Years the library search would refuse are refused in its words, on the form; a
+    year that is no number is refused too, never dropped as if the field were empty."""
+    with httpx.Client(
+        base_url=fresh_server.base_url, headers={"Origin": fresh_server.base_url}
+    ) as client:
+        imported = client.post(
+            "/api/v1/library/imports", files={"file": ("triptans.csv", triptans().csv_bytes)}
+        )
+        assert imported.status_code == 201, imported.text
+    page = new_page(fresh_server)
+    page.goto("/screening?query=triptan&year_from=2030&year_to=2000")
+    form = page.get_by_test_id("new-project")
+    form.get_by_label("Name").fill("Years")
+    create = form.get_by_role("button", name="Create the project")
+    with page.expect_response(lambda r: r.url.endswith("/api/v1/screening/projects")) as sent:
+        create.click()
+    assert sent.value.status == 422
+    alert = form.get_by_role("alert")
+    expect(alert).to_contain_text(
+        "The project was not created. The request is not valid: source: the first year "
+        "(2030) is after the last (2000): give the earlier year first."
+    )
+    assert_plain(alert.inner_text())
+
+    form.get_by_label("From year").fill("20x0")
+    form.get_by_label("To year").fill("")
+    with page.expect_response(lambda r: r.url.endswith("/api/v1/screening/projects")) as sent:
+        create.click()
+    assert sent.value.status == 422
+    expect(alert).to_contain_text("year_from must be a whole number")
+    with httpx.Client(base_url=fresh_server.base_url) as client:
+        assert client.get("/api/v1/screening/projects").json() == {"projects": []}
+    problems.expect_failed_loads(422)
     problems.assert_none()

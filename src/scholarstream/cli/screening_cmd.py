@@ -13,11 +13,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from scholarstream.cli._files import check_writable
 from scholarstream.cli._tables import find_id, list_table, short_id
 from scholarstream.cli.context import UserOption, console, resolve_user, run_with_runtime
+from scholarstream.cli.library_labels_cmd import records
 from scholarstream.errors import InvalidInputError
 
 if TYPE_CHECKING:
@@ -146,7 +148,10 @@ def _source(
 @screening_app.command("create")
 def create(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="The project's name.")],
+    name: Annotated[
+        str,
+        typer.Argument(help="The project's name: one none of your projects has (any case)."),
+    ],
     run: Annotated[
         str | None,
         typer.Option(
@@ -199,7 +204,7 @@ def create(
 
     source = _source(run, stream_report, library_query, collection)
 
-    async def work(runtime: "Runtime") -> "tuple[Project, str]":
+    async def work(runtime: "Runtime") -> "tuple[Project, str | None]":
         from pydantic import TypeAdapter
 
         owner = await _owner(runtime, user)
@@ -219,17 +224,30 @@ def create(
         except ValidationError as exc:
             raise InvalidInputError(explain(exc), hint="Check the options and try again.") from None
         project = await screening_service(runtime).create(owner, settings, spec)
-        return project, runtime.settings.server.base_url
+        return project, runtime.settings.server.public_url
 
-    project, base_url = run_with_runtime(ctx, work)
+    project, public_url = run_with_runtime(ctx, work)
     if as_json:
         typer.echo(project.model_dump_json(indent=2))
         return
-    console.print(f"Created [bold]{project.name}[/bold] with {project.record_count} records.")
-    console.print(f"Project id: {project.id}")
-    # One line, however narrow the terminal: a link cut in two does not open.
     console.print(
-        f"Screen it in the web UI at {base_url}/screening/{project.id}/screen", soft_wrap=True
+        f"Created [bold]{escape(project.name)}[/bold] with {records(project.record_count)}."
+    )
+    console.print(f"Project id: {project.id}")
+    console.print(screen_it(project.id, public_url), soft_wrap=True)
+
+
+def screen_it(project_id: uuid.UUID, public_url: str | None) -> str:
+    """Where to screen the project: a link on ``server.public_url`` when it is set. Else the
+    page's path on the server, whose address the CLI cannot know (``serve --port`` may differ
+    from the settings), and how to get a whole link. One line, printed without wrapping: a
+    link cut in two does not open."""
+    path = f"/screening/{project_id}/screen"
+    if public_url:
+        return f"Screen it in the web UI at {public_url.rstrip('/')}{path}"
+    return (
+        f"Screen it in the web UI: open {path} on your ScholarStream server's address "
+        "(set server.public_url to get a whole link here)."
     )
 
 
@@ -250,8 +268,6 @@ def list_projects(
     if not projects.projects:
         console.print("No screening projects yet: 'scholarstream screening create --help'.")
         return
-    from rich.markup import escape
-
     # Fits 80 columns: the name takes what the others leave; where the records came from
     # is cut short (``screening status`` says it in full).
     columns = ["id", "name", "screened", "from", "created"]

@@ -12,7 +12,6 @@ threads)."""
 from __future__ import annotations
 
 import asyncio
-import logging
 import threading
 import uuid
 from collections import OrderedDict
@@ -21,7 +20,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from scholarstream.embeddings import Embedder
-from scholarstream.papers.ranking import FeedbackModel, title_meaning
+from scholarstream.papers.ranking import FeedbackModel, feedback_model
 from scholarstream.screening.core import (
     Choice,
     ScreeningRecord,
@@ -32,20 +31,13 @@ from scholarstream.screening.core import (
 
 _KEPT_PROJECTS = 8
 _BUILDER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="screening-ranker")
-log = logging.getLogger(__name__)
 
 
 def build_ranker(
     texts: Sequence[str], titles: Sequence[str], embedder: Embedder | None
 ) -> FeedbackModel:
     """The ranker over ``texts``, reading the titles' meaning when ``embedder`` runs."""
-    meaning = None
-    if embedder is not None:
-        try:
-            meaning = title_meaning(titles, embedder.embed_documents)
-        except Exception:
-            log.exception("the embedding model failed: screening ranks by words alone")
-    return FeedbackModel(texts, meaning=meaning)
+    return feedback_model(texts, titles, embedder.embed_documents if embedder else None)
 
 
 @dataclass

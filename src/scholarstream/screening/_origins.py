@@ -11,12 +11,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from scholarstream.db import Database
 from scholarstream.errors import ConflictError, InvalidInputError
 from scholarstream.papers import Record
-from scholarstream.screening.core import Identification, Origin, SourceCount
+from scholarstream.screening.core import Identification, Origin, SourceCount, agrees, counted
 from scholarstream.search import SearchRunStore
 from scholarstream.sources.library import (
     Library,
@@ -25,6 +25,7 @@ from scholarstream.sources.library import (
     NothingMatchedError,
 )
 from scholarstream.streams.monitoring import ReportStore
+from scholarstream.validation_messages import explain
 
 MAX_RECORDS = 20_000
 """A project screens at most this many records."""
@@ -47,9 +48,11 @@ class FromStreamReport(_Model):
 
 
 class FromLibrary(_Model):
-    """Library records: a ``collection_id`` (its records, in the order added), the
-    ``record_ids`` given (a selection), or every record a search of the library finds
-    (``query``: its words, ranked; no words: every record passing the filters)."""
+    """Library records, named one way: a ``collection_id`` (its records, in the order
+    added), the ``record_ids`` given (a selection), or every record a search of the library
+    finds (``query``: its words, ranked; no words: every record passing the filters
+    ``year_from``, ``year_to``, ``publication_type``, ``tag``). A search's words or filters
+    beside a collection or a selection are refused, never dropped."""
 
     kind: Literal["library"] = "library"
     query: str = Field(default="", description="Search words; empty: no word filter.")
@@ -58,10 +61,13 @@ class FromLibrary(_Model):
     publication_type: str | None = None
     tag: str | None = Field(default=None, description="Only the records with this tag.")
     collection_id: uuid.UUID | None = Field(
-        default=None, description="A collection of the library: its records."
+        default=None,
+        description="A collection of the library: its records (without a search's words or "
+        "filters).",
     )
     record_ids: list[uuid.UUID] | None = Field(
-        default=None, description="A selection of library records (ids), instead of a search."
+        default=None,
+        description="A selection of library records (ids), instead of a search or a collection.",
     )
 
     @model_validator(mode="after")
@@ -69,8 +75,42 @@ class FromLibrary(_Model):
         if self.record_ids is not None and not self.record_ids:
             raise ValueError("the selection is empty: select at least one record")
         if self.record_ids is not None and len(self.record_ids) > MAX_RECORDS:
-            raise ValueError(f"select at most {MAX_RECORDS} records")
+            raise ValueError(f"select at most {MAX_RECORDS:,} records")
+        ways = [
+            name
+            for name, given in (
+                ("collection_id", self.collection_id is not None),
+                ("record_ids", self.record_ids is not None),
+            )
+            if given
+        ]
+        searched = self.searched_by()
+        if len(ways) > 1 or (ways and searched):
+            raise ValueError(
+                "name the library records one way: a search (query and its filters), a "
+                "collection (collection_id) or a selection (record_ids), not several; you "
+                f"gave {_listed([*searched, *ways])}"
+            )
+        if not ways:
+            try:
+                self.library_query()
+            except ValidationError as exc:
+                raise ValueError(explain(exc, whole="the library search")) from None
         return self
+
+    def searched_by(self) -> list[str]:
+        """The fields of a library search given (words, filters), by name."""
+        return [
+            name
+            for name, value in (
+                ("query", self.query.strip()),
+                ("year_from", self.year_from),
+                ("year_to", self.year_to),
+                ("publication_type", (self.publication_type or "").strip()),
+                ("tag", (self.tag or "").strip()),
+            )
+            if value not in (None, "")
+        ]
 
     def library_query(self) -> LibraryQuery:
         return LibraryQuery(
@@ -81,6 +121,10 @@ class FromLibrary(_Model):
             tag=self.tag,
             related=False,  # a screening set is what the words find, nothing looser
         )
+
+
+def _listed(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 RecordSource = Annotated[
@@ -191,10 +235,11 @@ async def from_library(library: Library, user_id: uuid.UUID, spec: FromLibrary) 
         missing = len(wanted) - len(items)
         if missing:
             raise InvalidInputError(
-                f"{missing} of the selected records are not in your library.",
+                f"{counted(missing)} of the selection {agrees(missing, 'is', 'are')} not in "
+                "your library (deleted, or never yours).",
                 hint="Select the records again on the Library page.",
             )
-        label = f"Library: {len(items)} selected records"
+        label = f"Library: {counted(len(items), 'selected record')}"
         reference = None
     elif spec.collection_id is not None:
         collection = await library.labels.collection(user_id, spec.collection_id)

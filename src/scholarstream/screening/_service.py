@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import io
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from scholarstream.db import Database
@@ -30,6 +30,8 @@ from scholarstream.screening.core import (
     BASIS_NOTES,
     DECISION_WRITERS,
     LABEL_WORDS,
+    MAX_RECORDS_PAGE,
+    RECORDS_PAGE,
     ConflictList,
     ConflictView,
     DecisionEvent,
@@ -46,18 +48,20 @@ from scholarstream.screening.core import (
     ProjectList,
     ProjectSettings,
     ProjectUpdate,
+    RecordFilter,
     RecordList,
     RecordRow,
     ResolutionIn,
     ScreeningStep,
     Suggestion,
     YourDecision,
+    check_reasons_kept,
     current,
+    exclusion_reason,
     outcomes,
     prisma_counts,
     progress,
     ranker_suggestion,
-    reasons_in_use,
     record_view,
 )
 from scholarstream.sources.library import Library
@@ -65,51 +69,6 @@ from scholarstream.sources.library import Library
 RANKER_WAIT_SECONDS = 2.0
 """How long a request waits for the ranker's features to be built before the keyword
 order stands in (the building goes on)."""
-
-
-def _reason_for_exclusion(
-    settings: ProjectSettings, reason: str | None, *, free_text: bool = False
-) -> str | None:
-    """The exclusion reason to keep: one of the criteria (or, with ``free_text``, any
-    words); required whenever the project has exclusion criteria."""
-    text = " ".join((reason or "").split()) or None
-    criteria = settings.exclusion_criteria
-    if text is None:
-        if criteria:
-            raise InvalidInputError(
-                "An exclusion needs a reason: pick one of the project's exclusion criteria.",
-                hint="Criteria: " + "; ".join(criteria),
-            )
-        return None
-    if free_text or not criteria:
-        if len(text) > 300:
-            raise InvalidInputError("The reason must be at most 300 characters.")
-        return text
-    match = next((c for c in criteria if c.lower() == text.lower()), None)
-    if match is None:
-        raise InvalidInputError(
-            f"'{text[:80]}' is not one of the project's exclusion criteria.",
-            hint="Pick one of: " + "; ".join(criteria),
-        )
-    return match
-
-
-def _check_reasons_kept(criteria: Sequence[str], events: Sequence[DecisionEvent]) -> None:
-    """``ConflictError`` when the new criteria leave out one that exclusions give as
-    their reason: PRISMA would count exclusions for a reason the project no longer has."""
-    kept = {c.casefold() for c in criteria}
-    dropped = {r: n for r, n in reasons_in_use(events).items() if r.casefold() not in kept}
-    if dropped:
-        said = "; ".join(
-            f"“{reason}” is the reason of {n} exclusion{'s' if n != 1 else ''}"
-            for reason, n in dropped.items()
-        )
-        raise ConflictError(
-            f"The criteria were not changed: {said}.",
-            hint="Keep those criteria in the list, or first change those decisions (the project's "
-            "records list shows them); to reword a criterion, add the new wording, move the "
-            "exclusions to it, then remove the old one.",
-        )
 
 
 @dataclass
@@ -139,6 +98,9 @@ class ScreeningService:
     async def create(
         self, user_id: uuid.UUID, settings: ProjectSettings, source: RecordSource
     ) -> Project:
+        """A new project; ``ConflictError`` when one of the user's projects has the name
+        already (case and runs of spaces aside), before any record is gathered."""
+        await self.store.check_name_free(user_id, settings.name)
         gathered = await self.gather(user_id, source)
         return await self.store.create(
             user_id, settings, gathered.origin, gathered.identification, gathered.records
@@ -160,7 +122,11 @@ class ScreeningService:
     ) -> Project:
         project = await self.store.get(user_id, project_id)
         if change.exclusion_criteria is not None:
-            _check_reasons_kept(change.exclusion_criteria, await self.store.events(project_id))
+            check_reasons_kept(
+                project.exclusion_criteria,
+                change.exclusion_criteria,
+                await self.store.events(project_id),
+            )
         return await self.store.update(user_id, project_id, change.applied_to(project.settings))
 
     async def delete(self, user_id: uuid.UUID, project_id: uuid.UUID) -> None:
@@ -301,9 +267,7 @@ class ScreeningService:
     ) -> ScreeningStep:
         project = await self.store.get(user_id, project_id)
         reason = (
-            _reason_for_exclusion(project.settings, body.reason)
-            if body.decision == "exclude"
-            else None
+            exclusion_reason(project.settings, body.reason) if body.decision == "exclude" else None
         )
         material = await self._material(project_id)
         # The ranker's probability, when the ranker chose (not the keyword order's score).
@@ -341,33 +305,61 @@ class ScreeningService:
             message=f"Undone: {LABEL_WORDS[undone.decision]} of {_short(title)}",
         )
 
-    async def records(self, user_id: uuid.UUID, project_id: uuid.UUID) -> RecordList:
-        """Every record with your decision (and, for the owner, the project's outcome)."""
+    async def records(
+        self,
+        user_id: uuid.UUID,
+        project_id: uuid.UUID,
+        *,
+        offset: int = 0,
+        limit: int = RECORDS_PAGE,
+        decision: RecordFilter | None = None,
+    ) -> RecordList:
+        """A page of the records (``offset``, ``limit``), in the project's order, each with
+        your decision (and, for the owner, the project's outcome); ``decision``: only the
+        records you decided so (``unscreened``: those you have not decided)."""
+        if not 1 <= limit <= MAX_RECORDS_PAGE or offset < 0:
+            raise InvalidInputError(
+                f"A page holds 1 to {MAX_RECORDS_PAGE} records, from offset 0.",
+                hint=f"Give a limit from 1 to {MAX_RECORDS_PAGE} and an offset of 0 or more.",
+            )
         found = await self.store.access(user_id, project_id)
         project = await self.store.get(user_id, project_id)
         material = await self._material(project_id)
         events = await self.store.events(project_id)
         mine = current(events, "screen", user_id)
+        listed = [
+            i
+            for i, item in enumerate(material.records)
+            if decision is None
+            or (mine[item.id].decision == decision if item.id in mine else decision == "unscreened")
+        ]
+        page = listed[offset : offset + limit]
         result = (
             outcomes(
-                [r.id for r in material.records], [r.id for r in project.reviewers], events
+                [material.records[i].id for i in page], [r.id for r in project.reviewers], events
             ).items
             if found.role == "owner"
             else None
         )
-        rows = [
-            RecordRow(
-                record_id=item.id,
-                position=item.position + 1,
-                title=item.record.title,
-                year=item.record.year,
-                outcome=result[i].outcome if result is not None else None,
-                your_decision=mine[item.id].decision if item.id in mine else None,
-                your_reason=mine[item.id].reason if item.id in mine else None,
+        rows = []
+        for n, i in enumerate(page):
+            item = material.records[i]
+            held = mine.get(item.id)
+            rows.append(
+                RecordRow(
+                    record_id=item.id,
+                    source_record_id=item.record.record_id,
+                    position=item.position + 1,
+                    title=item.record.title,
+                    year=item.record.year,
+                    outcome=result[n].outcome if result is not None else None,
+                    your_decision=held.decision if held else None,
+                    your_reason=held.reason if held else None,
+                )
             )
-            for i, item in enumerate(material.records)
-        ]
-        return RecordList(total=len(rows), records=rows)
+        return RecordList(
+            total=len(listed), offset=offset, limit=limit, decision=decision, records=rows
+        )
 
     async def suggest(
         self,
@@ -440,9 +432,7 @@ class ScreeningService:
         await self._owned(user_id, project_id, "settle conflicts")
         project = await self.store.get(user_id, project_id)
         reason = (
-            _reason_for_exclusion(project.settings, body.reason)
-            if body.decision == "exclude"
-            else None
+            exclusion_reason(project.settings, body.reason) if body.decision == "exclude" else None
         )
         await self.store.decide(
             user_id, project_id, record_id, "resolve", body.decision, reason=reason
@@ -491,7 +481,7 @@ class ScreeningService:
             )
         project = await self.store.get(user_id, project_id)
         reason = (
-            _reason_for_exclusion(project.settings, body.reason, free_text=True)
+            exclusion_reason(project.settings, body.reason, free_text=True)
             if body.decision == "exclude"
             else None
         )
@@ -569,6 +559,7 @@ class ScreeningService:
                     (
                         item.record,
                         DecisionRow(
+                            record_id=item.id,
                             decision=outcome.outcome,
                             reason=outcome.reason,
                             reviewers=reviewers,
@@ -586,6 +577,7 @@ class ScreeningService:
                     (
                         item.record,
                         DecisionRow(
+                            record_id=item.id,
                             decision=event.decision if event else "unscreened",
                             reason=event.reason if event else None,
                             reviewers=names.get(user_id, "") if event else "",

@@ -6,11 +6,15 @@ resource that is not theirs. Changing the project (criteria, reviewers, PRISMA n
 full-text decisions, resolutions) is the owner's; a reviewer screens.
 
 Each call is one short transaction. Decisions are appended, never overwritten; undo marks
-the reviewer's last one undone."""
+the reviewer's last one undone.
+
+A project's name is unique among the projects its owner owns, ignoring case and runs of
+spaces (``name_key``); a project shared with you may bear the name of one of yours."""
 
 from __future__ import annotations
 
 import builtins
+import datetime as dt
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -62,6 +66,43 @@ def owner_only(what: str) -> PermissionDeniedError:
         f"Only the project's owner can {what}.",
         hint="Ask the person who created the project.",
     )
+
+
+def name_key(name: str) -> str:
+    """What two project names are compared by: neither case nor runs of spaces count."""
+    return " ".join(name.split()).casefold()
+
+
+def name_taken(existing: str, created: dt.datetime) -> ConflictError:
+    return ConflictError(
+        f"You already have a screening project named “{existing}” (created {created:%Y-%m-%d}).",
+        hint=f"Choose another name, or open “{existing}” from your screening projects (the "
+        "Screening page, or 'scholarstream screening list').",
+    )
+
+
+async def _check_name(
+    session: AsyncSession,
+    owner_id: uuid.UUID,
+    name: str,
+    other_than: uuid.UUID | None = None,
+    *,
+    lock: bool = False,
+) -> None:
+    """``ConflictError`` when another of the owner's projects (not ``other_than``) has the
+    name. With ``lock`` the owner's account row is locked first (PostgreSQL; SQLite's writes
+    are serialised already), so two requests cannot both take a free name."""
+    if lock:
+        await session.execute(select(User.id).where(User.id == owner_id).with_for_update())
+    key = name_key(name)
+    rows = await session.execute(
+        select(ScreeningProjectRow.id, ScreeningProjectRow.name, ScreeningProjectRow.created_at)
+        .where(ScreeningProjectRow.owner_id == owner_id)
+        .order_by(ScreeningProjectRow.created_at)
+    )
+    for project_id, existing, created in rows:
+        if project_id != other_than and name_key(existing) == key:
+            raise name_taken(existing, created)
 
 
 @dataclass(frozen=True)
@@ -188,6 +229,7 @@ class ScreeningStore:
         records: Sequence[Record],
     ) -> Project:
         async with self.database.session(write=True) as session:
+            await _check_name(session, owner_id, settings.name, lock=True)
             scope = OwnerScope(session, owner_id)
             row = scope.add(
                 ScreeningProjectRow(
@@ -249,6 +291,12 @@ class ScreeningStore:
         async with self.database.session() as session:
             return await access(session, user_id, project_id)
 
+    async def check_name_free(self, owner_id: uuid.UUID, name: str) -> None:
+        """``ConflictError`` when one of the owner's projects has the name already (checked
+        again as the project is stored)."""
+        async with self.database.session() as session:
+            await _check_name(session, owner_id, name)
+
     async def get(self, user_id: uuid.UUID, project_id: uuid.UUID) -> Project:
         async with self.database.session() as session:
             return await _project(session, await access(session, user_id, project_id))
@@ -259,6 +307,8 @@ class ScreeningStore:
         async with self.database.session(write=True) as session:
             found = await access(session, user_id, project_id)
             found.require_owner("change its name, question, keywords or criteria")
+            if name_key(settings.name) != name_key(found.project.name):
+                await _check_name(session, found.owner_id, settings.name, found.id, lock=True)
             for name, value in settings.model_dump().items():
                 setattr(found.project, name, value)
             found.project.updated_at = utcnow()

@@ -11,7 +11,7 @@ from fastapi.responses import HTMLResponse, Response
 
 from scholarstream.accounts import RuntimeDep
 from scholarstream.errors import NotFoundError
-from scholarstream.screening import Project, screening_service
+from scholarstream.screening import Project, counted, screening_service
 from scholarstream.search import SearchRunStore
 from scholarstream.streams import StreamStore
 from scholarstream.streams.monitoring import ReportStore
@@ -29,7 +29,8 @@ _REPORTS_LISTED = 40
 
 async def _sources(runtime: RuntimeDep, user_id: uuid.UUID) -> dict[str, object]:
     """What a new project can start from: the user's search runs with results, the
-    finished reports of their streams (newest first) and their library collections."""
+    finished reports of their streams that have items (newest first; a report with none
+    has nothing to screen) and their library collections with records."""
     runs = [
         {"id": str(run.id), "label": run.question, "status": run.status}
         for run in await SearchRunStore(runtime.database).list(user_id)
@@ -39,17 +40,22 @@ async def _sources(runtime: RuntimeDep, user_id: uuid.UUID) -> dict[str, object]
     reports_store = ReportStore(runtime.database)
     for stream in await StreamStore(runtime.database).list(user_id):
         for report in await reports_store.list(user_id, stream.id):
-            if report.status in ("complete", "partial") and len(reports) < _REPORTS_LISTED:
+            items = report.counts.new if report.counts is not None else 0
+            if (
+                report.status in ("complete", "partial")
+                and items
+                and len(reports) < _REPORTS_LISTED
+            ):
                 reports.append(
                     {
                         "stream_id": str(stream.id),
                         "report_id": str(report.id),
                         "label": f"{stream.stream_name}: report of "
-                        f"{report.started_at.strftime('%Y-%m-%d %H:%M')}",
+                        f"{report.started_at.strftime('%Y-%m-%d %H:%M')} ({counted(items)})",
                     }
                 )
     collections = [
-        {"id": str(c.id), "label": f"{c.name} ({c.records} records)"}
+        {"id": str(c.id), "label": f"{c.name} ({counted(c.records)})"}
         for c in await runtime.library.labels.collections(user_id)
         if c.records
     ]

@@ -6,14 +6,19 @@ from __future__ import annotations
 
 import uuid
 from typing import Annotated, Literal
+from urllib.parse import quote
 
 from fastapi import APIRouter, Query, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from scholarstream.api._deps import ReleasedUser, RuntimeDep
 from scholarstream.screening import (
+    MAX_RECORDS,
+    MAX_RECORDS_PAGE,
+    RECORDS_PAGE,
     ConflictList,
     DecisionIn,
+    DownloadName,
     FullTextIn,
     FullTextList,
     PrismaCounts,
@@ -23,11 +28,13 @@ from scholarstream.screening import (
     ProjectList,
     ProjectSettings,
     ProjectUpdate,
+    RecordFilter,
     RecordList,
     RecordSource,
     ResolutionIn,
     ScreeningStep,
     Suggestion,
+    download_name,
     prisma_csv,
     prisma_diagram,
     render_png,
@@ -50,7 +57,7 @@ class ProjectCreate(ProjectSettings):
 
     source: RecordSource = Field(
         description="search_run (run_id), stream_report (stream_id, report_id) or library "
-        "(query and filters, or record_ids)."
+        "(one of: query and its filters, collection_id, or record_ids)."
     )
 
 
@@ -125,10 +132,28 @@ async def your_progress(project_id: uuid.UUID, user: ReleasedUser, runtime: Runt
 
 @router.get(PROJECT + "/records", response_model=RecordList)
 async def list_records(
-    project_id: uuid.UUID, user: ReleasedUser, runtime: RuntimeDep
+    project_id: uuid.UUID,
+    user: ReleasedUser,
+    runtime: RuntimeDep,
+    offset: Annotated[
+        int, Query(ge=0, le=MAX_RECORDS, description="Records listed before the page.")
+    ] = 0,
+    limit: Annotated[
+        int, Query(ge=1, le=MAX_RECORDS_PAGE, description="Records on the page.")
+    ] = RECORDS_PAGE,
+    decision: Annotated[
+        RecordFilter | None,
+        Query(
+            description="Only the records you decided so: include, exclude, maybe, or "
+            "unscreened (those you have not decided yet)."
+        ),
+    ] = None,
 ) -> RecordList:
-    """Every record with your decision (the owner also sees the project's outcome)."""
-    return await screening_service(runtime).records(user.id, project_id)
+    """A page of the records, in the project's order, each with your decision (the owner
+    also sees the project's outcome); ``total`` counts the records the filter lists."""
+    return await screening_service(runtime).records(
+        user.id, project_id, offset=offset, limit=limit, decision=decision
+    )
 
 
 @router.get(PROJECT + "/records/{record_id}", response_model=ScreeningStep)
@@ -148,7 +173,8 @@ async def decide(
     skip: SkipQuery = None,
 ) -> ScreeningStep:
     """Records your include / exclude / maybe on a record (an exclusion takes one of the
-    exclusion criteria as its reason) and answers with the next record."""
+    exclusion criteria as its reason, or none in a project without any) and answers with
+    the next record."""
     return await screening_service(runtime).decide(user.id, project_id, body, frozenset(skip or ()))
 
 
@@ -244,8 +270,12 @@ async def prisma_diagram_file(
     user: ReleasedUser,
     runtime: RuntimeDep,
     format: Annotated[Literal["svg", "png", "csv"], Query(description="svg, png or csv")] = "svg",
-    download: bool = False,
+    download: Annotated[
+        bool, Query(description="true: sent as a file to save (attachment), not to show.")
+    ] = False,
 ) -> Response:
+    """The diagram (or its counts), named after the project (``otitis-in-dogs-prisma.svg``)
+    in its Content-Disposition: shown inline, or saved as that file with ``download``."""
     service = screening_service(runtime)
     counts = await service.prisma(user.id, project_id)
     project = await service.get(user.id, project_id)
@@ -257,10 +287,23 @@ async def prisma_diagram_file(
         body = render_png(prisma_diagram(counts, title))
     else:
         body = render_svg(prisma_diagram(counts, title)).encode()
-    headers = {"Cache-Control": "no-store"}
-    if download:
-        headers["Content-Disposition"] = f'attachment; filename="prisma-{project_id}.{format}"'
+    headers = {
+        "Cache-Control": "no-store",
+        "Content-Disposition": _disposition(
+            download_name(project.name, "prisma", format),
+            "attachment" if download else "inline",
+        ),
+    }
     return Response(body, media_type=_DIAGRAM_TYPES[format], headers=headers)
+
+
+def _disposition(name: DownloadName, kind: Literal["attachment", "inline"] = "attachment") -> str:
+    """A Content-Disposition header (RFC 6266): the ASCII name for every client, and the
+    name with the project's own letters as ``filename*`` (RFC 8187) when it differs."""
+    header = f'{kind}; filename="{name.ascii}"'
+    if name.needs_unicode:
+        header += f"; filename*=UTF-8''{quote(name.unicode, safe='')}"
+    return header
 
 
 _EXPORT_TYPES = {
@@ -284,14 +327,17 @@ async def export_project(
     ] = "ris",
 ) -> Response:
     """Every record with its decision, reason, reviewers and the ranker's score (RIS
-    notes, BibTeX fields, CSV columns). The owner's export has every reviewer's decision
+    notes, BibTeX fields, CSV columns), as a file named after the project
+    (``otitis-in-dogs-screening.csv``). The owner's export has every reviewer's decision
     and the full-text stage; a reviewer's has their own decisions."""
-    text, _ = await screening_service(runtime).export(user.id, project_id, format)
+    service = screening_service(runtime)
+    text, _ = await service.export(user.id, project_id, format)
+    project = await service.get(user.id, project_id)
     media, extension = _EXPORT_TYPES[format]
     return Response(
         text.encode(),
         media_type=f"{media}; charset=utf-8",
         headers={
-            "Content-Disposition": f'attachment; filename="screening-{project_id}{extension}"'
+            "Content-Disposition": _disposition(download_name(project.name, "screening", extension))
         },
     )

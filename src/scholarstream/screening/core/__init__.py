@@ -1,8 +1,9 @@
 """The pure core of screening projects: the models, decisions from their history
 (current, undo, outcomes, conflicts), progress and the stopping aid, which record comes
 next, keyword highlighting, PRISMA 2020 counts and their diagram, exports with the
-decisions, and the checks on a model's screening suggestion. No database, engine, HTTP or
-model calls: the shell beside it (store, service, suggestions) does those."""
+decisions and their download names, and the checks on a model's screening suggestion.
+No database, engine, HTTP or model calls: the shell beside it (store, service,
+suggestions) does those."""
 
 from scholarstream.screening.core._decisions import (
     OutcomeKind,
@@ -33,12 +34,14 @@ from scholarstream.screening.core._diagram import (
 from scholarstream.screening.core._exports import (
     DECISION_COLUMNS,
     DECISION_WRITERS,
+    ID_COLUMNS,
     DecisionRow,
     Exported,
 )
 from scholarstream.screening.core._highlight import Span, keyword_spans, keywords_found
 from scholarstream.screening.core._models import (
     LABEL_WORDS,
+    MAX_REASON_CHARS,
     DecisionEvent,
     DecisionIn,
     FullTextIn,
@@ -85,6 +88,7 @@ from scholarstream.screening.core._ranking import (
     relevance_scores,
     screening_text,
 )
+from scholarstream.screening.core._reasons import check_reasons_kept, exclusion_reason
 from scholarstream.screening.core._suggestions import (
     INSTRUCTIONS,
     ModelAnswer,
@@ -99,10 +103,13 @@ from scholarstream.screening.core._suggestions import (
     suggestion_prompt,
 )
 from scholarstream.screening.core._views import (
+    MAX_RECORDS_PAGE,
+    RECORDS_PAGE,
     ConflictList,
     ConflictView,
     FullTextItem,
     FullTextList,
+    RecordFilter,
     RecordList,
     RecordRow,
     RecordView,
@@ -110,6 +117,7 @@ from scholarstream.screening.core._views import (
     YourDecision,
     record_view,
 )
+from scholarstream.screening.core._words import DownloadName, agrees, counted, download_name
 
 __all__ = [
     "BASIS_NOTES",
@@ -117,11 +125,15 @@ __all__ = [
     "DECISION_WRITERS",
     "ESTIMATE_WINDOW",
     "FONT_SIZE",
+    "ID_COLUMNS",
     "INSTRUCTIONS",
     "LABEL_WORDS",
     "LINE_HEIGHT",
+    "MAX_REASON_CHARS",
+    "MAX_RECORDS_PAGE",
     "NO_REASON",
     "PADDING",
+    "RECORDS_PAGE",
     "Arrow",
     "Basis",
     "Box",
@@ -132,6 +144,7 @@ __all__ = [
     "DecisionIn",
     "DecisionRow",
     "Diagram",
+    "DownloadName",
     "Exported",
     "FullTextIn",
     "FullTextItem",
@@ -155,6 +168,7 @@ __all__ = [
     "ProjectSummary",
     "ProjectUpdate",
     "ReasonCount",
+    "RecordFilter",
     "RecordList",
     "RecordOutcome",
     "RecordRow",
@@ -176,10 +190,15 @@ __all__ = [
     "UnusableAnswerError",
     "YourDecision",
     "abstract_of",
+    "agrees",
     "by_reviewer",
     "check_answer",
+    "check_reasons_kept",
+    "counted",
     "criteria_codes",
     "current",
+    "download_name",
+    "exclusion_reason",
     "keyword_spans",
     "keywords_found",
     "learnable",

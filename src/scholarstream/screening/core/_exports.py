@@ -3,14 +3,22 @@
 The record itself is written by the product's own writers (``papers.formats``: the same
 fields every export has); the decision is added to what they wrote: RIS notes (``N1``,
 which Zotero, EndNote, Covidence and Rayyan keep), BibTeX fields (``screening_decision``
-...: Zotero keeps unknown fields in Extra), and CSV columns after the record's."""
+...: Zotero keeps unknown fields in Extra), and CSV columns after the record's.
+
+Two ids, never one for the other: ``record_id`` is the record's id in the project (the one
+the records list, the screening view and every API route that takes a record use), written
+as the CSV's ``record_id`` column, a ``Screening record id`` RIS note and a
+``screening_record_id`` BibTeX field; ``source_record_id`` is the record's own id where it
+came from (an imported file's RIS ``ID``, BibTeX key, EndNote rec-number or CSV ID, a
+PMID), which the RIS and BibTeX writers keep in their own places (``ID``, the entry's key)."""
 
 from __future__ import annotations
 
 import csv
 import io
+import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TextIO
 
 from scholarstream.papers import Record
@@ -22,6 +30,10 @@ from scholarstream.papers.formats import (
     write_csv,
     write_ris,
 )
+
+ID_COLUMNS: tuple[str, ...] = ("record_id", "source_record_id")
+"""The CSV's first columns: the record's id in the project, then its own id where it came
+from (the library export's ``record_id`` column, renamed; empty when it had none)."""
 
 DECISION_COLUMNS: tuple[str, ...] = (
     "decision",
@@ -44,6 +56,8 @@ class DecisionRow:
     score: float | None
     full_text_decision: str | None = None
     full_text_reason: str | None = None
+    record_id: uuid.UUID = field(kw_only=True)
+    """The record's id in the project (``ScreeningRecord.id``)."""
 
     def cells(self) -> list[str]:
         return [
@@ -56,8 +70,9 @@ class DecisionRow:
         ]
 
     def labelled(self) -> list[tuple[str, str]]:
-        """(label, value) for what is known, in the columns' order."""
+        """(label, value) for what is known, in the columns' order, the record's id first."""
         names = (
+            "Screening record id",
             "Screening decision",
             "Screening reason",
             "Screening reviewers",
@@ -65,7 +80,8 @@ class DecisionRow:
             "Full-text decision",
             "Full-text reason",
         )
-        return [(name, value) for name, value in zip(names, self.cells(), strict=True) if value]
+        values = [str(self.record_id), *self.cells()]
+        return [(name, value) for name, value in zip(names, values, strict=True) if value]
 
 
 Exported = tuple[Record, DecisionRow]
@@ -106,9 +122,12 @@ def write_bibtex_with_decisions(rows: Sequence[Exported], out: TextIO) -> int:
     count = write_bibtex([record for record, _ in rows], buffer)
     fields = [
         [
-            _bibtex_field(f"screening_{name}" if not name.startswith("full") else name, value)
-            for name, value in zip(DECISION_COLUMNS, row.cells(), strict=True)
-            if value
+            _bibtex_field("screening_record_id", str(row.record_id)),
+            *(
+                _bibtex_field(f"screening_{name}" if not name.startswith("full") else name, value)
+                for name, value in zip(DECISION_COLUMNS, row.cells(), strict=True)
+                if value
+            ),
         ]
         for _, row in rows
     ]
@@ -122,11 +141,15 @@ def write_csv_with_decisions(rows: Sequence[Exported], out: TextIO) -> int:
     reader = csv.reader(io.StringIO(buffer.getvalue().removeprefix("\ufeff")))
     header = next(reader)
     assert tuple(header) == CSV_COLUMNS
+    assert header[0] == "record_id"
     writer = csv.writer(out, lineterminator="\n")
     out.write("\ufeff")
-    writer.writerow([*header, *DECISION_COLUMNS])
+    # The file's own id goes on as source_record_id; record_id is the project's.
+    writer.writerow([*ID_COLUMNS, *header[1:], *DECISION_COLUMNS])
     for cells, (_, row) in zip(reader, rows, strict=True):
-        writer.writerow([*cells, *(spreadsheet_safe(cell) for cell in row.cells())])
+        writer.writerow(
+            [str(row.record_id), *cells, *(spreadsheet_safe(cell) for cell in row.cells())]
+        )
     return count
 
 

@@ -108,7 +108,9 @@ class ProjectSettings(_Model):
     )
     inclusion_criteria: Inclusion = Field(default_factory=list)
     exclusion_criteria: Exclusion = Field(
-        default_factory=list, description="An exclusion takes one of these as its reason."
+        default_factory=list,
+        description="An exclusion takes one of these as its reason; a project without any "
+        "excludes without a reason.",
     )
 
 
@@ -228,7 +230,11 @@ class DecisionIn(_Model):
     record_id: uuid.UUID
     decision: ScreenLabel
     reason: Annotated[
-        str | None, Field(description="Required to exclude: one exclusion criterion.")
+        str | None,
+        Field(
+            description="To exclude: one of the project's exclusion criteria (required when "
+            "it has any; none when it has none)."
+        ),
     ] = None
     accepted_suggestion: bool = Field(
         default=False, description="True when the decision takes the suggestion shown."
@@ -237,7 +243,11 @@ class DecisionIn(_Model):
 
 class ResolutionIn(_Model):
     decision: ResolveLabel
-    reason: str | None = Field(default=None, description="Required to exclude.")
+    reason: str | None = Field(
+        default=None,
+        description="To exclude: one of the project's exclusion criteria (required when it "
+        "has any; none when it has none).",
+    )
 
 
 class FullTextIn(_Model):

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from scholarstream.screening.core._decisions import screened_order
 from scholarstream.screening.core._models import DecisionEvent
+from scholarstream.screening.core._words import counted
 
 ESTIMATE_WINDOW = 50
 """The estimate reads the inclusion rate of this many of the reviewer's latest decisions."""
@@ -80,7 +81,7 @@ def _relevant_left(order: Sequence[DecisionEvent], unscreened: int) -> RelevantL
     value = round(included / window * unscreened)
     explanation = (
         f"About {value}: the share of includes among your last {window} decisions "
-        f"({included} of {window}) applied to the {unscreened} records not screened. "
+        f"({included} of {window}) applied to the {counted(unscreened)} not screened. "
         "The ranker shows the likeliest records first, so the records left are less likely "
         "to be relevant than those you just screened: read this as an upper estimate."
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 from collections.abc import Sequence
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -124,8 +125,18 @@ class FullTextList(_Model):
 
 
 class RecordRow(_Model):
-    record_id: uuid.UUID
-    position: int
+    record_id: uuid.UUID = Field(
+        description="The record's id in this project: what GET …/records/{record_id}, a "
+        "decision's record_id and the export's record_id column (RIS note 'Screening record "
+        "id', BibTeX screening_record_id) hold."
+    )
+    source_record_id: str | None = Field(
+        default=None,
+        description="The record's own id where it came from (an imported file's RIS ID, "
+        "BibTeX key, EndNote rec-number or CSV ID; a PubMed record's PMID; a trial's NCT "
+        "number): the export's source_record_id column. None when it had none.",
+    )
+    position: int = Field(description="Its place among the project's records, from 1.")
     title: str
     year: int | None
     outcome: OutcomeKind | None = Field(
@@ -135,6 +146,21 @@ class RecordRow(_Model):
     your_reason: str | None
 
 
+RecordFilter = Literal["include", "exclude", "maybe", "unscreened"]
+"""The records list's ``decision`` filter: your decision on the record, or none yet."""
+RECORDS_PAGE = 50
+"""Records one page of the list holds unless ``limit`` says otherwise."""
+MAX_RECORDS_PAGE = 500
+"""The most records one page holds (``limit``)."""
+
+
 class RecordList(_Model):
-    total: int
+    """One page of the project's records, in the project's order."""
+
+    total: int = Field(description="Records listed for the filter (all of them without one).")
+    offset: int = Field(description="How many of them come before this page.")
+    limit: int = Field(description="The most records this page holds.")
+    decision: RecordFilter | None = Field(
+        default=None, description="The filter on your decision, when one was given."
+    )
     records: list[RecordRow]

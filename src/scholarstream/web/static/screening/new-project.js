@@ -16,9 +16,12 @@ function showSource() {
   }
 }
 
+/** A year field as the API takes it: a whole number, empty as null, and anything else as
+ *  typed, so that the API refuses it in words (it is never dropped silently). */
 function year(name) {
   const value = form.elements[name].value.trim();
-  return value ? Number(value) : null;
+  if (!value) return null;
+  return /^\d+$/.test(value) ? Number(value) : value;
 }
 
 function source() {

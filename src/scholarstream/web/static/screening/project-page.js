@@ -2,7 +2,7 @@
 // edits them), reviewers, the conflicts to settle, the full-text stage, the PRISMA 2020
 // diagram with the numbers the project cannot record, and the exports.
 
-import { api } from "/static/app/shared/api.js";
+import { api, errorOf } from "/static/app/shared/api.js";
 import { el, renderProblem, renderStatus } from "/static/app/shared/dom.js";
 import { renderProgressChart } from "/static/app/screening/chart.js";
 import { lines } from "/static/app/screening/lines.js";
@@ -33,9 +33,25 @@ async function loadProgress() {
   part("estimate").textContent = left.explanation;
 }
 
-function refreshPrisma() {
+let diagramShown = null; // the object URL of the diagram fetched after the last change
+
+/** The diagram afresh after a change: fetched past the browser's cache and shown from that
+ *  copy (its address set again on the image could show the one the page already holds). */
+async function refreshPrisma() {
   const image = part("prisma-image");
-  if (image) image.src = `${base}/prisma/diagram?format=svg&t=${Date.now()}`;
+  if (!image) return;
+  const problem = part("prisma-problem");
+  try {
+    const response = await fetch(`${base}/prisma/diagram?format=svg`, { credentials: "same-origin", cache: "no-store" });
+    if (!response.ok) throw await errorOf(response);
+    const shown = URL.createObjectURL(await response.blob());
+    image.src = shown;
+    if (diagramShown) URL.revokeObjectURL(diagramShown);
+    diagramShown = shown;
+    problem.replaceChildren();
+  } catch (error) {
+    renderProblem(problem, error, "The diagram could not be updated:");
+  }
 }
 
 function reasonSelect(name, freeText = false) {

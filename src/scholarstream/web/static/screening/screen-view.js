@@ -26,11 +26,11 @@ let reasonsOpen = false;
 let accepting = false; // the reason list was opened to accept an exclusion suggestion
 const skipped = new Set();
 
-function query() {
+/** The records passed over for now, as the next and decisions endpoints take them. */
+function skipParams() {
   const params = new URLSearchParams();
   for (const id of skipped) params.append("skip", id);
-  const text = params.toString();
-  return text ? `?${text}` : "";
+  return params;
 }
 
 function setBusy(value) {
@@ -120,10 +120,10 @@ function show(current) {
   if (current.record) loadSuggestion(current.record.id);
 }
 
-async function load(path, options) {
+async function load(url, options) {
   setBusy(true);
   try {
-    show(await api(`${base}${path}`, options));
+    show(await api(url, options));
   } catch (error) {
     renderProblem(part("problem"), error);
   } finally {
@@ -165,7 +165,7 @@ function decide(decision, reason = null, accepted = false) {
   if (busy || !step?.record) return;
   const body = { record_id: step.record.id, decision, reason, accepted_suggestion: accepted };
   skipped.delete(step.record.id);
-  load(`/decisions${query()}`, { method: "POST", body: JSON.stringify(body) });
+  load(`${base}/decisions?${skipParams()}`, { method: "POST", body: JSON.stringify(body) });
 }
 
 function openReasons(forSuggestion = false) {
@@ -203,12 +203,12 @@ function accept() {
 function next() {
   if (busy || !step?.record) return;
   skipped.add(step.record.id);
-  load(`/next${query()}`);
+  load(`${base}/next?${skipParams()}`);
 }
 
 function undo() {
   if (busy) return;
-  load("/undo", { method: "POST" });
+  load(`${base}/undo`, { method: "POST" });
 }
 
 const ACTIONS = { include: () => decide("include"), exclude: () => openReasons(), maybe: () => decide("maybe"), next, undo, accept };
@@ -248,4 +248,4 @@ document.addEventListener("keydown", (event) => {
   }
 });
 
-load("/next");
+load(`${base}/next`);
