@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 import openai
@@ -201,6 +201,40 @@ def test_a_pydantic_ai_agent_gets_its_typed_answer_in_every_structured_output_mo
 
     assert isinstance(result.output, Finding)
     assert fake.calls(MODEL) == 1
+
+
+class Changes(BaseModel):
+    title: str | None = None
+    year: int | None = None
+
+
+class Decision(BaseModel):
+    answer: str
+    next: Literal["draft", "submitted", "accepted", "rejected"] | None = None
+    changes: Changes = Field(default_factory=Changes)
+
+
+@pytest.mark.parametrize(
+    "output", [NativeOutput(Decision), ToolOutput(Decision), PromptedOutput(Decision)]
+)
+def test_a_structured_answer_reads_the_prompt_it_answers(
+    fake: FakeOpenAI, output: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A capable model picks from the values its instructions offer (the furthest: it moves
+    the work on) and puts in an object of optional values only what it was given."""
+    monkeypatch.setattr(pydantic_ai.models, "ALLOW_MODEL_REQUESTS", True)
+    provider = OpenAIProvider(base_url=fake.base_url, api_key="sk-dev")
+    agent = Agent(
+        OpenAIChatModel(MODEL, provider=provider),
+        output_type=output,
+        instructions="The record may move to: submitted, accepted",
+    )
+
+    result = agent.run_sync('Current record: {"title": "Otitis in spaniels"}')
+
+    assert isinstance(result.output, Decision)
+    assert result.output.next == "accepted"
+    assert result.output.changes == Changes(title="Otitis in spaniels")
 
 
 def test_max_tokens_cuts_the_answer_with_finish_reason_length_and_usage_counts_it(

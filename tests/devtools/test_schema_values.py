@@ -128,3 +128,65 @@ def test_a_pydantic_model_reads_the_document_back() -> None:
 def test_the_broken_document_does_not_validate(name: str) -> None:
     schema = SCHEMAS[name]
     assert not Draft202012Validator(schema).is_valid(invalid_instance_for(schema))
+
+
+# --- answering a prompt, as a capable model reads it ---------------------------------------
+
+STATUS: dict[str, Any] = {"type": "string", "enum": ["draft", "submitted", "accepted", "rejected"]}
+CHANGE: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "answer": {"type": "string", "minLength": 1},
+        "next": {"anyOf": [STATUS, {"type": "null"}], "default": None},
+        "changes": {
+            "type": "object",
+            "properties": {
+                "title": {"type": "string", "minLength": 1},
+                "year": {"type": "integer", "minimum": 1900},
+                "status": STATUS,
+            },
+            "additionalProperties": False,
+        },
+    },
+    "required": ["answer"],
+    "additionalProperties": False,
+}
+
+
+def test_without_a_prompt_an_enum_takes_its_first_value_and_an_object_every_property() -> None:
+    document = instance_for(CHANGE)
+    assert document["next"] == "draft"
+    assert set(document["changes"]) == {"title", "year", "status"}
+
+
+@pytest.mark.parametrize(
+    ("prompt", "chosen"),
+    [
+        # The prompt offers some of the values: the furthest one it offers.
+        ("You may move the paper to: draft, submitted.", "submitted"),
+        ("Valid next states: submitted, accepted or rejected\nAnswer in JSON.", "rejected"),
+        ('Choose "accepted" or "rejected".', "rejected"),
+        # A list of every value restricts nothing; values named apart are not a list.
+        ("One of: draft, submitted, accepted, rejected", "draft"),
+        ("It was submitted in May, then it was rejected.", "draft"),
+        ("Nothing about the states here.", "draft"),
+    ],
+)
+def test_an_enum_takes_the_furthest_value_the_prompt_offers(prompt: str, chosen: str) -> None:
+    document = instance_for(CHANGE, prompt=prompt)
+    assert document["next"] == chosen
+    assert Draft202012Validator(CHANGE).is_valid(document)
+
+
+def test_an_object_of_optional_values_echoes_only_what_the_prompt_gives() -> None:
+    prompt = (
+        'Current record: {"title": "Otitis in spaniels", "year": "not a year", "other": 1}\n'
+        "Change what the user asks."
+    )
+    document = instance_for(CHANGE, prompt=prompt)
+    # The title as given; the year given is not one; the status not given at all.
+    assert document["changes"] == {"title": "Otitis in spaniels"}
+    assert Draft202012Validator(CHANGE).is_valid(document)
+    assert instance_for(CHANGE, prompt="Change what the user asks.")["changes"] == {}
+    # The answer's own properties (some required) are still all there.
+    assert set(document) == {"answer", "next", "changes"}

@@ -266,3 +266,71 @@ async def test_the_affiliation_never_narrows_the_queries_and_names_stay_whole() 
 async def test_a_frequency_in_the_opening_is_filled_in(text: str, frequency: str | None) -> None:
     turn = await run_turn(new_session(), text, None, RuleGuide())
     assert turn.session.config.report_frequency == frequency
+
+
+@pytest.mark.parametrize(
+    ("text", "topics"),
+    [
+        (
+            "I want to follow research on otitis and ear disease in dogs, especially spaniels; "
+            "collect it for a systematic review",
+            ["otitis", "ear disease", "dogs", "spaniels"],
+        ),
+        (
+            "I want to follow research on otitis and ear disease in dogs, especially spaniels, "
+            "collect it for a systematic review",
+            ["otitis", "ear disease", "dogs", "spaniels"],
+        ),
+        (
+            "Track new papers on perovskite solar cells and gather them for a meta-analysis",
+            ["perovskite solar cells"],
+        ),
+        (
+            "Keep me up to date on coral bleaching in the Great Barrier Reef so I can write a "
+            "literature review",
+            ["coral bleaching"],
+        ),
+        (
+            "I need to follow graph neural networks for drug discovery to prepare a grant proposal",
+            ["graph neural networks", "drug discovery"],
+        ),
+        (
+            "Please track court rulings on data protection and summarise them for my thesis",
+            ["court rulings", "data protection"],
+        ),
+        ("Keep me posted on perovskite solar cells every two weeks", ["perovskite solar cells"]),
+        ("Track sepsis biomarkers and send a monthly digest", ["sepsis", "biomarkers"]),
+        (
+            "Follow quantum error correction for a review I am writing",
+            ["quantum error correction"],
+        ),
+        (
+            "Alert me to new work on medieval coin hoards because I teach a course on them",
+            ["medieval coin hoards"],
+        ),
+    ],
+    ids=lambda value: value[:30] if isinstance(value, str) else None,
+)
+async def test_what_the_user_will_do_with_the_results_is_not_a_topic(
+    text: str, topics: list[str]
+) -> None:
+    """The focus areas are what to follow: the user's own activity (collecting, writing a
+    review or a thesis, being sent a digest, how often) stays in the purpose only."""
+    turn = await run_turn(new_session(), text, None, RuleGuide())
+    config = turn.result.updated_config
+    assert config.focus_areas == topics
+    assert config.purpose == text
+
+
+@pytest.mark.parametrize(
+    ("text", "topic"),
+    [
+        ("Keep me up to date on automation of systematic reviews", "systematic reviews"),
+        ("Follow new guidelines for the treatment of canine otitis", "canine otitis"),
+        ("I want to track how to write better grant proposals", "grant proposals"),
+    ],
+)
+async def test_a_subject_that_names_such_an_activity_keeps_it(text: str, topic: str) -> None:
+    turn = await run_turn(new_session(), text, None, RuleGuide())
+    focus_areas = turn.result.updated_config.focus_areas or []
+    assert any(topic in area for area in focus_areas), focus_areas

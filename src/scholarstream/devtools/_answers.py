@@ -63,6 +63,9 @@ class Request:
     prompt_tokens: int
     last_role: str
     question: str
+    prompt: str
+    """What a structured answer reads (``instance_for(..., prompt=)``): the instructions
+    (system and developer messages) and the user's last message."""
     tool_result: tuple[str, str] | None
     """The last tool result, when the last message is one: (tool name, its content)."""
 
@@ -117,6 +120,7 @@ def read_request(body: dict[str, Any]) -> Request:
         prompt_tokens=tokens(prompt),
         last_role=str(last.get("role", "")),
         question=next((_text(m) for m in reversed(messages) if m.get("role") == "user"), ""),
+        prompt=_prompt(messages),
         tool_result=_tool_result(messages),
     )
 
@@ -132,6 +136,17 @@ def _text(message: dict[str, Any]) -> str:
     if isinstance(content, list):
         return " ".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
     return ""
+
+
+def _prompt(messages: list[dict[str, Any]]) -> str:
+    last_user = next(
+        (i for i in range(len(messages) - 1, -1, -1) if messages[i].get("role") == "user"), None
+    )
+    return "\n".join(
+        _text(m)
+        for i, m in enumerate(messages)
+        if m.get("role") in ("system", "developer") or i == last_user
+    )
 
 
 def _prompted_schema(messages: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -255,7 +270,7 @@ def _plan(request: Request, reply: Reply, modes: Modes) -> Plan:
             return _tool_call(request, modes, name, arguments, delay, chunks)
         case TextToolCall(name, arguments, style):
             tool = _pick_tool(request, name)
-            args = arguments if arguments is not None else _arguments(tool, modes)
+            args = arguments if arguments is not None else _arguments(request, tool, modes)
             called = tool.name if tool else name or "search_library"
             return _text_message(request, _call_as_text(called, args, style))
         case InvalidJSON(kind):
@@ -322,12 +337,12 @@ def _pick_tool(request: Request, name: str | None) -> Tool | None:
     return request.forced_tool or (request.tools[0] if request.tools else None)
 
 
-def _arguments(tool: Tool | None, modes: Modes) -> Any:
+def _arguments(request: Request, tool: Tool | None, modes: Modes) -> Any:
     if tool is None:
         return {"query": "example query"}
     if modes.invalid_json and tool.name.startswith(OUTPUT_TOOL_PREFIX):
         return _broken(tool.parameters, modes.invalid_json == "syntax")
-    return instance_for(tool.parameters)
+    return instance_for(tool.parameters, prompt=request.prompt)
 
 
 class _Broken(str):
@@ -358,7 +373,7 @@ def _tool_call(
     tool = _pick_tool(request, name)
     if tool is None:
         return _auto(request, Auto(), modes)
-    args = arguments if arguments is not None else _arguments(tool, modes)
+    args = arguments if arguments is not None else _arguments(request, tool, modes)
     if modes.tool_as_text is not None:
         return _text_message(request, _call_as_text(tool.name, args, modes.tool_as_text))
     text, finish = _budget(request, _dump(args))
@@ -427,7 +442,7 @@ def _document(request: Request, schema: dict[str, Any], modes: Modes, reply: Aut
     if modes.invalid_json is not None:
         text = _dump(_broken(schema, modes.invalid_json == "syntax"))
     else:
-        text = json.dumps(instance_for(schema))
+        text = json.dumps(instance_for(schema, prompt=request.prompt))
     return _text_message(request, text, delay=reply.delay, chunks=reply.chunks)
 
 

@@ -8,6 +8,12 @@ type lists, ``enum``/``const``, string lengths and formats, number bounds and
 ``prefixItems``, objects (every property, ``minProperties``), ``$ref`` into ``$defs`` or
 ``definitions`` (recursive models stop at a depth), ``allOf``, ``anyOf`` and ``oneOf``
 (the first branch whose value validates). ``pattern`` is met only by a few stock strings.
+
+Given the request's ``prompt``, the document answers it as a capable model would
+(``_prompt_hints``): a choice takes the furthest of the values the prompt offers for it (a
+model moves the work on as far as it may), and a nested object whose properties are all
+optional holds only the values the prompt gives for them (a model extracts what it was
+told and makes nothing up).
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from jsonschema import Draft202012Validator
+
+from scholarstream.devtools._prompt_hints import PromptHints
 
 _DEEP = 6
 """Past this depth of nesting, a recursive schema gets its smallest value (null where
@@ -51,11 +59,13 @@ _MERGED_LISTS = ("required",)
 _MERGED_MAPS = ("properties", "$defs", "definitions")
 
 
-def instance_for(schema: Mapping[str, Any] | bool) -> Any:
-    """A value valid against ``schema`` (draft 2020-12, local ``$ref`` only)."""
+def instance_for(schema: Mapping[str, Any] | bool, *, prompt: str | None = None) -> Any:
+    """A value valid against ``schema`` (draft 2020-12, local ``$ref`` only); with
+    ``prompt`` (the request's instructions and last user message), one that answers it."""
     if isinstance(schema, bool):
         return "example"
-    return _Builder(schema).value(schema, "value", 0, 0)
+    hints = PromptHints(prompt) if prompt else None
+    return _Builder(schema, hints).value(schema, "value", 0, 0)
 
 
 def invalid_instance_for(schema: Mapping[str, Any] | bool) -> Any:
@@ -78,8 +88,9 @@ def invalid_instance_for(schema: Mapping[str, Any] | bool) -> Any:
 
 
 class _Builder:
-    def __init__(self, root: Mapping[str, Any]) -> None:
+    def __init__(self, root: Mapping[str, Any], hints: PromptHints | None = None) -> None:
         self._root = root
+        self._hints = hints
 
     def validator_for(self, schema: Mapping[str, Any]) -> Draft202012Validator:
         """A validator of a part of the root schema that still resolves the root's refs."""
@@ -97,6 +108,9 @@ class _Builder:
             return schema["const"]
         if schema.get("enum"):
             enum = list(schema["enum"])
+            offered = self._hints.offered(enum) if self._hints else []
+            if offered:  # the furthest first; distinct values for an array's items
+                return offered[-1 - variant % len(offered)]
             return enum[variant % len(enum)]
         for key in ("anyOf", "oneOf"):
             if key in schema:
@@ -185,6 +199,9 @@ class _Builder:
     def object(self, schema: Mapping[str, Any], hint: str, depth: int, variant: int) -> Any:
         properties: Mapping[str, Any] = schema.get("properties", {})
         required = [str(name) for name in schema.get("required", [])]
+        optional_only = bool(properties) and not required and not schema.get("minProperties")
+        if self._hints and depth and optional_only:
+            return self._given(properties)
         names = required if depth > _DEEP else [*properties, *required]
         result: dict[str, Any] = {}
         extra = schema.get("additionalProperties", True)
@@ -196,6 +213,20 @@ class _Builder:
         while len(result) < wanted and extra is not False:
             index += 1
             result[f"extra_{index}"] = self.value(extra, f"extra {index}", depth + 1, variant)
+        return result
+
+    def _given(self, properties: Mapping[str, Any]) -> dict[str, Any]:
+        """An object of optional values, as a model that makes none up answers it: each
+        property the prompt gives a value for (one its schema accepts), and no other."""
+        assert self._hints is not None
+        result: dict[str, Any] = {}
+        for name, sub in properties.items():
+            if isinstance(sub, bool):
+                continue
+            validator = self.validator_for(sub)
+            value = next((v for v in self._hints.given(name) if validator.is_valid(v)), None)
+            if value is not None:
+                result[name] = value
         return result
 
     def array(self, schema: Mapping[str, Any], hint: str, depth: int, variant: int) -> Any:

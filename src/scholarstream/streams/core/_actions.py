@@ -23,6 +23,7 @@ from scholarstream.streams.core._fields import (
     FieldSpec,
     FieldValue,
     apply_values,
+    empties_optional,
     field_spec,
     parse_field_value,
 )
@@ -96,8 +97,9 @@ class ActionOutcome:
 def apply_field_edits(
     config: PartialStreamConfig, edits: Mapping[str, object] | None
 ) -> PartialStreamConfig:
-    """Inline edits from the preview panel: field -> new value (``None`` clears it). List
-    fields take a list or comma-separated text."""
+    """Inline edits from the preview panel: field -> new value (``None`` clears it; the
+    optional organisations are also cleared with ``[]`` or ``""``, as a stream's ``PATCH``
+    clears them). List fields take a list or comma-separated text."""
     if not edits:
         return config
     values: dict[str, FieldValue | None] = {}
@@ -107,7 +109,8 @@ def apply_field_edits(
                 f"There is no editable stream field {name!r}.",
                 hint=f"Fields: {', '.join(EDITABLE_FIELDS)}.",
             )
-        values[name] = None if value is None else parse_field_value(name, value, split_text=True)
+        cleared = value is None or empties_optional(name, value)
+        values[name] = None if cleared else parse_field_value(name, value, split_text=True)
     return apply_values(config, values)
 
 

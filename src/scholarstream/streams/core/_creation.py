@@ -1,6 +1,8 @@
 """One turn of the AI-guided stream creation (seed 000, section 4), for any guide:
 
 1. apply the user's inline edits, then the user's action (before the guide is asked);
+   the fields edited are the user's for the whole turn: what the guide extracts for
+   them is not used (``validate_answer``);
 2. work out the valid next steps;
 3. build the system and user prompts;
 4. let the guide stream its message and give its answer;
@@ -125,6 +127,7 @@ def prepare_turn(
             hint="Send a shorter message.",
         )
     edited = session.model_copy(update={"config": apply_field_edits(session.config, edits)})
+    edited_fields = tuple(edits or ())
     outcome = apply_user_action(edited, action)
     current = session.current_step
     valid = get_available_next_steps(
@@ -145,6 +148,7 @@ def prepare_turn(
         config=outcome.config,
         skipped_steps=outcome.skipped_steps,
         step_guidance=guidance,
+        edited_fields=edited_fields,
     )
     return GuideRequest(
         current_step=current,
@@ -159,6 +163,7 @@ def prepare_turn(
         system_prompt=system_prompt,
         user_prompt=user_prompt,
         unavailable_sources=frozenset(unavailable_sources),
+        edited_fields=frozenset(edited_fields),
     )
 
 

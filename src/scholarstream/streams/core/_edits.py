@@ -12,13 +12,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from scholarstream.errors import InvalidInputError
 from scholarstream.streams.core._config import (
-    OPTIONAL_FIELDS,
     StreamConfig,
     follows_organisations,
 )
 from scholarstream.streams.core._fields import (
     EDITABLE_FIELDS,
     FieldValue,
+    empties_optional,
     field_spec,
     parse_field_value,
 )
@@ -52,7 +52,7 @@ class RetrievalUpdate(BaseModel):
 class StreamUpdate(BaseModel):
     """The fields sent change; the others stay. List fields take a list or comma-separated
     text; choices are matched ignoring case; ``competitors`` (optional) is cleared with
-    ``null`` or ``[]``; ``chat_instructions`` with ``null`` or ``""``."""
+    ``null``, ``[]`` or blank text; ``chat_instructions`` with ``null`` or ``""``."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -95,7 +95,7 @@ def apply_update(config: StreamConfig, update: StreamUpdate) -> StreamConfig:
 def _field_value(name: str, raw: object) -> FieldValue:
     if name == "chat_instructions":
         return parse_field_value(name, raw if raw is not None else "")
-    if name in OPTIONAL_FIELDS and raw in (None, [], ""):
+    if empties_optional(name, raw):
         return []
     if raw is None:
         raise InvalidInputError(

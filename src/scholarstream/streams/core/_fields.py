@@ -120,6 +120,15 @@ def parse_field_value(name: str, value: object, *, split_text: bool = False) -> 
     return _PREPARE[spec.kind](spec, value, split_text)
 
 
+def empties_optional(name: str, value: object) -> bool:
+    """Whether ``value`` empties the optional field ``name`` (the organisations): ``null``,
+    ``[]`` or blank text, wherever it is sent (a stream's ``PATCH``, a creation turn's
+    inline edits). A required field is not emptied this way."""
+    if name not in OPTIONAL_FIELDS:
+        return False
+    return value is None or value == [] or (isinstance(value, str) and not value.strip())
+
+
 def apply_values(config: PartialStreamConfig, values: Mapping[str, object]) -> PartialStreamConfig:
     """``config`` with already parsed values set (``None`` clears a field)."""
     return PartialStreamConfig.model_validate({**config.model_dump(), **values})

@@ -47,6 +47,9 @@ class GuideRequest:
     user_prompt: str
     unavailable_sources: frozenset[str] = frozenset()
     """Sources that cannot run here: a stream created by this turn does not enable them."""
+    edited_fields: frozenset[str] = frozenset()
+    """The fields the user edited inline in this turn: theirs, whatever the guide extracts
+    (``validate_answer`` keeps the edited values)."""
 
 
 class Guide(Protocol):

@@ -161,13 +161,20 @@ def build_user_prompt(
     config: PartialStreamConfig,
     skipped_steps: Sequence[WorkflowStep],
     step_guidance: StepGuidance,
+    edited_fields: Sequence[str] = (),
 ) -> str:
     """Seed 000's ``_build_user_prompt``: the message, what the user did, the configuration
-    so far (with the user's inline edits) and what the current step asks."""
+    so far (with the user's inline edits, and which fields they edited in this turn) and
+    what the current step asks."""
     filled = config.model_dump(mode="json", exclude_none=True)
     lines = [f"User message: {message.strip() or '(no text)'}"]
     if action_note:
         lines.append(f"User action: {action_note}")
+    if edited_fields:
+        lines.append(
+            f"User edited: {', '.join(edited_fields)} (in the panel, just now: keep these "
+            "values, do not extract them)"
+        )
     lines.append("Current configuration: " + (json.dumps(filled, ensure_ascii=False) or "{}"))
     if skipped_steps:
         lines.append("Skipped steps: " + ", ".join(step.value for step in skipped_steps))

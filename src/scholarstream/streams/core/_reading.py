@@ -16,7 +16,13 @@ The rules are about the role a phrase plays in the sentence, not about a field's
   otherwise an organisation ("from DeepMind and Meta AI", "at MIT");
 - a *topic* is a phrase of the subject, without the words that say which documents or how
   recent ("new ... papers", "... trials", "especially ..."), and never a collective of
-  people ("a cardiology group", "our lab"): those are who, not what.
+  people ("a cardiology group", "our lab"): those are who, not what;
+- what the user will *do* with what is found is not the subject either: a later request
+  ("..., collect it", "and gather them") whose object only points back ("it", "them"),
+  what it is for ("for a systematic review", "for my thesis", "to prepare a grant
+  proposal", "so I can write ..."), its delivery ("and send a monthly digest") and how
+  often ("every two weeks"). These stay in the purpose (the user's own text), never in
+  the topics.
 
 A *frequency* ("with a weekly report", "every two weeks", "every 10 days") is how often
 the user wants a report: the nearest of daily, weekly, biweekly and monthly.
@@ -129,6 +135,58 @@ _COLLECTIVES = frozenset(
 )
 
 
+# The user's activity with what is found (part-of-speech free: a word list and the places a
+# sentence puts them). Verbs of making or using something, after "to" ("to prepare a grant
+# proposal"); and the ones that start a clause of their own after "and", "then" or a comma
+# ("and send a monthly digest").
+_USE_VERBS = frozenset(
+    """write prepare draft support inform plan update build design feed publish complete
+    finish produce compile submit summarise summarize teach brief share create make use
+    help decide guide start do run conduct read cite send email get put present answer
+    assess appraise""".split()  # noqa: SIM905
+)
+_DELIVERY_VERBS = frozenset(
+    """send email mail write prepare summarise summarize compile draft share publish brief
+    cite put forward circulate""".split()  # noqa: SIM905
+)
+# What the user makes or does with the results, after "for a/my/the ...": not a topic.
+_OUTPUTS = frozenset(
+    """review reviews meta-analysis meta-analyses metaanalysis thesis theses dissertation
+    grant grants proposal proposals guideline guidelines report reports paper papers
+    manuscript manuscripts chapter chapters book books course courses lecture lectures
+    class classes talk talks presentation presentations newsletter newsletters blog
+    briefing briefings dossier dossiers submission submissions project projects work job
+    teaching students research decision decisions portfolio""".split()  # noqa: SIM905
+)
+_DETERMINERS = (
+    "a an the my our your their his her this that these those upcoming next new future "
+    "ongoing current"
+)
+_WORDS_OF = "|".join
+_FOR_OUTPUT = re.compile(
+    rf"\bfor\s+(?:(?:{_WORDS_OF(_DETERMINERS.split())})\s+)+(?:[\w-]+\s+){{0,3}}?"
+    rf"(?:{_WORDS_OF(re.escape(w) for w in sorted(_OUTPUTS, key=len, reverse=True))})\b"
+    r"(?P<mine>\s+(?:that\s+|which\s+)?(?:i|we|i'm|we're|i've|we've|i'll|we'll)\b.*)?",
+    re.IGNORECASE | re.DOTALL,
+)
+_USE_CLAUSE = re.compile(
+    rf"""(?:
+        \bso\s+(?:that\s+)?(?:i|we|i'm|we're|my|our|you|they|the\s+team)\b
+      | \b(?:because|since|as)\s+(?:i|we|i'm|we're|my|our)\b
+      | (?<!\bhow\s)(?<!\bwhat\s)(?<!\bwhere\s)(?<!\bwhen\s)(?<!\bwhy\s)
+        \b(?:in\s+order\s+)?to\s+(?:{_WORDS_OF(sorted(_USE_VERBS))})\b
+      | (?:,|\band\b|\bthen\b)\s+(?:then\s+|also\s+)?(?:{_WORDS_OF(sorted(_DELIVERY_VERBS))})\b
+    )""",
+    re.IGNORECASE | re.VERBOSE,
+)
+"""Where what the user does with the results starts; it runs to the end of the subject."""
+_LOOSE_END = re.compile(r"(?:[\s,;:]+|\b(?:and|or|then|also|with|a|an|the)\b)+$", re.IGNORECASE)
+"""What a cut leaves dangling at the end of a subject ("... solar cells and")."""
+_POINTS_BACK = re.compile(r"(?:^\W*|\b[\w-]+\s+)(?:it|It|them|Them)\b(?!-)")
+"""A word whose object only points back at the subject ("collect it", "summarise them"):
+the user's activity from there on ("IT", information technology, is a topic)."""
+
+
 @dataclass(frozen=True)
 class Reading:
     """One reading of what the user typed."""
@@ -162,11 +220,12 @@ def read_text(text: str) -> Reading:
     for clause in (c.strip() for c in _CLAUSES.split(text)):
         if not clause:
             continue
-        intent = _intent(clause)
-        if intent is not None:
+        requests = _requests(clause)
+        if requests:
             aim = True
-            context.append(clause[: intent.start()])
-            subjects.append(clause[intent.end() :])
+            context.append(clause[: requests[0].start()])
+            ends = [r.start() for r in requests[1:]] + [len(clause)]
+            subjects += [clause[r.end() : end] for r, end in zip(requests, ends, strict=True)]
         elif _SELF.match(clause):
             study = _STUDY.search(clause)
             context.append(clause[: study.start()] if study else clause)
@@ -174,6 +233,7 @@ def read_text(text: str) -> Reading:
                 subjects.append(clause[study.end() :])
         else:
             subjects.append(clause)
+    subjects = [s for s in (_without_use(s) for s in subjects) if s.strip(" ,.:;")]
     subject_names = [n for s in subjects for n in _names(s)]
     context_names = [n for c in context for n in _names(c)]
     organisations = _unique(n.text for n in subject_names if not n.place)
@@ -195,6 +255,20 @@ def read_text(text: str) -> Reading:
     )
 
 
+def _without_use(subject: str) -> str:
+    """``subject`` without what the user will do with the results: what they make of it
+    ("for a systematic review", with "... I am writing" after it), the clause of their
+    use ("so I can ...", "to prepare ...", "and send ...", "collect it ..." to the end),
+    and how often."""
+    subject = _FOR_OUTPUT.sub(" , ", subject)
+    starts = [m.start() for m in (_USE_CLAUSE.search(subject), _POINTS_BACK.search(subject)) if m]
+    if starts:
+        subject = subject[: min(starts)]
+    for pattern in (_EVERY_N, *(p for p, _ in _FREQUENCY_WORDS)):
+        subject = pattern.sub(" , ", subject)
+    return _LOOSE_END.sub("", subject)
+
+
 def frequency_of(text: str) -> str | None:
     """The report frequency ``text`` names, the nearest one for "every N days/weeks"."""
     every = _EVERY_N.search(text)
@@ -210,12 +284,15 @@ def frequency_of(text: str) -> str | None:
     return None
 
 
-def _intent(clause: str) -> re.Match[str] | None:
+def _requests(clause: str) -> list[re.Match[str]]:
+    """The requests of a clause, each where a request puts its verb ("I want to follow X,
+    and collect Y": two); what follows each, up to the next, is its object."""
+    found: list[re.Match[str]] = []
     for match in _INTENT.finditer(clause):
         before = _WORD.findall(clause[: match.start()].lower())
         if not before or before[-1] in _BEFORE_INTENT:
-            return match
-    return None
+            found.append(match)
+    return found
 
 
 @dataclass(frozen=True)

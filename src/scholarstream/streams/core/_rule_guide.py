@@ -10,7 +10,8 @@ that states an aim ("I want to follow ...") is the purpose itself. When the purp
 asked, the suggestions are different aims for the subject the user named.
 
 It stays on the current step until its field is answered (an edit of another field
-does not move it on). Typed text answers the current step's field. ``<field>: <value>``
+does not move it on). Typed text answers the current step's field, unless the user edited
+that field in the panel with the same message (the edit is the answer). ``<field>: <value>``
 (or "change the <field> to <value>") sets any field from any step, as Scenario C of the
 seed does with a model. In review, "yes" / "create" / "confirm" creates the stream. Its
 messages name fields by their labels and choices by theirs, never by stored names.
@@ -207,6 +208,8 @@ def _read_text(request: GuideRequest, reply: _Reply) -> None:
         name, raw = STEP_TO_FIELD_MAPPING[request.current_step], text
     else:
         return
+    if name in request.edited_fields:
+        return  # the user entered it in the panel with this message: theirs, not read
     spec = field_spec(name)
     try:
         value = parse_field_value(name, _match_choice(spec, raw), split_text=True)
@@ -232,6 +235,8 @@ def _prefill(request: GuideRequest, reading: Reading, reply: _Reply) -> None:
     if config.report_frequency is None and reading.frequency is not None:
         found["report_frequency"] = reading.frequency
     for name, value in found.items():
+        if name in request.edited_fields:
+            continue  # entered (or cleared) in the panel with this message: the user's
         try:
             reply.extracted[name] = parse_field_value(name, value)
         except InvalidInputError:

@@ -4,6 +4,9 @@
   accept (a stream type outside the enum, an object for a list...) is dropped; either way
   with a warning, and what was already entered stays as it was. A value for the current
   step's field completes the step.
+- **the user's edits win**: a field the user edited inline in this turn is theirs; what
+  the guide extracts for it in the same turn is not used (a warning says so when it
+  differs from what the user entered). The guide may fill every other field.
 - ``next_step``: missing -> stay; not a step, or not a valid transition -> stay (warning).
   Valid means: in the list the guide was given, or ``review`` once the data it extracted
   completed every required field. ``complete`` finishes the configuration; if that is not
@@ -16,7 +19,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from pydantic import JsonValue
@@ -60,10 +63,16 @@ class ValidatedTurn:
 
 def validate_answer(answer: GuideAnswer, request: GuideRequest) -> ValidatedTurn:
     warnings: list[str] = []
-    extracted = _extracted(answer.extracted_data, warnings)
-    config = apply_values(request.config, extracted)
+    extracted = edits_win(
+        _extracted(answer.extracted_data, warnings), request.config, request.edited_fields
+    )
+    for message in extracted.notes:
+        _warn(warnings, message)
+    config = apply_values(request.config, extracted.values)
     current_field = STEP_TO_FIELD_MAPPING.get(request.current_step)
-    just_completed = request.step_just_completed or current_field in extracted
+    # The current step's field answered this turn: by the guide, or in the panel.
+    answered = {*extracted.values, *(f for f in request.edited_fields if f in config.filled())}
+    just_completed = request.step_just_completed or current_field in answered
     next_step = _next_step(answer.next_step, request, config, warnings)
     stream: StreamConfig | None = None
     if next_step is WorkflowStep.COMPLETE:
@@ -89,6 +98,38 @@ def validate_answer(answer: GuideAnswer, request: GuideRequest) -> ValidatedTurn
         warnings=warnings,
         stream=stream,
     )
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """What the guide extracted that the turn uses, and why the rest was not used."""
+
+    values: dict[str, FieldValue]
+    notes: list[str]
+
+
+def edits_win(
+    extracted: Mapping[str, FieldValue],
+    config: PartialStreamConfig,
+    edited_fields: Collection[str],
+) -> Extraction:
+    """How a turn's inline edits and the guide's extraction merge: a field the user edited
+    in the turn keeps the user's value (``config`` has the edits applied), whatever the
+    guide extracted for it; the other fields take what the guide extracted. A note for each
+    extracted value dropped that differs from the user's."""
+    values: dict[str, FieldValue] = {}
+    notes: list[str] = []
+    for name, value in extracted.items():
+        if name not in edited_fields:
+            values[name] = value
+            continue
+        entered = getattr(config, name)
+        if value != entered:
+            notes.append(
+                f"Ignored the value {value!r} for {name}: kept the value the user entered "
+                "in this turn."
+            )
+    return Extraction(values, notes)
 
 
 def _extracted(data: Mapping[str, JsonValue], warnings: list[str]) -> dict[str, FieldValue]:
