@@ -16,7 +16,7 @@ from scholarstream.llm import CredentialStore, LLMGateway, ModelRegistry
 from scholarstream.login_throttle import LoginThrottle
 from scholarstream.notify import AppriseNotifier, Notifier, TargetHosts
 from scholarstream.secret_box import SecretBox, load_server_secret
-from scholarstream.settings import Settings
+from scholarstream.settings import Settings, prepare_data_dir
 from scholarstream.sources import SourceHttp, SourceHub
 from scholarstream.sources.library import Library
 
@@ -63,7 +63,7 @@ def build_runtime(
     """``source_transport`` replaces the network for the literature sources (tests pass an
     ``httpx.MockTransport``); ``notifier`` replaces apprise for notifications; ``embedder``
     replaces the embedding model that ships (used only when semantic search is enabled)."""
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    prepare_data_dir(settings)
     credentials = CredentialStore(settings, SecretBox(load_server_secret(settings)))
     models = ModelRegistry(settings, credentials, overrides=model_overrides)
     database = Database(settings.app_database_url)

@@ -12,7 +12,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from scholarstream.errors import ConfigurationError
-from scholarstream.settings import Settings
+from scholarstream.settings import Settings, prepare_data_dir
 
 SECRET_FILE_NAME = "secret.key"  # noqa: S105 (a file name)
 
@@ -23,7 +23,7 @@ def load_server_secret(settings: Settings) -> bytes:
         return settings.server.secret_key.get_secret_value().encode()
     path = settings.data_dir / SECRET_FILE_NAME
     if not path.exists():
-        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        prepare_data_dir(settings)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as handle:
             handle.write(secrets.token_urlsafe(48))

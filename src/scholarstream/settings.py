@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import socket
+import tomllib
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 from urllib.parse import urlsplit, urlunsplit
@@ -640,6 +641,41 @@ def _provider_keys_from_conventional_env(environ: dict[str, str]) -> dict[str, d
 _SETTING_MESSAGES = {"extra_forbidden": lambda _error: "is not a setting; remove it"}
 
 
+_DATA_DIR_PROBLEMS: dict[type[OSError], str] = {
+    FileExistsError: "it is a file, not a directory",
+    NotADirectoryError: "part of its path is a file, not a directory",
+    PermissionError: "you may not write there",
+    FileNotFoundError: "it cannot be created there",
+}
+
+
+def make_directory(path: Path, what: str, *, hint: str) -> Path:
+    """``path``, created if missing; ``ConfigurationError`` naming ``what`` ("The data
+    directory") when it cannot be used (a file, a read-only place, a path that cannot
+    exist)."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise PermissionError
+    except OSError as exc:
+        reason = next(
+            (text for kind, text in _DATA_DIR_PROBLEMS.items() if isinstance(exc, kind)),
+            exc.strerror or "it cannot be used",
+        )
+        raise ConfigurationError(f"{what} {path} cannot be used: {reason}.", hint=hint) from exc
+    return path
+
+
+def prepare_data_dir(settings: Settings) -> Path:
+    """The data directory, created if missing (``make_directory``)."""
+    return make_directory(
+        settings.data_dir,
+        "The data directory",
+        hint="Give --data-dir (or SCHOLARSTREAM_DATA_DIR, or data_dir in the config file) a "
+        "directory you can write to; it is created if it does not exist.",
+    )
+
+
 def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings:
     """Build the settings once. Raises ConfigurationError with the offending field named."""
     from pydantic import ValidationError
@@ -655,6 +691,14 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
     Settings._toml_file = path
     try:
         settings = Settings(**overrides)
+    except tomllib.TOMLDecodeError as exc:
+        # The decoder's own words name the problem and its line ("Unclosed array (at line
+        # 3, column 9)"): about the user's file, not the program.
+        raise ConfigurationError(
+            f"Config file {path} is not valid TOML: {exc}.",
+            hint="Fix the file at the place named (https://toml.io shows the syntax), or "
+            "pass another with --config.",
+        ) from exc
     except ValidationError as exc:
         from scholarstream.validation_messages import explain
 

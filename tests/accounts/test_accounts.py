@@ -145,7 +145,7 @@ async def test_another_users_token_is_not_found(runtime: Runtime) -> None:
         with pytest.raises(NotFoundError):
             await revoke_api_token(bob_scope, token.id)
         with pytest.raises(NotFoundError):
-            await bob_scope.get(ApiToken, token.id)
+            await bob_scope.get(ApiToken, token.id, what="API token")
 
 
 async def test_web_sessions_expire_end_and_purge(runtime: Runtime) -> None:

@@ -268,13 +268,17 @@ WRITES_WITHOUT_IDS: dict[Route, Callable[[UserWorld], list[Probe]] | str] = {
     ("POST", "/api/v1/evidence"): lambda a: [
         ({"json": {"question": "setmelanotide", "sources": ["library"]}}, 200),
     ],
-    # A collection or tags of A's records: none of them is B's, so none is taken (a new
-    # empty collection of B's; no tag); a project of them is refused.
+    # A collection, tags or a merge of A's records: none of them is B's, so B is told, as
+    # for ids that exist nowhere, that none is in B's library and nothing is done; a
+    # project of them is refused.
     ("POST", "/api/v1/library/collections"): lambda a: [
-        ({"json": {"name": f"B's {uuid.uuid4().hex[:8]}", "ids": a.record_ids}}, 201),
+        ({"json": {"name": f"B's {uuid.uuid4().hex[:8]}", "ids": a.record_ids}}, 404),
     ],
     ("POST", "/api/v1/library/tags"): lambda a: [
-        ({"json": {"ids": a.record_ids, "add": ["probe"]}}, 200),
+        ({"json": {"ids": a.record_ids, "add": ["probe"]}}, 404),
+    ],
+    ("POST", "/api/v1/library/merges"): lambda a: [
+        ({"json": {"kept": a.record_ids[0], "copies": a.record_ids[1:]}}, 404),
     ],
     # A screening project of A's records, A's search run, A's stream report, A's collection.
     ("POST", "/api/v1/screening/projects"): lambda a: [

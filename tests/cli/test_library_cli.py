@@ -402,3 +402,35 @@ def test_collections_tags_and_notes_from_the_terminal(data_dir: Path, tmp_path: 
     code, out, _ = run(data_dir, "library", "collection", "delete", "included")
     assert "its 3 records stay in your library" in " ".join(out.split())
     assert json.loads(run(data_dir, "library", "search", "--json")[1])["total"] == 60
+
+
+def test_import_without_waiting_for_the_semantic_index_says_when_it_is_built(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SCHOLARSTREAM_SEMANTIC__ENABLED", "true")
+    code, out, err = run(data_dir, "import", "--no-index", EXPORTS / "scopus.ris")
+    assert code == 0, err
+    assert "scopus.ris" in out
+    assert "Search by meaning covers the new records once they are embedded" in err
+    # Waiting (the default) says nothing of the kind: the index is built before it returns.
+    code, out, err = run(data_dir, "import", EXPORTS / "wos_test.ris")
+    assert code == 0 and "once they are embedded" not in err
+
+
+def test_library_merge_joins_two_records_the_rules_keep_apart(data_dir: Path) -> None:
+    for name in ("zotero_export.ris", "zotero_export.bib"):
+        assert run(data_dir, "import", EXPORTS / name)[0] == 0
+    code, out, _ = run(data_dir, "library", "search", "mammary", "tumours", "dog", "breeds")
+    assert code == 0
+    pair = re.findall(r"Moe · 2001 · (\S+)", out)
+    assert len(pair) == 2, out
+    code, out, err = run(data_dir, "library", "merge", *pair)
+    assert code == 0, err
+    assert "Merged 1 copy into the record you keep" in out and "merged by hand" in out
+    merge_id = re.search(r"^([0-9a-f]{8}) ", out, flags=re.MULTILINE)
+    assert merge_id is not None, out
+    code, out, _ = run(data_dir, "library", "search", "mammary", "tumours", "dog", "breeds")
+    assert len(re.findall(r"Moe · 2001 · ", out)) == 1
+    assert run(data_dir, "library", "split", merge_id.group(1))[0] == 0
+    itself = failure(data_dir, "library", "merge", pair[0], pair[0])
+    assert "cannot be merged into itself" in itself.message

@@ -92,6 +92,36 @@ def test_a_settings_error_is_the_json_error_object(data_dir: Path, command: str)
     }
 
 
+@pytest.mark.parametrize(
+    ("where", "reason"),
+    [
+        ("a-file", "it is a file, not a directory"),
+        ("a-file/below", "part of its path is a file, not a directory"),
+    ],
+)
+def test_a_data_directory_that_cannot_be_used_is_said_plainly(
+    tmp_path: Path, where: str, reason: str
+) -> None:
+    (tmp_path / "a-file").write_text("notes")
+    data_dir = tmp_path / where
+    code, shown = invoke(data_dir, "library", "merges", "--json")
+    assert code == 2
+    assert shown["error"]["message"] == f"The data directory {data_dir} cannot be used: {reason}."
+    assert "--data-dir" in shown["error"]["hint"]
+    assert (tmp_path / "a-file").read_text() == "notes"
+
+
+def test_a_config_file_that_is_not_toml_says_where(tmp_path: Path) -> None:
+    config = tmp_path / "broken.toml"
+    config.write_text("data_dir = [1, 2\n")
+    result = runner.invoke(app, ["--config", str(config), "config", "show", "--json"])
+    assert result.exit_code == 2
+    error = json.loads(result.stdout)["error"]
+    assert error["code"] == "configuration_error"
+    assert error["message"].startswith(f"Config file {config} is not valid TOML: Unclosed array")
+    assert_plain(result.output)
+
+
 def test_an_empty_question_with_json(data_dir: Path) -> None:
     code, shown = invoke(data_dir, "search", "strategy", "--json", "")
     assert code == 2

@@ -109,6 +109,14 @@ def test_worker_runs_until_stopped(data_dir: Path) -> None:
         if "worker running" in line or not line:
             break
     assert any("worker running" in line for line in lines), "".join(lines)
+    # It serves no page, so the links it sends can only guess the address: it says so (on
+    # as many lines as the terminal's width makes).
+    said: list[str] = []
+    while not said or ("people open" not in said[-1] and said[-1]):
+        said.append(proc.stdout.readline())
+    warning = " ".join(line.strip() for line in said)
+    assert "server.public_url is not set" in warning, warning
+    assert "point to http://127.0.0.1:8000" in warning
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=20) == 0
 

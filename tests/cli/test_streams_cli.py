@@ -213,27 +213,56 @@ def test_a_prefix_that_names_no_stream_or_several_says_what_to_do(data_dir: Path
     assert "'scholarstream streams reports abcd1234'" in said
 
 
+def query_library(data_dir: Path, stream_id: uuid.UUID, query: StreamQueryUpdate) -> None:
+    """Changes what the stream asks of the library."""
+
+    async def change() -> None:
+        runtime = make_runtime(load_settings(data_dir=data_dir))
+        try:
+            async with runtime.database.session() as session:
+                owner = (await ensure_local_user(session)).id
+            update = StreamUpdate(retrieval=RetrievalUpdate(queries={"library": query}))
+            await StreamStore(runtime.database).update(owner, stream_id, update)
+        finally:
+            await runtime.close()
+
+    asyncio.run(change())
+
+
 def test_a_source_with_more_matches_than_its_limit_says_so(data_dir: Path) -> None:
     """A stream takes a source's best matches up to its limit: the run says how many more
     there were and how to take them, instead of leaving them unmentioned."""
     stream_id = new_stream(data_dir, ["library"])
 
-    async def narrow() -> None:
-        settings = load_settings(data_dir=data_dir)
-        runtime = make_runtime(settings)
-        try:
-            async with runtime.database.session() as session:
-                owner = (await ensure_local_user(session)).id
-            one = StreamQueryUpdate(query="dogs", limit=1)
-            update = StreamUpdate(retrieval=RetrievalUpdate(queries={"library": one}))
-            await StreamStore(runtime.database).update(owner, stream_id, update)
-        finally:
-            await runtime.close()
-
-    asyncio.run(narrow())
+    query_library(data_dir, stream_id, StreamQueryUpdate(query="dogs", limit=1))
     scopus = SHARED_DATA / "exports" / "asysd_testthat" / "scopus.ris"
     assert run(data_dir, "import", scopus)[0] == 0
     code, out = run(data_dir, "streams", "run", str(stream_id))
     assert code == 0, out
     assert "Local library: 8 matched, the best 1 taken" in out, out
     assert "Results per run" in out
+
+
+def test_a_run_shows_its_best_items_and_names_the_command_that_lists_them_all(
+    data_dir: Path,
+) -> None:
+    stream_id = new_stream(data_dir, ["library"])
+
+    wide = StreamQueryUpdate(query="dogs cats animals disease", limit=50)
+    query_library(data_dir, stream_id, wide)
+    assert (
+        run(data_dir, "import", SHARED_DATA / "exports" / "asysd_testthat" / "wos_test.ris")[0] == 0
+    )
+    code, out = run(data_dir, "streams", "run", str(stream_id))
+    assert code == 0, out
+    listed = re.findall(r"^\s*(\d+)\. ", out, flags=re.MULTILINE)
+    assert listed == [str(n) for n in range(1, 11)], out
+    more = re.search(r"… and (\d+) more: `scholarstream streams report (\w{8}) (\w{8})`", out)
+    assert more is not None, out
+    assert more.group(2) == stream_id.hex[:8]
+
+    code, out = run(data_dir, "streams", "report", more.group(2), more.group(3))
+    assert code == 0, out
+    everything = re.findall(r"^\s*(\d+)\. ", out, flags=re.MULTILINE)
+    assert len(everything) == 10 + int(more.group(1)), out
+    assert "more:" not in out

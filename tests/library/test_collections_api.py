@@ -4,6 +4,7 @@ and searches, exports and imports that cannot be done saying so in plain words."
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -120,6 +121,31 @@ def test_an_export_or_a_collection_of_nothing_is_refused_with_what_to_try(
     assert empty.status_code == 404
     assert empty.json()["message"] == "Nothing matched the words “zebrafish”: nothing was saved."
     assert client.get(f"{API}/collections").json() == []
+
+
+def test_records_named_that_are_not_in_the_library_are_said(client: TestClient) -> None:
+    unknown = [str(uuid.UUID(int=n)) for n in range(1, 4)]
+    none = post(client, "/collections", {"name": "Ghosts", "ids": unknown})
+    assert none.status_code == 404
+    assert none.json()["message"] == (
+        "None of the 3 records named is in your library (deleted, or someone else's): "
+        "nothing was saved."
+    )
+    assert client.get(f"{API}/collections").json() == []
+    one = post(client, "/tags", {"ids": unknown[:1], "add": ["x"]})
+    assert one.status_code == 404
+    assert one.json()["message"].startswith("The record named is not in your library")
+
+    mine = ids_of(client)[:2]
+    mixed = post(client, "/collections", {"name": "Mixed", "ids": [*mine, *unknown, mine[0]]})
+    assert mixed.status_code == 201
+    assert (mixed.json()["added"], mixed.json()["not_in_library"]) == (2, 3)
+    more = post(
+        client, f"/collections/{mixed.json()['collection']['id']}/records", {"ids": unknown}
+    )
+    assert more.status_code == 404 and client.get(f"{API}/collections").json()[0]["records"] == 2
+    # An empty selection still makes an empty collection, as the New collection form does.
+    assert post(client, "/collections", {"name": "Later", "ids": []}).status_code == 201
 
 
 def test_searches_that_cannot_be_done_say_why_in_plain_words(client: TestClient) -> None:

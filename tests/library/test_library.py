@@ -243,3 +243,26 @@ async def test_library_is_a_literature_source(runtime: Runtime, owner: User) -> 
     page = await runtime.library.search(owner.id, LibraryQuery(text="insulin", limit=2))
     fetched = await source.fetch([str(item.id) for item in page.items])
     assert [r.title for r in fetched] == [item.record.title for item in page.items]
+
+
+async def test_a_word_inside_unspaced_chinese_or_japanese_text_is_found(
+    runtime: Runtime, owner: User
+) -> None:
+    rows = [
+        ("cn", "软件工程教育中的结对编程与一项随机对照试验"),
+        ("jp", "日本語の学習者における読解方略の研究"),
+        ("other", "机器学习在医学影像中的应用"),
+        ("en", "Pair programming in software engineering education"),
+    ]
+    text = "ID,Title\n" + "".join(f"{key},{title}\n" for key, title in rows)
+    await runtime.library.import_stream(owner.id, io.BytesIO(text.encode()), "cjk.csv")
+
+    async def found(words: str) -> list[str]:
+        page = await runtime.library.search(owner.id, LibraryQuery(text=words, limit=10))
+        return [item.record.record_id or "" for item in page.items]
+
+    assert await found("软件工程") == ["cn"]
+    assert await found("结对编程") == ["cn"]
+    assert await found("読解方略") == ["jp"]
+    assert await found("pair programming") == ["en"]
+    assert await found("医学") == ["other"]

@@ -152,6 +152,20 @@ def test_ovid_psycinfo_classification_is_not_a_type_and_doi_is_unescaped() -> No
     assert papers[1].title == "Liberty Caps: Recreational hallucinogenic mushrooms."
 
 
+def test_a_doi_or_a_number_in_m3_is_no_publication_type() -> None:
+    # EndNote exports often put the DOI in M3 (here with no DO tag).
+    papers, _ = _read(SHARED_DATA / "exports" / "asysd_testthat" / "ris_export.txt")
+    synaptic = next(p for p in papers if p.title == "Alzheimer's Disease Is a Synaptic Failure")
+    assert synaptic.ids.doi == "10.1126/science.1074069"
+    assert synaptic.publication_types == ["Journal Article"]
+    lines = (
+        "TY  - JOUR\nTI  - A title\nDO  - 10.1000/kept\nM3  - 10.2000/other\nM3  - 12345\nER  - \n"
+    )
+    papers, problems = _read_bytes(lines.encode())
+    assert problems == []
+    assert (papers[0].ids.doi, papers[0].publication_types) == ("10.1000/kept", ["Journal Article"])
+
+
 def test_bare_cr_line_endings_separate_tags() -> None:
     papers, problems = _read_bytes(b"TY  - JOUR\rTI  - A title\rDO  - 10.1000/XYZ\rER  - \r")
     assert problems == []

@@ -11,7 +11,7 @@ import uuid
 
 import pytest
 
-from scholarstream.papers import Paper, Record
+from scholarstream.papers import Paper, Record, paper_key
 from scholarstream.runtime import Runtime
 from scholarstream.search import (
     SearchOptions,
@@ -20,17 +20,18 @@ from scholarstream.search import (
     library_embedder,
     offline_scorer,
 )
-from scholarstream.search.core import Concept, ParsedIntent
+from scholarstream.search.core import Concept, LabelledPaper, ParsedIntent
 from scholarstream.search.scoring import (
     MEANING_NOTE,
     HybridRelevanceScorer,
     LexicalRelevanceScorer,
     LLMRelevanceScorer,
     MeaningScale,
+    feedback_probabilities,
     lexical_relevance,
 )
 from scholarstream.settings import Settings
-from tests.helpers import BrokenEmbedder, ConceptEmbedder, make_runtime
+from tests.helpers import BrokenEmbedder, ConceptEmbedder, RecordingEmbedder, make_runtime
 
 CONCEPTS = (
     ("heart", "attack", "myocardial", "infarction", "coronary"),
@@ -152,3 +153,44 @@ async def test_a_search_scores_by_meaning_when_semantic_ranking_is_on(
         assert isinstance(words, LexicalRelevanceScorer)
     finally:
         await runtime.close()
+
+
+SOIL = Paper(
+    title="Bacteria in meadow soils after drought",
+    abstract="Microbiome shifts in dry meadows.",
+    record_id="soil",
+)
+JUDGED = [
+    LabelledPaper(id=paper_key(WORDS), record=WORDS, relevant=True),
+    LabelledPaper(id=paper_key(UNRELATED), record=UNRELATED, relevant=False),
+]
+
+
+async def test_the_feedback_model_reads_the_titles_meaning_with_the_scorers_model() -> None:
+    candidates: list[Record] = [PARAPHRASE, SOIL]
+    by_words = await feedback_probabilities(candidates, JUDGED)
+    recording = RecordingEmbedder(CONCEPTS)
+    by_meaning = await feedback_probabilities(candidates, JUDGED, embed=recording.embed_documents)
+    assert by_words is not None and by_meaning is not None
+    # The paraphrase shares no word with the paper marked relevant, only its meaning.
+    assert by_meaning[0] > by_words[0]
+    assert by_meaning[0] > by_meaning[1]
+
+    # The hybrid scorer hands its model to the feedback model: the judged papers' titles
+    # are embedded, though only the candidates are scored for relevance.
+    model = RecordingEmbedder(CONCEPTS)
+    scored = await HybridRelevanceScorer(model).score(candidates, INTENT, labelled=JUDGED)
+    assert WORDS.title in model.texts
+    assert scored[0].record == PARAPHRASE
+
+
+async def test_a_model_that_fails_leaves_the_feedback_by_words(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    candidates: list[Record] = [PARAPHRASE, SOIL]
+    with caplog.at_level(logging.ERROR):
+        broken = await feedback_probabilities(
+            candidates, JUDGED, embed=BrokenEmbedder(CONCEPTS).embed_documents
+        )
+    assert broken == await feedback_probabilities(candidates, JUDGED)
+    assert "ranking by words alone" in caplog.text

@@ -352,7 +352,7 @@ def test_bad_input_is_refused_with_an_error_event_and_changes_nothing(
             client.post(f"{CREATION}/{unknown}/turns", json={"message": "hi"}),
             404,
             "not_found",
-            "Stream creation",
+            "stream creation was not found",
         )
         refused(client.get(f"{CREATION}/{unknown}"), 404, "not_found", "was not found")
         refused(client.get(f"{CREATION}/not-an-id"), 422, "validation_error", "creation_id")
@@ -360,7 +360,7 @@ def test_bad_input_is_refused_with_an_error_event_and_changes_nothing(
             response = client.request(
                 method, f"{STREAMS}/{unknown}", json={} if method == "PATCH" else None
             )
-            refused(response, 404, "not_found", f"Stream {unknown} was not found")
+            refused(response, 404, "not_found", "stream was not found")
 
         abandoned = client.post(f"{CREATION}/{cid}/abandon")
         assert abandoned.json()["status"] == "abandoned"

@@ -19,6 +19,7 @@ async def test_the_first_report_is_the_first_run_that_wrote_one(make: Make) -> N
     runtime = make(LiteratureWorld())
     owner, stream = await new_stream(runtime)
     reports = ReportStore(runtime.database)
+    assert await reports.latest(owner.id, stream.id) is None  # never ran
 
     # A run that broke before writing its report.
     broken = await reports.begin(owner.id, stream.id, now=NOW - 2 * HOUR)
@@ -40,3 +41,7 @@ async def test_the_first_report_is_the_first_run_that_wrote_one(make: Make) -> N
         (broken.report_id, True),  # nothing was reported before it either
     ]
     assert listed[-1].status == "failed"
+    # The newest alone, as the dashboard reads it: the same as the list's first.
+    latest = await reports.latest(owner.id, stream.id)
+    assert latest is not None and (latest.id, latest.first) == (second.id, False)
+    assert latest == await reports.get(owner.id, stream.id, second.id)

@@ -9,12 +9,18 @@ import datetime as dt
 import uuid
 from collections.abc import Sequence
 
-from scholarstream.papers import Paper
+from scholarstream.papers import Paper, paper_key
+from scholarstream.search.core import LabelledPaper
 from scholarstream.search.scoring import MEANING_NOTE
 from scholarstream.settings import Settings
 from scholarstream.sources import MultiSearchResult, SourceStatus
 from scholarstream.streams import PartialStreamConfig, Stream, finish_config
-from scholarstream.streams.monitoring import build_result, run_stream_now, stream_judge
+from scholarstream.streams.monitoring import (
+    StreamJudge,
+    build_result,
+    run_stream_now,
+    stream_judge,
+)
 from tests.helpers import BrokenEmbedder, ConceptEmbedder, RecordingEmbedder, make_runtime
 from tests.search.world import LiteratureWorld
 from tests.streams.runner import runner
@@ -71,24 +77,27 @@ def found(*papers: Paper) -> MultiSearchResult:
     return MultiSearchResult(records=list(papers), statuses=[status])
 
 
-async def test_offline_with_meaning_a_paraphrase_scores_above_an_unrelated_item(
-    settings: Settings,
-) -> None:
+async def offline_judge(settings: Settings, embedder: ConceptEmbedder | None) -> StreamJudge:
+    """The judge of a run offline, with ``embedder`` as the library's model (or none)."""
     runtime = make_runtime(settings)
     try:
-        judge = stream_judge(
+        return stream_judge(
             runtime.llm,
             runtime.database,
             runtime.settings.streams,
             uuid.uuid4(),
             offline=True,
-            embedder=ConceptEmbedder(CONCEPTS),
-        )
-        words_only = stream_judge(
-            runtime.llm, runtime.database, runtime.settings.streams, uuid.uuid4(), offline=True
+            embedder=embedder,
         )
     finally:
         await runtime.close()
+
+
+async def test_offline_with_meaning_a_paraphrase_scores_above_an_unrelated_item(
+    settings: Settings,
+) -> None:
+    judge = await offline_judge(settings, ConceptEmbedder(CONCEPTS))
+    words_only = await offline_judge(settings, None)
     stream = heart_stream()
     since = NOW.date() - dt.timedelta(days=7)
     result = await build_result(
@@ -137,3 +146,27 @@ async def test_a_run_offline_with_semantic_ranking_on_scores_with_the_librarys_m
 
     broken = await run_offline(db_settings, semantic=True, embedder=BrokenEmbedder([("x",)]))
     assert broken == by_words  # the run goes on, by words alone
+
+
+async def test_the_feedback_on_earlier_reports_reads_the_titles_meaning(
+    settings: Settings,
+) -> None:
+    recording = RecordingEmbedder(CONCEPTS)
+    judge = await offline_judge(settings, recording)
+    marked = Paper(title="Aspirin and heart attack", year=2026, record_id="marked")
+    unwanted = Paper(title="Alpine soil bacteria", year=2026, record_id="unwanted")
+    labelled = [
+        LabelledPaper(id=paper_key(marked), record=marked, relevant=True),
+        LabelledPaper(id=paper_key(unwanted), record=unwanted, relevant=False),
+    ]
+    since = NOW.date() - dt.timedelta(days=7)
+    result = await build_result(
+        heart_stream(),
+        found(UNRELATED, PARAPHRASE),
+        since=since,
+        reported=set(),
+        by=judge,
+        labelled=labelled,
+    )
+    assert marked.title in recording.texts  # only the feedback model embeds marked items
+    assert result.report.items[0].record.title == PARAPHRASE.title

@@ -65,7 +65,7 @@ async def test_streams_are_stored_per_owner(runtime: Runtime) -> None:
     assert [s.id for s in await store.list(alice.id)] == [second.id, first.id]
 
     assert await store.list(bob.id) == []
-    with pytest.raises(NotFoundError, match=r"Stream .* was not found"):
+    with pytest.raises(NotFoundError, match=r"stream was not found"):
         await store.get(bob.id, first.id)
     with pytest.raises(NotFoundError):
         await store.update(bob.id, first.id, StreamUpdate(stream_name="Mine"))
@@ -218,7 +218,7 @@ async def test_a_creation_is_saved_turn_by_turn_and_completes_with_its_stream(
     assert await store.creation(alice.id, started.id) == saved
     assert await store.list(alice.id) == []
 
-    with pytest.raises(NotFoundError, match=r"Stream creation .* was not found"):
+    with pytest.raises(NotFoundError, match=r"stream creation was not found"):
         await store.creation(bob.id, started.id)
     with pytest.raises(NotFoundError):
         await store.save_turn(bob.id, started.id, 1, completed(config()))

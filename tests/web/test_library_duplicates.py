@@ -1,6 +1,6 @@
 """Merged duplicates on the Library page in a real browser: an import's summary says what
 was merged, the merges are listed with what matched, Split undoes one, and Find duplicates
-reports what it did."""
+reports what it did; two records of one work are merged by hand from the selection."""
 
 from __future__ import annotations
 
@@ -65,4 +65,24 @@ def test_library_merges_split_and_find_duplicates(
         "Compared 5 records: no duplicates found."
     )
     expect(page.get_by_test_id("result-count")).to_have_text("5 records")
+
+    # The split pair is two records again: merged by hand, choosing the one to keep.
+    merge_button = duplicates.get_by_role("button", name="Merge the selected records…")
+    merge_button.click()
+    expect(duplicates.get_by_test_id("duplicates-status")).to_contain_text(
+        "Select two or more records of one work"
+    )
+    results = page.get_by_test_id("results")
+    for box in results.get_by_role("checkbox", name="Canagliflozin", exact=False).all():
+        box.check()
+    merge_button.click()
+    dialog = page.get_by_test_id("confirm-merge")
+    expect(dialog).to_be_visible()
+    expect(dialog.get_by_role("radio")).to_have_count(2)
+    dialog.get_by_role("radio").nth(1).check()
+    dialog.get_by_role("button", name="Merge", exact=True).click()
+    expect(duplicates.get_by_test_id("duplicates-status")).to_contain_text("Merged 1 record into “")
+    expect(page.get_by_test_id("result-count")).to_have_text("4 records")
+    expect(merges).to_have_count(4)
+    expect(merges.filter(has_text="Canagliflozin")).to_contain_text("Matched on: merged by hand")
     problems.assert_none()

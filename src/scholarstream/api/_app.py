@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import fastapi_offline
-from fastapi import APIRouter, FastAPI, Request
+from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
@@ -22,6 +22,11 @@ from scholarstream.api._middleware import (
     RequestIdMiddleware,
     RequestInputMiddleware,
     SecurityHeadersMiddleware,
+)
+from scholarstream.api._query_guard import (
+    UndeclaredQueryError,
+    refuse_undeclared_query,
+    undeclared_query_response,
 )
 from scholarstream.api.routes import (
     ai_columns,
@@ -80,7 +85,13 @@ class ScholarStreamAPI(FastAPI):
 
 
 def api_router() -> APIRouter:
-    router = APIRouter(prefix=API_PREFIX, responses=ERROR_RESPONSES)
+    # Every route refuses the query parameters it does not declare (``api._query_guard``):
+    # a misspelt one would otherwise be ignored without a word.
+    router = APIRouter(
+        prefix=API_PREFIX,
+        responses=ERROR_RESPONSES,
+        dependencies=[Depends(refuse_undeclared_query)],
+    )
     for module in (
         auth,
         me,
@@ -167,6 +178,7 @@ def create_app(runtime: Runtime, *, engine: Launchable | None = None) -> FastAPI
     app.add_middleware(RequestIdMiddleware)
     app.add_middleware(SecurityHeadersMiddleware)
     install_error_handlers(app)
+    app.add_exception_handler(UndeclaredQueryError, undeclared_query_response)
     app.include_router(health.router)
     app.include_router(research_share.router)
     app.include_router(api_router())

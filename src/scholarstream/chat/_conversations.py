@@ -255,8 +255,8 @@ class ConversationStore:
                 if locked.rowcount == 0:
                     # Deleted since the turn was opened.
                     raise NotFoundError(
-                        f"Conversation {started.conversation_id} was not found.",
-                        hint="List your conversations to find the right id.",
+                        "That conversation was not found: it was deleted, or it is not yours.",
+                        hint="Open one from the list of your conversations.",
                     )
                 # A statement of its own, after the lock: it sees every message committed
                 # before (PostgreSQL's read committed takes a new snapshot per statement).
@@ -350,8 +350,8 @@ class ConversationStore:
             conversation = await self._locked(session, owner_id, conversation_id=conversation_id)
             if conversation is None:
                 raise NotFoundError(
-                    f"Conversation {conversation_id} was not found.",
-                    hint="List your conversations to find the right id.",
+                    "That conversation was not found: it was deleted, or it is not yours.",
+                    hint="Open one from the list of your conversations.",
                 )
             return _change_thread(conversation, change)
 

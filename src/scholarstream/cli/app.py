@@ -166,9 +166,10 @@ def root(
 
     def load() -> "Settings":
         from scholarstream.logs import command_log_level, configure_logging
-        from scholarstream.settings import load_settings
+        from scholarstream.settings import load_settings, prepare_data_dir
 
         settings = load_settings(config, **overrides)
+        prepare_data_dir(settings)
         level = command_log_level(settings.logging, verbose=verbose, command=command)
         configure_logging(settings.logging, secrets=settings.secret_values(), level=level)
         return settings

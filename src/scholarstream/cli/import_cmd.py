@@ -47,6 +47,15 @@ def import_files(
         str | None,
         typer.Option("--format", help="Format of every file; detected from content if omitted."),
     ] = None,
+    index: Annotated[
+        bool,
+        typer.Option(
+            "--index/--no-index",
+            help="Wait while the new records are embedded for search by meaning (the "
+            "default); --no-index returns at once and leaves that to the server or the next "
+            "library search.",
+        ),
+    ] = True,
     user: UserOption = "local",
 ) -> None:
     """Import PubMed XML, MEDLINE/.nbib, RIS, BibTeX, EndNote XML, CSV or JSON files.
@@ -96,7 +105,14 @@ def import_files(
                         progress.remove_task(task)
                 reports.append(report)
             if any(r.imported for r in reports):
-                await _follow_semantic_index(runtime, owner, progress)
+                if index:
+                    await _follow_semantic_index(runtime, owner, progress)
+                elif runtime.library.semantic.available:
+                    err_console.print(
+                        "Search by meaning covers the new records once they are embedded: "
+                        "the next library search (web, API or command line) starts that.",
+                        highlight=False,
+                    )
         return reports, failures
 
     reports, failures = run_with_runtime(ctx, run)

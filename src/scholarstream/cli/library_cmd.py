@@ -220,7 +220,8 @@ def _side_line(side: "MergedRecord", *, unlike: "MergedRecord | None" = None) ->
         if side.year != unlike.year:
             parts.append(f"year {side.year or 'none'}")
         named = _identifiers(side, unlike=unlike)
-        parts.extend(named or ["the same identifiers"])
+        same = "the same identifiers" if any(side.identifiers.values()) else "no identifiers"
+        parts.extend(named or [same])
         if _title_key(side.title) != _title_key(unlike.title):
             parts.append(f"titled “{side.title}”")
     else:
@@ -299,6 +300,40 @@ def library_merges(
     console.print(
         "Undo a merge with `scholarstream library split ID` (the id in the first column)."
     )
+
+
+@library_app.command("merge")
+def library_merge(
+    ctx: typer.Context,
+    kept: Annotated[
+        str,
+        typer.Argument(
+            help="The record to keep: its identifier (DOI, PMID:…) as `library search` lists it.",
+            metavar="KEPT",
+        ),
+    ],
+    copies: Annotated[
+        list[str],
+        typer.Argument(help="The records to merge into it.", metavar="COPY..."),
+    ],
+    user: UserOption = "local",
+) -> None:
+    """Merge records of one work by hand, when the rules keep them apart (a venue written
+    two ways, a missing year): each copy goes into the kept record with its identifiers
+    and file, as an import merges it. `library merges` lists them; `library split` undoes
+    one."""
+
+    async def merge(runtime: "Runtime") -> "list[LibraryMergeInfo]":
+        async with runtime.database.session() as session:
+            owner = (await resolve_user(session, user)).id
+        kept_id = (await runtime.library.find(owner, kept)).id
+        copy_ids = [(await runtime.library.find(owner, copy)).id for copy in copies]
+        return await runtime.library.merge(owner, kept_id, copy_ids)
+
+    made = run_with_runtime(ctx, merge)
+    console.print(f"Merged {records(len(made), 'copy', 'copies')} into the record you keep:")
+    console.print(_merge_table(made))
+    console.print("`scholarstream library split MERGE_ID` undoes one.")
 
 
 @library_app.command("split")

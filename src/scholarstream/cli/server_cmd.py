@@ -167,6 +167,14 @@ def worker(ctx: typer.Context, executor_id: ExecutorIdOption = None) -> None:
                 f"ScholarStream worker running (executor {engine.executor_id}); Ctrl-C to stop.",
                 highlight=False,
             )
+            if settings.server.public_url is None:
+                # A worker serves no page: the links it sends can only guess the address.
+                console.print(
+                    "server.public_url is not set: links in the notifications this worker "
+                    f"sends point to {settings.server.base_url}. Set it (or "
+                    "SCHOLARSTREAM_SERVER__PUBLIC_URL) to the address people open.",
+                    highlight=False,
+                )
             await stop.wait()
         finally:
             await engine.shutdown()

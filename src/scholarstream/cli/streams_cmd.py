@@ -119,7 +119,11 @@ def _labelled(names: list[str], labels: dict[str, str]) -> str:
     return ", ".join(labels.get(name, name) for name in names)
 
 
-def _print_report(stored: StoredReport, labels: dict[str, str]) -> None:
+def _print_report(
+    stored: StoredReport, labels: dict[str, str], *, shown: int | None = None
+) -> None:
+    """The run's outcome and its items (``shown``: the first ones only, with the command
+    that lists them all)."""
     report = stored.report
     new = report.counts.new if report else 0
     first = ", the stream's first run" if stored.first else ""
@@ -146,13 +150,17 @@ def _print_report(stored: StoredReport, labels: dict[str, str]) -> None:
         if stored.error:
             console.print(stored.error, highlight=False)
         return
-    for rank, item in enumerate(report.items[:_SHOWN_ITEMS], start=1):
+    for rank, item in enumerate(report.items[:shown], start=1):
         console.print(
             f"{rank:>3}. [bold]{item.record.title}[/] ({item.score:.2f})\n     {item.reason}",
             highlight=False,
         )
-    if len(report.items) > _SHOWN_ITEMS:
-        console.print(f"     … and {len(report.items) - _SHOWN_ITEMS} more (streams report).")
+    if shown is not None and len(report.items) > shown:
+        every = f"scholarstream streams report {short_id(stored.stream_id)} {short_id(stored.id)}"
+        console.print(
+            f"     … and {len(report.items) - shown} more: `{every}` lists them all.",
+            highlight=False,
+        )
 
 
 @streams_app.command("run")
@@ -190,7 +198,7 @@ def streams_run(
             await engine.shutdown()
 
     stored, labels = run_with_runtime(ctx, work)
-    _print_report(stored, labels)
+    _print_report(stored, labels, shown=_SHOWN_ITEMS)
     if stored.status == "failed":
         raise typer.Exit(1)
 
@@ -234,7 +242,7 @@ def streams_report(
     stream: StreamArgument,
     report: ReportArgument,
     export: Annotated[
-        str | None, typer.Option("--export", help="Write the items as ris, bibtex or csv.")
+        str | None, typer.Option("--export", help="Write the items as ris, bibtex, csv or json.")
     ] = None,
     out: Annotated[Path | None, typer.Option("--out", help="File for --export.")] = None,
     as_json: JsonOption = False,

@@ -22,7 +22,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from scholarstream.errors import DatabaseUnavailableError
-from scholarstream.settings import mask_url_password
+from scholarstream.settings import make_directory, mask_url_password
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 
@@ -41,7 +41,11 @@ def _upgrade(connection: Connection, revision: str) -> None:
 def _ensure_sqlite_directory(url: str) -> None:
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
-        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        make_directory(
+            Path(parsed.database).parent,
+            "The SQLite database's directory",
+            hint="Set database_url to a file in a directory you can write to.",
+        )
 
 
 # The advisory lock's key: the same in every process and release.

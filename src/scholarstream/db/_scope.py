@@ -23,13 +23,15 @@ class OwnerScope:
     def select(self, model: type[RowT]) -> Select[RowT]:
         return select(model).where(model.owner_id == self.owner_id)
 
-    async def get(self, model: type[RowT], row_id: Any, *, what: str | None = None) -> RowT:
+    async def get(self, model: type[RowT], row_id: Any, *, what: str) -> RowT:
+        """The owner's row ``row_id``; ``NotFoundError`` naming it as ``what`` ("Search
+        run") otherwise -- never by its id, which says nothing to a person."""
         row = await self.session.scalar(self.select(model).where(model.id == row_id))
         if row is None:
-            label = what or model.__name__
+            label = what if what[:2].isupper() else what[:1].lower() + what[1:]
             raise NotFoundError(
-                f"{label} {row_id} was not found.",
-                hint=f"List your {label.lower()}s to find the right id.",
+                f"That {label} was not found: it was deleted, or it is not yours.",
+                hint=f"List your {label}s to find the right one.",
             )
         return row
 

@@ -201,7 +201,7 @@ async def _get(
     row = await scope.get(NotificationTargetRow, target_id, what=TARGET)
     if row.stream_id != stream_id:
         raise NotFoundError(
-            f"{TARGET} {target_id} was not found.",
+            f"That {TARGET.lower()} was not found: it was deleted, or it belongs elsewhere.",
             hint="List the notification targets of the account or stream to find its id.",
         )
     return row

@@ -128,8 +128,8 @@ def _load(row: ResearchRow) -> Research:
 
 def _not_found(research_id: uuid.UUID) -> NotFoundError:
     return NotFoundError(
-        f"Research {research_id} was not found.",
-        hint="List your research (GET /api/v1/research) to find the right id.",
+        "That research was not found: it was deleted, or it is not yours.",
+        hint="Your research is listed on the Research page ('scholarstream research list').",
     )
 
 

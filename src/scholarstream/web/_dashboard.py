@@ -21,7 +21,7 @@ from scholarstream.runtime import Runtime
 from scholarstream.search import SearchRunStore
 from scholarstream.sources.library import LibraryQuery
 from scholarstream.streams import Stream, StreamStore
-from scholarstream.streams.monitoring import ReportStore, ReportSummary
+from scholarstream.streams.monitoring import ReportStore, StoredReport
 
 RECENT = 5
 """How many searches, streams and research runs the dashboard lists (newest first)."""
@@ -177,35 +177,31 @@ async def _streams(runtime: Runtime, owner_id: uuid.UUID) -> tuple[list[StreamLi
 
 
 async def _stream_line(reports: ReportStore, owner_id: uuid.UUID, stream: Stream) -> StreamLine:
-    summaries = await reports.list(owner_id, stream.id)
-    latest = summaries[0] if summaries else None
+    latest = await reports.latest(owner_id, stream.id)
     return StreamLine(
         id=stream.id,
         name=stream.stream_name or "Untitled stream",
         enabled=stream.enabled,
         frequency=stream.frequency_label,
-        report=None if latest is None else await _report_line(reports, owner_id, latest),
+        report=None if latest is None else _report_line(latest),
     )
 
 
-async def _report_line(
-    reports: ReportStore, owner_id: uuid.UUID, summary: ReportSummary
-) -> ReportLine:
-    headlines: list[str] = []
-    if summary.counts is not None and summary.counts.new:
-        stored = await reports.get(owner_id, summary.stream_id, summary.id)
-        if stored.report is not None:
-            headlines = [
-                item.record.title for item in stored.report.items[:HEADLINES] if item.record.title
-            ]
+def _report_line(stored: StoredReport) -> ReportLine:
+    report = stored.report
+    headlines = (
+        [item.record.title for item in report.items[:HEADLINES] if item.record.title]
+        if report is not None and report.counts.new
+        else []
+    )
     return ReportLine(
-        id=summary.id,
-        status=summary.status,
-        status_label=REPORT_STATUS_LABELS.get(summary.status, summary.status.capitalize()),
-        when=summary.finished_at or summary.started_at,
-        first=summary.first,
-        new=None if summary.counts is None else summary.counts.new,
-        failed_sources=len(summary.failed_sources),
+        id=stored.id,
+        status=stored.status,
+        status_label=REPORT_STATUS_LABELS.get(stored.status, stored.status.capitalize()),
+        when=stored.finished_at or stored.started_at,
+        first=stored.first,
+        new=None if report is None else report.counts.new,
+        failed_sources=sum(1 for source in stored.sources if not source.ok),
         headlines=headlines,
     )
 

@@ -78,7 +78,10 @@ async def turn_events(
         return _stream(assistant, turn, resume_after(turn_id, last_event_id))
     answer = await assistant.store.answer_of_turn(user.id, turn_id)
     if answer is None:
-        raise NotFoundError(f"Turn {turn_id} was not found.", hint="Reload the conversation.")
+        raise NotFoundError(
+            "That answer was not found: its conversation was deleted, or it is not yours.",
+            hint="Reload the conversation.",
+        )
     return EventStreamResponse(ready([stored_outcome(turn_id, answer)]))
 
 
@@ -89,7 +92,10 @@ async def cancel_turn(turn_id: str, user: ReleasedUser, assistant: AssistantDep)
     if turn is not None:
         await assistant.hub.cancel(turn)
     elif await assistant.store.answer_of_turn(user.id, turn_id) is None:
-        raise NotFoundError(f"Turn {turn_id} was not found.")
+        raise NotFoundError(
+            "That answer was not found: its conversation was deleted, or it is not yours.",
+            hint="Reload the conversation.",
+        )
     return Response(status_code=204)
 
 

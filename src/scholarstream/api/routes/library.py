@@ -25,6 +25,7 @@ from scholarstream.sources.library import (
     ImportReport,
     LibraryFacets,
     LibraryItem,
+    LibraryMergeInfo,
     LibraryPage,
     LibraryQuery,
     MergePage,
@@ -217,6 +218,25 @@ async def list_merges(
     """Records merged into another as duplicates, newest first: both records' titles and
     identifiers and what matched (the identifier or the rule)."""
     return await runtime.library.merges(user.id, offset=offset, limit=limit)
+
+
+class MergeIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    kept: uuid.UUID = Field(description="The record to keep.")
+    copies: list[uuid.UUID] = Field(
+        min_length=1, max_length=50, description="Records to merge into it."
+    )
+
+
+@router.post("/merges", response_model=list[LibraryMergeInfo], status_code=201)
+async def merge_records(
+    body: MergeIn, runtime: RuntimeDep, user: CurrentUser
+) -> list[LibraryMergeInfo]:
+    """Merges records by hand (two records of one work the rules keep apart, such as a
+    venue written two ways): the copies go into the kept record with every identifier and
+    provenance, as an import merges them; each merge is listed and can be split."""
+    return await runtime.library.merge(user.id, body.kept, body.copies)
 
 
 @router.post("/merges/{merge_id}/split", response_model=SplitResult)

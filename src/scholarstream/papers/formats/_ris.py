@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO, TextIO
 
 from scholarstream.errors import InvalidInputError
-from scholarstream.papers._identifiers import normalize_pmid
+from scholarstream.papers._identifiers import normalize_doi, normalize_pmid
 from scholarstream.papers._model import LinkKind, Paper, Trial
 from scholarstream.papers.formats._base import (
     DEFAULT_LIMITS,
@@ -310,7 +310,9 @@ def _draft(raw: _Raw) -> Draft:
         publication_types=_types(raw),
         keywords=raw.values("KW"),
         links=links,
-        doi=raw.first("DO", "DI") or next((link.url for link in links if link.kind == "doi"), None),
+        doi=raw.first("DO", "DI")
+        or next((link.url for link in links if link.kind == "doi"), None)
+        or next((value for value in raw.values("M3") if normalize_doi(value)), None),
         pmid=_pmid(raw),
         pmcid=next((v for v in raw.values("C2") if v.upper().startswith("PMC")), None),
     )
@@ -318,8 +320,18 @@ def _draft(raw: _Raw) -> Draft:
 
 def _types(raw: _Raw) -> list[str]:
     kind = RIS_TYPES.get((raw.first("TY") or "").upper())
-    extra = [value for value in raw.values("M3") if not _CLASSIFICATION.search(value)]
+    extra = [value for value in raw.values("M3") if _names_a_type(value)]
     return unique([kind, *extra])
+
+
+def _names_a_type(m3: str) -> bool:
+    """EndNote and some databases put the DOI or an accession number in M3, PsycINFO a
+    classification code: those are no publication type."""
+    return (
+        not _CLASSIFICATION.search(m3)
+        and normalize_doi(m3) is None
+        and any(character.isalpha() for character in m3)
+    )
 
 
 def _pmid(raw: _Raw) -> str | None:

@@ -23,6 +23,7 @@ weighs by its rarity.
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -41,6 +42,8 @@ from scholarstream.papers.ranking._kernel_ridge import KernelRidgeSolver
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+Embed = Callable[[list[str]], npt.NDArray[np.float32]]
+log = logging.getLogger(__name__)
 
 _SMALL_CORPUS = 20  # below this many texts, document-frequency cut-offs would empty a view
 # Dot products are computed for this many texts at once: the judged ones that lack them,
@@ -144,9 +147,7 @@ class _Similarities:
         return np.asarray(by_slot @ self.rows[: self.count], dtype=np.float64)
 
 
-def title_meaning(
-    titles: Sequence[str], embed: Callable[[list[str]], npt.NDArray[np.float32]]
-) -> npt.NDArray[np.float32] | None:
+def title_meaning(titles: Sequence[str], embed: Embed) -> npt.NDArray[np.float32] | None:
     """The ``meaning`` of ``FeedbackModel``: the titles embedded by ``embed`` (unit rows),
     a zero row for a record without a title; None when no record has one."""
     titled = [i for i, title in enumerate(titles) if title.strip()]
@@ -156,6 +157,24 @@ def title_meaning(
     vectors = np.zeros((len(titles), found.shape[1]), dtype=np.float32)
     vectors[titled] = found
     return vectors
+
+
+def feedback_model(
+    texts: Sequence[str],
+    titles: Sequence[str],
+    embed: Embed | None,
+    settings: FeedbackSettings | None = None,
+) -> FeedbackModel:
+    """``FeedbackModel`` over ``texts`` reading the ``titles``' meaning when ``embed`` (an
+    embedding model's ``embed_documents``) is given and runs; a model that fails is
+    logged and the words alone are read."""
+    meaning = None
+    if embed is not None:
+        try:
+            meaning = title_meaning(titles, embed)
+        except Exception:
+            log.exception("the embedding model failed: ranking by words alone")
+    return FeedbackModel(texts, settings, meaning=meaning)
 
 
 class FeedbackModel:

@@ -134,6 +134,7 @@ class HybridRelevanceScorer(OfflineScorer):
         scale: MeaningScale | None = None,
     ) -> None:
         self.embedder = embedder
+        self.embed_documents = embedder.embed_documents
         self.weight = weight
         self.scale = scale or MeaningScale()
 

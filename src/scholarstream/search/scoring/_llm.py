@@ -244,4 +244,4 @@ class LLMRelevanceScorer:
     ) -> list[ScoredPaper]:
         judged = frozenset(latest_labels(labelled))
         relevances = await self.relevance(records, intent, skip=judged)
-        return await rank(records, relevances, labelled)
+        return await rank(records, relevances, labelled, embed=self.fallback.embed_documents)

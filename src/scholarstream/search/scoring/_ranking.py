@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from scholarstream.papers import Record, paper_key, record_origins, record_sources
-from scholarstream.papers.ranking import FeedbackModel, record_text
+from scholarstream.papers.ranking import Embed, FeedbackModel, feedback_model, record_text
 from scholarstream.search.core import LabelledPaper, ParsedIntent, ScoredPaper
 
 # Labels at which the feedback model and the intent weigh the same; with more labels the
@@ -35,6 +35,10 @@ class OfflineScorer(Protocol):
     what the model scorer falls back on, and the offline ``RelevanceScorer``. Subclass it
     to score by ``relevance`` and the user's labels."""
 
+    embed_documents: Embed | None = None
+    """An embedding model's, when the scorer has one: the feedback model then reads the
+    titles' meaning too."""
+
     async def relevance(
         self, records: Sequence[Record], intent: ParsedIntent
     ) -> list[Relevance]: ...
@@ -46,7 +50,8 @@ class OfflineScorer(Protocol):
         *,
         labelled: Sequence[LabelledPaper] = (),
     ) -> list[ScoredPaper]:
-        return await rank(records, await self.relevance(records, intent), labelled)
+        relevances = await self.relevance(records, intent)
+        return await rank(records, relevances, labelled, embed=self.embed_documents)
 
 
 def feedback_weight(n_labelled: int) -> float:
@@ -59,18 +64,27 @@ def latest_labels(labelled: Sequence[LabelledPaper]) -> dict[str, LabelledPaper]
 
 
 def _feedback_probabilities(
-    texts: Sequence[str], labels: Mapping[int, bool], wanted: Sequence[int]
+    records: Sequence[Record],
+    labels: Mapping[int, bool],
+    wanted: Sequence[int],
+    embed: Embed | None,
 ) -> list[float]:
-    model = FeedbackModel(texts).fit(labels)
+    texts = [record_text(record) for record in records]
+    model = feedback_model(texts, [record.title for record in records], embed).fit(labels)
     return [float(p) for p in model.probabilities(wanted)]
 
 
 async def feedback_probabilities(
-    records: Sequence[Record], labelled: Sequence[LabelledPaper]
+    records: Sequence[Record],
+    labelled: Sequence[LabelledPaper],
+    *,
+    embed: Embed | None = None,
 ) -> list[float] | None:
     """The feedback model's probability of relevance for each record, or ``None`` while
     the user has not marked at least one paper relevant and one irrelevant. No records
-    (an iteration that found nothing) is an empty list: the labels are kept for later."""
+    (an iteration that found nothing) is an empty list: the labels are kept for later.
+    ``embed``: an embedding model's ``embed_documents``, to read the titles' meaning too
+    (words alone if it fails)."""
     judged = list(latest_labels(labelled).values())
     if not FeedbackModel.can_learn([paper.relevant for paper in judged]):
         return None
@@ -78,10 +92,11 @@ async def feedback_probabilities(
         return []
     # The candidates and the judged papers share one vocabulary; a judged paper found
     # again appears twice, which does no harm (it is never ranked by the model).
-    texts = [record_text(record) for record in records]
-    texts += [record_text(paper.record) for paper in judged]
+    every = [*records, *(paper.record for paper in judged)]
     labels = {len(records) + i: paper.relevant for i, paper in enumerate(judged)}
-    return await asyncio.to_thread(_feedback_probabilities, texts, labels, range(len(records)))
+    return await asyncio.to_thread(
+        _feedback_probabilities, every, labels, range(len(records)), embed
+    )
 
 
 def with_feedback_note(reason: str, probability: float) -> str:
@@ -117,11 +132,14 @@ async def rank(
     records: Sequence[Record],
     relevances: Sequence[Relevance],
     labelled: Sequence[LabelledPaper] = (),
+    *,
+    embed: Embed | None = None,
 ) -> list[ScoredPaper]:
     """Scored papers, best first: ``relevances`` blended with the feedback model learnt
-    from ``labelled``, and the papers the user judged carrying their judgement."""
+    from ``labelled`` (reading the titles' meaning with ``embed``), and the papers the
+    user judged carrying their judgement."""
     judged = latest_labels(labelled)
-    probabilities = await feedback_probabilities(records, labelled)
+    probabilities = await feedback_probabilities(records, labelled, embed=embed)
     weight = feedback_weight(len(judged))
     scored: list[ScoredPaper] = []
     for i, (record, relevance) in enumerate(zip(records, relevances, strict=True)):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import re
 import uuid
 from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
@@ -47,15 +48,34 @@ def index_text(data: Mapping[str, Any]) -> str:
     return " ".join(part for part in parts if part)
 
 
+# Chinese and Japanese write no spaces between words, and Korean glues particles to them:
+# a run of these scripts would be one token, so a word inside it would never match. Each
+# run is read as its overlapping character pairs (the CJK bigrams of Lucene's CJKAnalyzer).
+_CJK_RUN = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]{2,}")
+
+
+def _cjk_pairs(match: re.Match[str]) -> str:
+    run = match.group(0)
+    return " " + " ".join(run[i : i + 2] for i in range(len(run) - 1)) + " "
+
+
+def _spaced(text: str) -> str:
+    return _CJK_RUN.sub(_cjk_pairs, text)
+
+
 def tokenize(texts: Sequence[str]) -> bm25s.tokenization.Tokenized:
     return bm25s.tokenize(
-        list(texts), lower=True, stopwords="en", stemmer=_STEMMER, show_progress=False
+        [_spaced(text) for text in texts],
+        lower=True,
+        stopwords="en",
+        stemmer=_STEMMER,
+        show_progress=False,
     )
 
 
 def query_tokens(text: str) -> list[str]:
     tokens = bm25s.tokenize(
-        [text], stopwords="en", stemmer=_STEMMER, return_ids=False, show_progress=False
+        [_spaced(text)], stopwords="en", stemmer=_STEMMER, return_ids=False, show_progress=False
     )
     return [str(token) for token in tokens[0]]
 

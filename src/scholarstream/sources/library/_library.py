@@ -41,6 +41,7 @@ from scholarstream.sources.library._models import (
     ImportReport,
     LibraryFacets,
     LibraryItem,
+    LibraryMergeInfo,
     LibraryPage,
     LibraryQuery,
     MergePage,
@@ -370,6 +371,16 @@ class Library:
             result = await merges.split(OwnerScope(session, owner_id), merge_id)
         self.semantic.schedule(owner_id)
         return result
+
+    async def merge(
+        self, owner_id: uuid.UUID, kept_id: uuid.UUID, copy_ids: Sequence[uuid.UUID]
+    ) -> list[LibraryMergeInfo]:
+        """Merges the records ``copy_ids`` into ``kept_id`` by hand (each merge listed with
+        the others and splittable)."""
+        async with self.database.session() as session:
+            made = await merges.merge_by_hand(OwnerScope(session, owner_id), kept_id, copy_ids)
+        self.semantic.schedule(owner_id)
+        return made
 
     async def find_merge(self, owner_id: uuid.UUID, reference: str) -> uuid.UUID:
         """The id of the merge ``reference`` names: its id, or a unique start of it (the

@@ -23,7 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from scholarstream.db import OwnerScope, utcnow
 from scholarstream.db.tables import LibraryEmbedding, LibraryMatchKey, LibraryMerge, LibraryRecord
-from scholarstream.errors import ConflictError, NotFoundError
+from scholarstream.errors import ConflictError, InvalidInputError, NotFoundError
 from scholarstream.papers import Record
 from scholarstream.papers.dedup import merge_records
 from scholarstream.sources.library._duplicates import (
@@ -520,35 +520,102 @@ async def find_duplicates(
             dry_run=True,
             candidates=_groups(plan, ids, rows),
         )
-    merger = Merger(session, owner_id)
-    await merger.load_originals(ids[m.kept] for m in plan)
-    absorbed_ids = [ids[m.absorbed] for m in plan]
-    for merge in plan:
-        row = rows[ids[merge.absorbed]]
-        copy = Absorbed(
-            id=row.id,
-            record=records[merge.absorbed],
-            fingerprint=row.fingerprint,
-            source_file=row.source_file,
-            added_at=row.created_at,
-        )
-        merger.absorb(rows[ids[merge.kept]], copy, origin="scan", evidence=merge.evidence)
-    # A copy's collections, tags and note go to the record it is merged into.
-    await move_labels(session, owner_id, [(ids[m.absorbed], ids[m.kept]) for m in plan])
-    for start in range(0, len(absorbed_ids), _CHUNK):
-        part = absorbed_ids[start : start + _CHUNK]
-        await session.execute(delete(LibraryMatchKey).where(LibraryMatchKey.record_id.in_(part)))
-        await session.execute(delete(LibraryEmbedding).where(LibraryEmbedding.record_id.in_(part)))
-    for record_id in absorbed_ids:
-        merger.changed.pop(record_id, None)
-        await session.delete(rows[record_id])
-    await merger.finish()
+    pairs = [
+        _Pair(rows[ids[m.kept]], rows[ids[m.absorbed]], records[m.absorbed], m.evidence)
+        for m in plan
+    ]
+    made = await _absorb_rows(session, owner_id, pairs, origin="scan")
     return DuplicateScan(
         checked=len(ids),
         groups=groups,
         merged=len(plan),
-        merges=[merge_info(made, rows[made.kept_id]) for made in merger.made[:MAX_MERGES_REPORTED]],
+        merges=[merge_info(merge, rows[merge.kept_id]) for merge in made[:MAX_MERGES_REPORTED]],
     )
+
+
+@dataclass(frozen=True)
+class _Pair:
+    """A library record to merge into another: ``record`` is the copy's content."""
+
+    kept: LibraryRecord
+    copy: LibraryRecord
+    record: Record
+    evidence: str
+
+
+async def _absorb_rows(
+    session: AsyncSession, owner_id: uuid.UUID, pairs: Sequence[_Pair], *, origin: str
+) -> list[LibraryMerge]:
+    """Merges each pair's copy into its kept record and deletes the copy's row (its
+    collections, tags and note go to the kept record); the merges made."""
+    merger = Merger(session, owner_id)
+    await merger.load_originals(pair.kept.id for pair in pairs)
+    for pair in pairs:
+        copy = Absorbed(
+            id=pair.copy.id,
+            record=pair.record,
+            fingerprint=pair.copy.fingerprint,
+            source_file=pair.copy.source_file,
+            added_at=pair.copy.created_at,
+        )
+        merger.absorb(pair.kept, copy, origin=origin, evidence=pair.evidence)
+    await move_labels(session, owner_id, [(pair.copy.id, pair.kept.id) for pair in pairs])
+    absorbed_ids = [pair.copy.id for pair in pairs]
+    for start in range(0, len(absorbed_ids), _CHUNK):
+        part = absorbed_ids[start : start + _CHUNK]
+        await session.execute(delete(LibraryMatchKey).where(LibraryMatchKey.record_id.in_(part)))
+        await session.execute(delete(LibraryEmbedding).where(LibraryEmbedding.record_id.in_(part)))
+    for pair in pairs:
+        merger.changed.pop(pair.copy.id, None)
+        await session.delete(pair.copy)
+    await merger.finish()
+    return merger.made
+
+
+MAX_MERGED_BY_HAND = 50
+"""Copies one merge by hand may name: a person compares them first."""
+
+
+async def merge_by_hand(
+    scope: OwnerScope, kept_id: uuid.UUID, copy_ids: Sequence[uuid.UUID]
+) -> list[LibraryMergeInfo]:
+    """Merges the records ``copy_ids`` into ``kept_id``, as an import merges a copy: every
+    identifier and provenance kept, each merge listed and splittable. For the pairs the
+    rules leave apart (a venue written two ways, a missing year)."""
+    copies = list(dict.fromkeys(copy_ids))
+    if not copies:
+        raise InvalidInputError(
+            "No copy named.", hint="Name the records to merge into the one you keep."
+        )
+    if kept_id in copies:
+        raise InvalidInputError(
+            "The record you keep is among its copies: a record cannot be merged into itself.",
+            hint="Name the record you keep once, and the copies apart from it.",
+        )
+    if len(copies) > MAX_MERGED_BY_HAND:
+        raise InvalidInputError(
+            f"{len(copies)} copies named; one merge takes at most {MAX_MERGED_BY_HAND}.",
+            hint="Merge them in parts, or let find duplicates merge the clear copies.",
+        )
+    wanted = [kept_id, *copies]
+    rows = {
+        row.id: row
+        for row in await scope.session.scalars(
+            scope.select(LibraryRecord).where(LibraryRecord.id.in_(wanted))
+        )
+    }
+    missing = sum(1 for record_id in wanted if record_id not in rows)
+    if missing:
+        raise NotFoundError(
+            f"{missing} of the {len(wanted)} records named "
+            f"{'is' if missing == 1 else 'are'} not in your library (deleted, merged into "
+            "another record, or someone else's): nothing was merged.",
+            hint="Search the library again and name the records it lists.",
+        )
+    kept = rows[kept_id]
+    pairs = [_Pair(kept, rows[copy], record_of(rows[copy]), "merged by hand") for copy in copies]
+    made = await _absorb_rows(scope.session, scope.owner_id, pairs, origin="hand")
+    return [merge_info(merge, kept) for merge in made]
 
 
 def _groups(

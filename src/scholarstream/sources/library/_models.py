@@ -233,6 +233,11 @@ class CollectionChange(BaseModel):
     removed: int = Field(
         default=0, description="Records taken out of it (they stay in the library)."
     )
+    not_in_library: int = Field(
+        default=0,
+        description="Records named by id that are not in your library (deleted, or someone "
+        "else's): left out.",
+    )
 
 
 class TagChange(BaseModel):
@@ -302,9 +307,9 @@ class LibraryMergeInfo(BaseModel):
 
     id: uuid.UUID
     merged_at: datetime
-    origin: Literal["import", "file", "scan"] = Field(
+    origin: Literal["import", "file", "scan", "hand"] = Field(
         description="import: matched a record already in the library; file: a copy inside "
-        "the same file; scan: found by find duplicates."
+        "the same file; scan: found by find duplicates; hand: merged by a person."
     )
     evidence: str = Field(description="What matched: the identifier or the rule.")
     kept: MergedRecord

@@ -7,7 +7,7 @@ import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from scholarstream.errors import InvalidInputError
+from scholarstream.errors import InvalidInputError, NotFoundError
 from scholarstream.sources.library import _collections as collections
 from scholarstream.sources.library import _labels as labels
 from scholarstream.sources.library._models import (
@@ -27,6 +27,15 @@ MAX_NAMED = 50_000
 """Records one action may name by id."""
 
 
+def _none_of(count: int) -> str:
+    return "The record named is not" if count == 1 else f"None of the {count:,} records named is"
+
+
+def _unknown(ids: Sequence[uuid.UUID] | None, owned: Sequence[uuid.UUID]) -> int:
+    """How many of the ``ids`` named are not among the owner's records."""
+    return len(set(ids)) - len(owned) if ids is not None else 0
+
+
 class LibraryLabels:
     """Every call names the owner and only ever touches that owner's rows."""
 
@@ -41,14 +50,23 @@ class LibraryLabels:
         query: LibraryQuery | None,
         action: str,
     ) -> list[uuid.UUID]:
-        """The records an action names: ``ids``, or every record ``query`` lists."""
+        """The owner's records an action names: those among ``ids`` (``NotFoundError`` when
+        none is), or every record ``query`` lists."""
         if ids is not None:
             if len(ids) > MAX_NAMED:
                 raise InvalidInputError(
                     f"{len(ids):,} records named; one action takes at most {MAX_NAMED:,}.",
                     hint="Name them by a search instead, or in several parts.",
                 )
-            return list(ids)
+            async with self.database.session() as session:
+                owned = await collections.owned_records(session, owner_id, ids)
+            if ids and not owned:
+                raise NotFoundError(
+                    f"{_none_of(len(set(ids)))} in your library (deleted, or someone "
+                    f"else's): nothing was {action}.",
+                    hint="Select records in your library, or name them by a search.",
+                )
+            return owned
         if query is None:
             raise InvalidInputError(
                 "No records named.", hint="Select records, or give a search whose records to take."
@@ -95,7 +113,9 @@ class LibraryLabels:
             row = await collections.create_collection(session, owner_id, name)
             added, already = await collections.add_records(session, owner_id, row.id, records)
             info = await collections.collection_info(session, owner_id, row.id)
-        return CollectionChange(collection=info, added=added, already=already)
+        return CollectionChange(
+            collection=info, added=added, already=already, not_in_library=_unknown(ids, records)
+        )
 
     async def rename_collection(
         self, owner_id: uuid.UUID, collection_id: uuid.UUID, name: str
@@ -128,7 +148,9 @@ class LibraryLabels:
                 session, owner_id, collection_id, records
             )
             info = await collections.collection_info(session, owner_id, collection_id)
-        return CollectionChange(collection=info, added=added, already=already)
+        return CollectionChange(
+            collection=info, added=added, already=already, not_in_library=_unknown(ids, records)
+        )
 
     async def remove_from_collection(
         self, owner_id: uuid.UUID, collection_id: uuid.UUID, ids: Sequence[uuid.UUID]

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from scholarstream.papers import Record
+from scholarstream.papers.ranking import Embed
 from scholarstream.search import FallbackLog
 from scholarstream.search.core import Concept, LabelledPaper, ParsedIntent
 from scholarstream.search.scoring import (
@@ -67,6 +68,8 @@ class StreamJudge:
     explains: bool = False
     fallbacks: FallbackLog = field(default_factory=FallbackLog)
     """Where a model scorer records the batches it scored offline (one judge per run)."""
+    embed_documents: Embed | None = None
+    """The embedding model's, when one runs: the feedback model reads the titles' meaning."""
 
 
 OFFLINE_JUDGE = StreamJudge(LexicalRelevanceScorer())
@@ -138,7 +141,7 @@ async def judge(
     if not records:
         return []
     relevances = await by.scorer.relevance(records, stream_intent(stream))
-    probabilities = await feedback_probabilities(records, labelled)
+    probabilities = await feedback_probabilities(records, labelled, embed=by.embed_documents)
     weight = feedback_weight(len(labelled))
     judged = []
     for i, (record, relevance) in enumerate(zip(records, relevances, strict=True)):

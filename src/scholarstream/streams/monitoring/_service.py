@@ -81,7 +81,9 @@ def stream_judge(
     offline scorer ranks by words and meaning with ``embedder`` (the library's, when
     semantic ranking is on), by words alone without."""
     if (llm.offline if offline is None else offline) or not settings.model_relevance:
-        return OFFLINE_JUDGE if embedder is None else StreamJudge(offline_scorer(embedder))
+        if embedder is None:
+            return OFFLINE_JUDGE
+        return StreamJudge(offline_scorer(embedder), embed_documents=embedder.embed_documents)
     fallbacks = FallbackLog()  # one per run: the report tells the user once
     scorer = LLMRelevanceScorer(
         GatewaySkillLLM(llm, database, owner_id),
@@ -90,7 +92,13 @@ def stream_judge(
         feature=FEATURE,
         fallbacks=fallbacks,
     )
-    return StreamJudge(scorer, name="model", explains=True, fallbacks=fallbacks)
+    return StreamJudge(
+        scorer,
+        name="model",
+        explains=True,
+        fallbacks=fallbacks,
+        embed_documents=embedder.embed_documents if embedder else None,
+    )
 
 
 async def run_stream_now(

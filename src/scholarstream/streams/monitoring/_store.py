@@ -419,6 +419,19 @@ class ReportStore:
                 reported_before = reported_before or row.status in _WROTE_A_REPORT
             return summaries[::-1]
 
+    async def latest(self, owner_id: uuid.UUID, stream_id: uuid.UUID) -> StoredReport | None:
+        """The stream's newest report (None: it never ran), read alone: a page that shows
+        each stream's last report need not read every report the stream wrote."""
+        async with self.database.session() as session:
+            row = await session.scalar(
+                OwnerScope(session, owner_id)
+                .select(StreamReportRow)
+                .where(StreamReportRow.stream_id == stream_id)
+                .order_by(StreamReportRow.started_at.desc(), StreamReportRow.id)
+                .limit(1)
+            )
+            return None if row is None else to_stored(row, first=await _is_first(session, row))
+
     async def get(
         self, owner_id: uuid.UUID, stream_id: uuid.UUID, report_id: uuid.UUID
     ) -> StoredReport:

@@ -61,20 +61,27 @@ function readState() {
   };
 }
 
-function toParams(state, { withRecord = true } = {}) {
+/** The search's words and filters: what the records, facets and export endpoints share. */
+function filterParams(state) {
   const params = new URLSearchParams();
   for (const name of FILTERS) {
     const value = String(state[name] ?? "").trim();
     if (value) params.set(name, value);
   }
+  return params;
+}
+
+/** The page's own address: the search, the page of results and the open record. */
+function pageParams(state) {
+  const params = filterParams(state);
   if (state.offset) params.set("offset", String(state.offset));
   if (state.limit && state.limit !== DEFAULT_LIMIT) params.set("limit", String(state.limit));
-  if (withRecord && state.record) params.set("record", state.record);
+  if (state.record) params.set("record", state.record);
   return params;
 }
 
 function pageUrl(state) {
-  const query = toParams(state).toString();
+  const query = pageParams(state).toString();
   return query ? `${window.location.pathname}?${query}` : window.location.pathname;
 }
 
@@ -220,10 +227,10 @@ function facetRow(role, buttons, [one, many], none = null) {
 }
 
 async function showFacets(state) {
-  const params = toParams(state, { withRecord: false });
   let counts;
   try {
-    counts = await api(`/api/v1/library/facets?${params}`);
+    // The counts are of everything the search finds, whatever page of it is shown.
+    counts = await api(`/api/v1/library/facets?${filterParams(state)}`);
   } catch {
     facets.hidden = true; // the results say what went wrong
     return;
@@ -257,11 +264,17 @@ async function showFacets(state) {
 
 const MAX_SELECTION = 1000; // the export endpoint's limit on ids
 const selected = new Set();
+const selectedTitles = new Map(); // id -> title, for merging the selected records by hand
 let selectionSearch = "";
+
+function clearSelection() {
+  selected.clear();
+  selectedTitles.clear();
+}
 
 function keepSelectionFor(state) {
   const search = JSON.stringify(FILTERS.map((name) => state[name] ?? ""));
-  if (search !== selectionSearch) selected.clear();
+  if (search !== selectionSearch) clearSelection();
   selectionSearch = search;
 }
 
@@ -292,9 +305,14 @@ const labels = attachLabels(root, {
   onChange: () => show(readState()),
 });
 
-function toggleSelected(id, on) {
-  if (on && selected.size < MAX_SELECTION) selected.add(id);
-  else selected.delete(id);
+function toggleSelected(item, on) {
+  if (on && selected.size < MAX_SELECTION) {
+    selected.add(item.id);
+    selectedTitles.set(item.id, item.record.title);
+  } else {
+    selected.delete(item.id);
+    selectedTitles.delete(item.id);
+  }
   renderSelection();
 }
 
@@ -322,7 +340,7 @@ function resultItem(item, state, first = false) {
     "aria-label": `Select “${record.title}”`,
   });
   box.checked = selected.has(item.id);
-  box.addEventListener("change", () => toggleSelected(item.id, box.checked));
+  box.addEventListener("change", () => toggleSelected(item, box.checked));
   const related = item.match === "meaning";
   return el("li", { class: related ? "record-item related" : "record-item", dataset: { recordId: item.id, match: item.match ?? "" } },
     first ? el("p", { class: "related-heading", dataset: { testid: "related-heading" } },
@@ -359,7 +377,7 @@ async function showResults(state) {
   resultsSection.hidden = false;
   resultsSection.setAttribute("aria-busy", "true");
   count.textContent = "Searching…";
-  const params = toParams(state, { withRecord: false });
+  const params = filterParams(state);
   params.set("offset", String(state.offset));
   params.set("limit", String(state.limit));
   let page;
@@ -403,7 +421,7 @@ async function showResults(state) {
   showExport(state, page);
   // An empty library has nothing to search, export, select or tag: the page shows the
   // import and says what to do.
-  const emptyLibrary = page.total === 0 && !hasAny(toParams(state), FILTERS);
+  const emptyLibrary = page.total === 0 && !hasAny(filterParams(state), FILTERS);
   searchPanel.hidden = emptyLibrary;
   if (page.total === 0) {
     count.textContent = "";
@@ -573,7 +591,14 @@ importForm.addEventListener("submit", async (event) => {
 
 // --- merged duplicates and labels -----------------------------------------------------
 
-const merges = attachMerges(root, { onChange: () => show(readState()) });
+const merges = attachMerges(root, {
+  onChange: () => show(readState()),
+  selection: () => [...selected].map((id) => ({ id, title: selectedTitles.get(id) ?? "" })),
+  onMerged: () => {
+    clearSelection();
+    renderSelection();
+  },
+});
 
 // --- the semantic index: built in the background after an import -----------------------
 
@@ -728,11 +753,12 @@ root.querySelector('[data-action="select-page"]').addEventListener("click", () =
   for (const item of shown?.page?.items ?? []) {
     if (selected.size >= MAX_SELECTION) break;
     selected.add(item.id);
+    selectedTitles.set(item.id, item.record.title);
   }
   renderSelection();
 });
 root.querySelector('[data-action="clear-selection"]').addEventListener("click", () => {
-  selected.clear();
+  clearSelection();
   renderSelection();
 });
 detail.querySelector('[data-action="back"]').addEventListener("click", backToResults);

@@ -1,11 +1,12 @@
 // The Library page's merged duplicates: list them (what matched, and what tells the two
-// sides apart), split one, find more.
+// sides apart), split one, find more, merge the selected records by hand.
 
 import { api } from "/static/app/shared/api.js";
 import { el, renderProblem, renderStatus } from "/static/app/shared/dom.js";
 
 const MERGES_SHOWN = 50;
 const FEW = 5;
+const MAX_MERGED = 51; // the record kept and the 50 copies one merge takes
 const ID_LABELS = { doi: "DOI", pmid: "PMID", pmcid: "PMCID", arxiv_id: "arXiv" };
 
 function titleKey(title) {
@@ -32,7 +33,8 @@ function sideLine(side, unlike = null) {
   if (unlike) {
     if (side.year !== unlike.year) parts.push(`year ${side.year ?? "none"}`);
     const ids = identifiers(side, unlike);
-    parts.push(...(ids.length ? ids : ["the same identifiers"]));
+    const own = identifiers(side).length ? "the same identifiers" : "no identifiers";
+    parts.push(...(ids.length ? ids : [own]));
     if (titleKey(side.title) !== titleKey(unlike.title)) parts.push(`titled “${side.title}”`);
   } else {
     parts.push(...identifiers(side));
@@ -40,7 +42,7 @@ function sideLine(side, unlike = null) {
   return parts.join(" · ");
 }
 
-export function attachMerges(root, { onChange }) {
+export function attachMerges(root, { onChange, selection, onMerged }) {
   const duplicates = root.querySelector('[data-testid="duplicates"]');
   const status = duplicates.querySelector('[data-testid="duplicates-status"]');
   const mergeCount = duplicates.querySelector('[data-testid="merge-count"]');
@@ -101,6 +103,62 @@ export function attachMerges(root, { onChange }) {
   }
 
   details.querySelector("summary").addEventListener("click", () => { opened = true; });
+
+  // --- merging the selected records by hand ------------------------------------------------
+
+  const mergeButton = duplicates.querySelector('[data-action="merge-selected"]');
+  const mergeDialog = root.querySelector('[data-testid="confirm-merge"]');
+  const choices = mergeDialog.querySelector('[data-role="merge-choices"]');
+  let chosen = [];
+
+  mergeButton.addEventListener("click", () => {
+    chosen = selection();
+    if (chosen.length < 2) {
+      renderStatus(status, "Select two or more records of one work in the results first "
+        + "(the box before each title), then merge them.", "warning");
+      return;
+    }
+    if (chosen.length > MAX_MERGED) {
+      renderStatus(status, `${chosen.length} records are selected; one merge takes at most `
+        + `${MAX_MERGED}. Select the records of one work.`, "warning");
+      return;
+    }
+    choices.replaceChildren(...chosen.map((record, index) => el("label", { class: "choice" },
+      el("input", { type: "radio", name: "kept", value: record.id, checked: index === 0 }),
+      ` ${record.title || "(no title)"}`)));
+    mergeDialog.returnValue = "";
+    mergeDialog.showModal();
+  });
+
+  mergeDialog.addEventListener("close", async () => {
+    if (mergeDialog.returnValue !== "merge") {
+      mergeButton.focus();
+      return;
+    }
+    const kept = choices.querySelector("input:checked")?.value ?? chosen[0].id;
+    const copies = chosen.map((record) => record.id).filter((id) => id !== kept);
+    mergeButton.disabled = true;
+    try {
+      await api("/api/v1/library/merges", {
+        method: "POST",
+        body: JSON.stringify({ kept, copies }),
+      });
+    } catch (error) {
+      renderProblem(status, error, "The records were not merged.");
+      return;
+    } finally {
+      mergeButton.disabled = false;
+    }
+    const title = chosen.find((record) => record.id === kept)?.title ?? "";
+    const merged = copies.length === 1 ? "1 record" : `${copies.length} records`;
+    renderStatus(status, `Merged ${merged} into “${title}”. Split it below if that was wrong.`, "done");
+    opened = true;
+    details.open = true;
+    onMerged();
+    await refresh();
+    onChange();
+    mergeButton.focus();
+  });
 
   findButton.addEventListener("click", async () => {
     findButton.disabled = true;

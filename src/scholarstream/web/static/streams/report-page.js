@@ -20,6 +20,10 @@ const part = (role) => root.querySelector(`[data-role="${role}"]`);
 const STATUS_TEXT = { running: "Running", complete: "Complete", partial: "Partial", failed: "Failed" };
 const sourceLabel = (name) => labels[name] || name;
 let shown = null; // the stored report once loaded
+// A report can list hundreds of items: the first ones are drawn, the rest on request, so the
+// page stays a page (a 200-item report drawn whole was 38,000 pixels tall).
+const RANKED_SHOWN = 50;
+const GROUP_SHOWN = 10;
 const judgements = new Map(); // item key -> true (relevant) | false, as stored
 let judgedInStream = 0;
 
@@ -238,6 +242,22 @@ function showExports(report) {
   part("no-export").hidden = !empty;
 }
 
+/** ``items`` drawn by ``render(item, index)``, the first ``limit`` at once and the rest
+ * behind a "Show all" button. */
+function shortList(tag, items, render, limit) {
+  const list = el(tag, { class: "report-items" }, items.slice(0, limit).map((item, i) => render(item, i)));
+  if (items.length <= limit) return list;
+  const more = el("button", { type: "button", class: "link", dataset: { action: "show-all" } },
+    `Show all ${items.length} items`);
+  more.addEventListener("click", () => {
+    list.append(...items.slice(limit).map((item, i) => render(item, limit + i)));
+    more.parentElement.remove();
+    syncJudgements();
+    list.children[limit]?.querySelector("a, button")?.focus();
+  });
+  return el("div", {}, list, el("p", { class: "show-all" }, more));
+}
+
 function showItems(stored) {
   const report = stored.report;
   const byKey = new Map(report.items.map((item) => [item.key, item]));
@@ -251,13 +271,13 @@ function showItems(stored) {
     return;
   }
   part("feedback-note").hidden = false;
-  ranked.replaceChildren(el("ol", { class: "report-items" }, report.items.map((item, i) => itemView(item, i + 1))));
+  ranked.replaceChildren(shortList("ol", report.items, (item, i) => itemView(item, i + 1), RANKED_SHOWN));
   const section = (kind, name, keys, id) =>
     el("section", { class: "report-group", "aria-labelledby": id, dataset: { kind, testid: "report-group" } },
       el("h3", { id }, kind === "competitor" ? `Organisation: ${name}` : kind === "focus_area" ? `Focus area: ${name}` : name,
         el("span", { class: "muted" }, ` (${keys.length})`)),
       keys.length
-        ? el("ul", { class: "report-items" }, keys.map((key) => byKey.get(key)).filter(Boolean).map((item) => itemView(item)))
+        ? shortList("ul", keys.map((key) => byKey.get(key)).filter(Boolean), (item) => itemView(item), GROUP_SHOWN)
         : el("p", { class: "status empty" }, "No new item mentions it."));
   part("groups").replaceChildren(
     ...report.groups.map((g, i) => section(g.kind, g.name, g.item_keys, `group-${i}`)),

@@ -1,0 +1,93 @@
+"""Merging by hand the records of one work that the rules keep apart (the same conference
+paper from Zotero's RIS and BibTeX exports, its venue written as the proceedings in one
+and as the publisher in the other): the copy goes into the record kept, with its file,
+the merge is listed with the others and can be split, and a request that cannot be done
+says why and changes nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from scholarstream.bootstrap import create_app
+from scholarstream.db import upgrade
+from scholarstream.settings import load_settings
+from tests.conftest import SHARED_DATA
+from tests.helpers import make_runtime
+
+ORIGIN = {"Origin": "http://127.0.0.1"}
+ZOTERO = SHARED_DATA / "exports" / "asysd_testthat"
+API = "/api/v1/library"
+TITLE = "Population-based incidence of mammary tumours in some dog breeds"
+
+
+@pytest.fixture
+def client(data_dir: Path) -> Iterator[TestClient]:
+    settings = load_settings(data_dir=data_dir)
+    upgrade(settings.app_database_url)
+    with TestClient(create_app(make_runtime(settings)), base_url="http://127.0.0.1") as client:
+        for name in ("zotero_export.ris", "zotero_export.bib"):
+            sent = client.post(
+                f"{API}/imports",
+                files={"file": (name, (ZOTERO / name).read_bytes())},
+                headers=ORIGIN,
+            )
+            assert sent.status_code == 201, sent.text
+        yield client
+
+
+def titled(client: TestClient) -> list[dict[str, Any]]:
+    page = client.get(f"{API}/records", params={"q": "mammary tumours dog breeds", "limit": 50})
+    return [item for item in page.json()["items"] if item["record"]["title"] == TITLE]
+
+
+def test_two_records_of_one_work_are_merged_by_hand_and_split_again(client: TestClient) -> None:
+    pair = titled(client)
+    assert len(pair) == 2  # the rules keep them apart: the venues differ
+    kept, copy = pair
+    total = client.get(f"{API}/records").json()["total"]
+
+    merged = client.post(
+        f"{API}/merges", json={"kept": kept["id"], "copies": [copy["id"]]}, headers=ORIGIN
+    )
+    assert merged.status_code == 201, merged.text
+    (merge,) = merged.json()
+    assert (merge["origin"], merge["evidence"]) == ("hand", "merged by hand")
+    assert {merge["kept"]["source_file"], merge["absorbed"]["source_file"]} == {
+        "zotero_export.ris",
+        "zotero_export.bib",
+    }
+    assert [item["id"] for item in titled(client)] == [kept["id"]]
+    assert client.get(f"{API}/records").json()["total"] == total - 1
+    listed = client.get(f"{API}/merges").json()["items"]
+    assert listed[0]["id"] == merge["id"]
+
+    split = client.post(f"{API}/merges/{merge['id']}/split", headers=ORIGIN)
+    assert split.status_code == 200, split.text
+    assert sorted(item["id"] for item in titled(client)) == sorted([kept["id"], copy["id"]])
+
+
+def test_a_merge_that_cannot_be_done_says_why_and_changes_nothing(client: TestClient) -> None:
+    kept, copy = titled(client)
+    total = client.get(f"{API}/records").json()["total"]
+
+    def refused(body: dict[str, Any], status: int) -> str:
+        answer = client.post(f"{API}/merges", json=body, headers=ORIGIN)
+        assert answer.status_code == status, answer.text
+        message: str = answer.json()["message"]
+        return message
+
+    itself = refused({"kept": kept["id"], "copies": [kept["id"]]}, 422)
+    assert "cannot be merged into itself" in itself
+    gone = "00000000-0000-0000-0000-000000000001"
+    unknown = refused({"kept": kept["id"], "copies": [copy["id"], gone]}, 404)
+    assert unknown.startswith("1 of the 3 records named is not in your library")
+    assert "nothing was merged" in unknown
+    assert "copies" in refused({"kept": kept["id"], "copies": []}, 422)
+    assert len(titled(client)) == 2
+    assert client.get(f"{API}/records").json()["total"] == total
+    assert client.get(f"{API}/merges").json()["total"] > 0  # the imports' merges, untouched
