@@ -2,7 +2,8 @@
 paper from Zotero's RIS and BibTeX exports, its venue written as the proceedings in one
 and as the publisher in the other): the copy goes into the record kept, with its file,
 the merge is listed with the others and can be split, and a request that cannot be done
-says why and changes nothing."""
+says why and changes nothing. A screening project of the library counts the copies merged
+into its records as PRISMA's duplicates removed."""
 
 from __future__ import annotations
 
@@ -91,3 +92,28 @@ def test_a_merge_that_cannot_be_done_says_why_and_changes_nothing(client: TestCl
     assert len(titled(client)) == 2
     assert client.get(f"{API}/records").json()["total"] == total
     assert client.get(f"{API}/merges").json()["total"] > 0  # the imports' merges, untouched
+
+
+def test_a_screening_project_counts_the_merged_copies_as_duplicates_removed(
+    client: TestClient,
+) -> None:
+    merges = client.get(f"{API}/merges", params={"limit": 1}).json()["total"]
+    assert merges > 900  # the BibTeX export repeats the RIS one
+    made = client.post(
+        "/api/v1/screening/projects",
+        json={"name": "Dog tumours", "source": {"kind": "library"}},
+        headers=ORIGIN,
+    )
+    assert made.status_code == 201, made.text
+    project = made.json()
+    records = project["record_count"]
+    identification = project["identification"]
+    assert identification["duplicates_removed"] == merges
+    by_file = {s["source"]: s["records"] for s in identification["sources"]}
+    assert set(by_file) == {"Library: zotero_export.ris", "Library: zotero_export.bib"}
+    assert sum(by_file.values()) == records + merges  # identified, before the copies went
+    counts = client.get(f"/api/v1/screening/projects/{project['id']}/prisma").json()
+    assert (counts["identified_total"], counts["duplicates_removed"]) == (
+        records + merges,
+        merges,
+    )

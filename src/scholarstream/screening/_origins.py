@@ -214,8 +214,15 @@ async def from_stream_report(
     )
 
 
-def _by_file(items: list[LibraryItem]) -> list[SourceCount]:
-    files = Counter(item.source_file or "Library (saved records)" for item in items)
+_NO_FILE = "Library (saved records)"
+
+
+def _by_file(items: list[LibraryItem], copies: Mapping[str | None, int]) -> list[SourceCount]:
+    """The records per file they came from, with the copies merged into them (each counted
+    under its own file): what was identified before the duplicates were removed."""
+    files = Counter(item.source_file or _NO_FILE for item in items)
+    for source_file, count in copies.items():
+        files[source_file or _NO_FILE] += count
     return [SourceCount(source=f"Library: {name}", records=n) for name, n in files.most_common()]
 
 
@@ -272,9 +279,13 @@ async def from_library(library: Library, user_id: uuid.UUID, spec: FromLibrary) 
             else "Library: every record"
         )
         reference = spec.query or None
+    # The copies merged into these records as the files were imported (or by find
+    # duplicates, or by hand) are the duplicates this review had removed.
+    copies = await library.merged_copies(user_id, [item.id for item in items])
     return Gathered(
         origin=Origin(kind="library", reference=reference, label=label[:300]),
-        # Copies were merged as the files were imported; how many is not known per record.
-        identification=Identification(sources=_by_file(items), duplicates_removed=None),
+        identification=Identification(
+            sources=_by_file(items, copies), duplicates_removed=sum(copies.values())
+        ),
         records=[item.record for item in items],
     )

@@ -382,6 +382,15 @@ class Library:
         self.semantic.schedule(owner_id)
         return made
 
+    async def merged_copies(
+        self, owner_id: uuid.UUID, record_ids: Sequence[uuid.UUID]
+    ) -> dict[str | None, int]:
+        """How many copies were merged into the records ``record_ids`` (and not split off
+        since), by the file each copy came from (None: none): the duplicates a review of
+        these records had removed."""
+        async with self.database.session() as session:
+            return dict(await merges.merged_copies(session, owner_id, record_ids))
+
     async def find_merge(self, owner_id: uuid.UUID, reference: str) -> uuid.UUID:
         """The id of the merge ``reference`` names: its id, or a unique start of it (the
         short id the merges are listed by)."""

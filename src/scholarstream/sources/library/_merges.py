@@ -13,6 +13,7 @@ import asyncio
 import hashlib
 import json
 import uuid
+from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -233,6 +234,28 @@ async def split_pairs(
         )
         pairs.update(frozenset((row.kept_id, row.absorbed_id)) for row in result)
     return pairs
+
+
+async def merged_copies(
+    session: AsyncSession, owner_id: uuid.UUID, ids: Sequence[uuid.UUID]
+) -> Counter[str | None]:
+    """The copies merged into the records ``ids`` and still merged, counted by the file
+    each copy came from (None: none)."""
+    found: Counter[str | None] = Counter()
+    wanted = list(dict.fromkeys(ids))
+    for start in range(0, len(wanted), _CHUNK):
+        result = await session.execute(
+            select(LibraryMerge.absorbed_source_file, func.count())
+            .where(
+                LibraryMerge.owner_id == owner_id,
+                LibraryMerge.kept_id.in_(wanted[start : start + _CHUNK]),
+                LibraryMerge.split_at.is_(None),
+            )
+            .group_by(LibraryMerge.absorbed_source_file)
+        )
+        for source_file, count in result:
+            found[source_file] += count
+    return found
 
 
 # -- merging ---------------------------------------------------------------------------------
