@@ -217,11 +217,13 @@ async def test_every_label_is_the_owners_alone(runtime: Runtime, owner: User) ->
         await runtime.library.labels.set_note(other.id, ids["a"], "mine now")
     with pytest.raises(NotFoundError):
         await runtime.library.labels.rename_collection(other.id, mine.id, "Taken")
-    # Another owner's record ids are left out, never added.
-    change = await runtime.library.labels.add_to_collection(other.id, theirs.id, ids=[ids["a"]])
-    assert (change.added, change.collection.records) == (0, 0)
-    tagged = await runtime.library.labels.tag(other.id, ids=[ids["a"]], add=["x"])
-    assert tagged.records == 0
+    # Another owner's record ids are refused as ids that exist nowhere are: nothing added.
+    with pytest.raises(NotFoundError, match="not in your library"):
+        await runtime.library.labels.add_to_collection(other.id, theirs.id, ids=[ids["a"]])
+    with pytest.raises(NotFoundError, match="not in your library"):
+        await runtime.library.labels.tag(other.id, ids=[ids["a"]], add=["x"])
+    assert (await runtime.library.labels.collection(other.id, theirs.id)).records == 0
+    assert await runtime.library.labels.tags(other.id) == []
     item = await runtime.library.get(owner.id, ids["a"])
     assert (item.note, item.tags, [c.name for c in item.collections]) == (
         "private",

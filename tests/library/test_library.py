@@ -266,3 +266,28 @@ async def test_a_word_inside_unspaced_chinese_or_japanese_text_is_found(
     assert await found("読解方略") == ["jp"]
     assert await found("pair programming") == ["en"]
     assert await found("医学") == ["other"]
+
+
+@pytest.mark.parametrize(
+    ("encoding", "title", "words"),
+    [
+        ("gbk", "软件工程教育中的结对编程研究", "结对编程"),
+        ("shift_jis", "日本語の学習者における読解方略の研究", "読解方略"),
+        ("euc-kr", "한국어 학습자의 읽기 전략 연구", "읽기 전략"),
+    ],
+)
+async def test_a_csv_saved_in_an_east_asian_legacy_encoding_is_read_right(
+    runtime: Runtime, owner: User, encoding: str, title: str, words: str
+) -> None:
+    # As Excel saves a CSV on a Chinese, Japanese or Korean Windows; a Latin-1 row beside it.
+    text = f"ID,Title,Authors\nasia,{title},Wang Li\neurope,Müller und süße Grüße,Gödel K\n"
+    raw = text.encode(encoding, errors="replace").replace(
+        "Müller und süße Grüße,Gödel K".encode(encoding, errors="replace"),
+        "Müller und süße Grüße,Gödel K".encode("latin-1"),
+    )
+    report = await runtime.library.import_stream(owner.id, io.BytesIO(raw), "legacy.csv")
+    assert (report.imported, report.skipped) == (2, 0)
+    page = await runtime.library.search(owner.id, LibraryQuery(text=words, limit=5))
+    assert [item.record.title for item in page.items] == [title]
+    europe = await runtime.library.search(owner.id, LibraryQuery(text="Grüße", limit=5))
+    assert [item.record.title for item in europe.items] == ["Müller und süße Grüße"]

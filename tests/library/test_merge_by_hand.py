@@ -86,7 +86,7 @@ def test_a_merge_that_cannot_be_done_says_why_and_changes_nothing(client: TestCl
     assert "cannot be merged into itself" in itself
     gone = "00000000-0000-0000-0000-000000000001"
     unknown = refused({"kept": kept["id"], "copies": [copy["id"], gone]}, 404)
-    assert unknown.startswith("1 of the 3 records named is not in your library")
+    assert unknown.startswith("1 of the 2 copies is not in your library")
     assert "nothing was merged" in unknown
     assert "copies" in refused({"kept": kept["id"], "copies": []}, 422)
     assert len(titled(client)) == 2
@@ -117,3 +117,55 @@ def test_a_screening_project_counts_the_merged_copies_as_duplicates_removed(
         records + merges,
         merges,
     )
+
+
+PREPRINT_AND_ARTICLE = """TY  - UNPB
+TI  - Pair programming in introductory courses: a randomised trial with extended follow-up
+AU  - Lee, Ann
+AU  - Novak, Petr
+AU  - Ito, Ken
+PY  - 2023
+DO  - 10.48550/arxiv.2301.00001
+AB  - We randomised 400 students to pairs or to working alone.
+KW  - pair programming
+ER  -
+
+TY  - JOUR
+TI  - Pair programming in introductory courses
+AU  - Lee, Ann
+AU  - Novak, Petr
+PY  - 2024
+T2  - Computer Science Education
+DO  - 10.1080/08993408.2024.0001
+KW  - education
+ER  -
+"""
+
+
+def test_a_merge_by_hand_keeps_the_record_chosen_and_fills_only_its_gaps(
+    client: TestClient,
+) -> None:
+    sent = client.post(
+        f"{API}/imports",
+        files={"file": ("versions.ris", PREPRINT_AND_ARTICLE.encode())},
+        headers=ORIGIN,
+    )
+    assert sent.status_code == 201 and sent.json()["imported"] == 2, sent.text
+    page = client.get(f"{API}/records", params={"q": "pair programming introductory"}).json()
+    by_doi = {item["record"]["ids"]["doi"]: item for item in page["items"]}
+    article = by_doi["10.1080/08993408.2024.0001"]
+    preprint = by_doi["10.48550/arxiv.2301.00001"]
+
+    merged = client.post(
+        f"{API}/merges", json={"kept": article["id"], "copies": [preprint["id"]]}, headers=ORIGIN
+    )
+    assert merged.status_code == 201, merged.text
+    kept = client.get(f"{API}/records/{article['id']}").json()["record"]
+    # What the person chose stays: the published title, its authors, DOI, year and type.
+    assert kept["title"] == "Pair programming in introductory courses"
+    assert [a["family"] for a in kept["authors"]] == ["Lee", "Novak"]
+    assert (kept["ids"]["doi"], kept["year"]) == ("10.1080/08993408.2024.0001", 2024)
+    assert kept["publication_types"] == article["record"]["publication_types"]
+    # What it lacked comes from the copy; lists are united.
+    assert kept["abstract"] == "We randomised 400 students to pairs or to working alone."
+    assert set(kept["keywords"]) == {"education", "pair programming"}

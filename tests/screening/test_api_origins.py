@@ -41,7 +41,7 @@ def _wait(client: httpx.Client, run_id: str, checkpoint: str) -> dict[str, Any]:
 
 
 def test_projects_from_a_search_run_and_a_stream_report(db_settings: Settings) -> None:
-    world = LiteratureWorld()
+    world = LiteratureWorld(failing=("openalex",))  # a failed source identified nothing
     with (
         serve(db_settings, source_transport=world.transport(), engine=True) as live,
         httpx.Client(
@@ -106,6 +106,8 @@ def test_projects_from_a_search_run_and_a_stream_report(db_settings: Settings) -
         report_counts = report["report"]["counts"]
         identified = from_report["identification"]
         assert sum(s["records"] for s in identified["sources"]) == report_counts["found"]
+        assert "OpenAlex" not in {s["source"] for s in identified["sources"]}
+        assert "OpenAlex" not in {s["source"] for s in identification["sources"]}
         assert identified["duplicates_removed"] == report_counts["duplicates_dropped"]
 
         # A second run reports nothing new: no project can be made of it.

@@ -3,7 +3,8 @@ PostgreSQL. A project with exclusion criteria takes one of them as every exclusi
 reason; a project with none excludes without a reason and refuses one (it could never be
 counted by a criterion). Adding criteria later is never blocked by the exclusions made
 before; removing a criterion that exclusions give is. PRISMA counts the exclusions without
-a reason as "No reason given", and the exports leave their reason empty."""
+a reason as "No reason given", and the exports leave their reason empty. No other decision
+takes a reason: one sent with it is refused, not dropped."""
 
 from __future__ import annotations
 
@@ -45,6 +46,15 @@ def test_without_criteria_exclusions_take_no_reason_and_criteria_can_come_later(
             "“whatever” was not recorded",
             "add the reasons to the project's exclusion criteria",
         )
+        assert client.get(f"{API}/{pid}/progress").json()["screened"] == 0
+        # Nor does any other decision take one: refused, not dropped.
+        for decision in ("include", "maybe"):
+            body = {"record_id": first, "decision": decision, "reason": "looks relevant"}
+            refused(
+                client.post(f"{API}/{pid}/decisions", json=body),
+                422,
+                "Only an exclusion takes a reason: “looks relevant” was not recorded.",
+            )
         assert client.get(f"{API}/{pid}/progress").json()["screened"] == 0
         excluded = _exclude(client, pid, step)
         assert excluded.status_code == 200, excluded.text

@@ -320,7 +320,8 @@ def test_judged_items_stay_judged_and_the_chat_sees_the_report(
         "title": "Palatin Pipeline Tracker",
     }
     assert context["report"]["status"] == "complete"
-    assert context["report"]["counts"]["new"] == items.count()
+    # The whole report, though the page draws its first 50 items until asked for all.
+    assert context["report"]["counts"]["new"] >= items.count() == 50
     answer = tray.get_by_role("log", name="Conversation with the assistant").locator(
         '[data-role="assistant"]'
     )

@@ -319,9 +319,9 @@ def library_merge(
     user: UserOption = "local",
 ) -> None:
     """Merge records of one work by hand, when the rules keep them apart (a venue written
-    two ways, a missing year): each copy goes into the kept record with its identifiers
-    and file, as an import merges it. `library merges` lists them; `library split` undoes
-    one."""
+    two ways, a missing year): the kept record keeps its title, authors and identifiers,
+    and each copy fills only what it lacks. `library merges` lists them; `library split`
+    undoes one."""
 
     async def merge(runtime: "Runtime") -> "list[LibraryMergeInfo]":
         async with runtime.database.session() as session:

@@ -198,6 +198,8 @@ async def from_stream_report(
         )
     name = _label(labels)
     counts = report.counts
+    # A source that failed identified nothing: it is no PRISMA source with "n = 0".
+    failed = {outcome.source for outcome in stored.sources if not outcome.ok}
     return Gathered(
         origin=Origin(
             kind="stream_report",
@@ -205,7 +207,11 @@ async def from_stream_report(
             label=f"Stream report: {report.stream_name}, new since {report.since.isoformat()}",
         ),
         identification=Identification(
-            sources=[SourceCount(source=name(s), records=n) for s, n in counts.by_source.items()],
+            sources=[
+                SourceCount(source=name(s), records=n)
+                for s, n in counts.by_source.items()
+                if s not in failed
+            ],
             duplicates_removed=counts.duplicates_dropped,
             other_removed=counts.already_reported or None,
             other_removed_reason="Already in an earlier report of the stream",

@@ -57,7 +57,7 @@ from scholarstream.screening.core import (
     YourDecision,
     check_reasons_kept,
     current,
-    exclusion_reason,
+    decision_reason,
     outcomes,
     prisma_counts,
     progress,
@@ -266,9 +266,7 @@ class ScreeningService:
         skip: frozenset[uuid.UUID] = frozenset(),
     ) -> ScreeningStep:
         project = await self.store.get(user_id, project_id)
-        reason = (
-            exclusion_reason(project.settings, body.reason) if body.decision == "exclude" else None
-        )
+        reason = decision_reason(project.settings, body.decision, body.reason)
         material = await self._material(project_id)
         # The ranker's probability, when the ranker chose (not the keyword order's score).
         learned = material.learned.get(user_id, False)
@@ -431,9 +429,7 @@ class ScreeningService:
     ) -> ConflictList:
         await self._owned(user_id, project_id, "settle conflicts")
         project = await self.store.get(user_id, project_id)
-        reason = (
-            exclusion_reason(project.settings, body.reason) if body.decision == "exclude" else None
-        )
+        reason = decision_reason(project.settings, body.decision, body.reason)
         await self.store.decide(
             user_id, project_id, record_id, "resolve", body.decision, reason=reason
         )
@@ -480,11 +476,7 @@ class ScreeningService:
                 hint="Include the record (or settle its conflict) first.",
             )
         project = await self.store.get(user_id, project_id)
-        reason = (
-            exclusion_reason(project.settings, body.reason, free_text=True)
-            if body.decision == "exclude"
-            else None
-        )
+        reason = decision_reason(project.settings, body.decision, body.reason, free_text=True)
         if body.decision == "exclude" and reason is None:
             raise InvalidInputError(
                 "A full-text exclusion needs a reason.",

@@ -234,8 +234,8 @@ async def merge_records(
     body: MergeIn, runtime: RuntimeDep, user: CurrentUser
 ) -> list[LibraryMergeInfo]:
     """Merges records by hand (two records of one work the rules keep apart, such as a
-    venue written two ways): the copies go into the kept record with every identifier and
-    provenance, as an import merges them; each merge is listed and can be split."""
+    venue written two ways): the kept record keeps its title, authors, identifiers and
+    types, the copies fill only what it lacks; each merge is listed and can be split."""
     return await runtime.library.merge(user.id, body.kept, body.copies)
 
 

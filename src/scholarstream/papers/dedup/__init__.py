@@ -15,7 +15,7 @@ from scholarstream.papers.dedup._deduplicator import (
     judge_pairs,
 )
 from scholarstream.papers.dedup._matching import CONFLICTING_IDS, PairDecision, Verdict, compare
-from scholarstream.papers.dedup._merge import merge_records
+from scholarstream.papers.dedup._merge import fill_in, merge_records
 from scholarstream.papers.dedup._normalize import RecordKeys, record_keys
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "RecordKeys",
     "Verdict",
     "compare",
+    "fill_in",
     "find_clusters",
     "judge_pairs",
     "merge_records",

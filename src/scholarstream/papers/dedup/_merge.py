@@ -139,3 +139,27 @@ def merge_records(records: Sequence[Record]) -> Record:
         if name != "kind"
     }
     return kind.model_validate(values)
+
+
+def fill_in(records: Sequence[Record]) -> Record:
+    """The first record with only its gaps filled from the others: what a person who
+    chose the record to keep expects (its title, authors, identifiers and types stay; an
+    empty field takes another copy's value, keywords, links and provenance are united)."""
+    kind = type(records[0])
+    if any(type(record) is not kind for record in records):
+        raise ValueError("a paper and a trial registration are never one work")
+    values = {
+        name: (KEEPS_UNITED.get(name, first))([getattr(record, name) for record in records])
+        for name in kind.model_fields
+        if name != "kind"
+    }
+    return kind.model_validate(values)
+
+
+KEEPS_UNITED: dict[str, Merger] = {
+    name: merger
+    for name, merger in MERGERS.items()
+    if merger in (united, either, issns) and name != "publication_types"
+}
+"""The fields ``fill_in`` unites rather than taking the first record's: lists that add
+what each copy knew (a second publication type would misname the work kept)."""

@@ -13,7 +13,7 @@ import codecs
 import datetime as dt
 import itertools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO
 from urllib.parse import unquote
@@ -40,6 +40,58 @@ _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _CHUNK = 1 << 16
 
 
+_HIGH_RUN = re.compile(rb"[\x80-\xff]+")
+_HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
+_KANA = re.compile("[\u3040-\u30ff]")
+_HANGUL = re.compile("[\uac00-\ud7af]")
+_NOT_ASCII = re.compile("[^\x00-\x7f]")
+
+
+def _chinese(text: str) -> bool:
+    return len(_HAN.findall(text)) == len(_NOT_ASCII.findall(text))
+
+
+def _japanese(text: str) -> bool:
+    kana, han = len(_KANA.findall(text)), len(_HAN.findall(text))
+    return kana > 0 and kana + han >= 0.9 * len(_NOT_ASCII.findall(text))
+
+
+def _korean(text: str) -> bool:
+    return len(_HANGUL.findall(text)) >= 0.9 * len(_NOT_ASCII.findall(text))
+
+
+_EAST_ASIAN: dict[str, Callable[[str], bool]] = {
+    **dict.fromkeys(("gb18030", "gbk", "gb2312", "big5", "big5hkscs", "cp950"), _chinese),
+    **dict.fromkeys(
+        ("cp932", "shift_jis", "shift_jis_2004", "shift_jisx0213", "euc_jp", "euc_jis_2004"),
+        _japanese,
+    ),
+    **dict.fromkeys(("cp949", "euc_kr", "johab"), _korean),
+}
+"""The double-byte encodings of Chinese, Japanese and Korean exports (a CSV saved by Excel
+on a Chinese Windows is GBK), each with what text in it looks like: short lines fit
+several (GBK bytes read as Korean give Hangul mixed with rare Hanzi), so a reading is
+taken only when it looks like its language: Chinese all Han, Japanese with kana, Korean
+nearly all Hangul."""
+
+
+def _double_byte(raw: bytes) -> str | None:
+    """``raw`` read in the East Asian encoding it is written in, or None. Asked only when
+    its bytes beyond ASCII come in runs (a double-byte character is two), as a European
+    line's accented letters rarely do."""
+    runs = [len(run) for run in _HIGH_RUN.findall(raw)]
+    high = sum(runs)
+    if high < 4 or sum(n for n in runs if n >= 2) < 0.8 * high:
+        return None
+    from charset_normalizer import from_bytes  # imported on first use: rarely needed
+
+    for match in from_bytes(raw):
+        looks_right = _EAST_ASIAN.get(match.encoding)
+        if looks_right is not None and looks_right(text := str(match)):
+            return text
+    return None
+
+
 def _legacy(raw: bytes) -> str:
     """Windows exports are cp1252 more often than true latin-1; the five bytes cp1252
     leaves undefined fall back to latin-1 so decoding never fails."""
@@ -60,9 +112,10 @@ def without_controls(text: str) -> str:
 
 
 def decode_text(raw: bytes, encoding: str = "utf-8") -> str | None:
-    """``raw`` as text when it is not valid ``encoding`` (``None`` when it is): UTF-8 that
-    elsewhere decodes to non-ASCII text is taken as UTF-8 with damaged bytes (replaced
-    by U+FFFD, so the damage shows), anything else as a legacy single-byte encoding."""
+    """``raw`` as text when it is not valid ``encoding`` (``None`` when it is): a Chinese,
+    Japanese or Korean double-byte encoding when it reads as one; UTF-8 that elsewhere
+    decodes to non-ASCII text is taken as UTF-8 with damaged bytes (replaced by U+FFFD,
+    so the damage shows), anything else as a legacy single-byte encoding."""
     try:
         raw.decode(encoding)
     except UnicodeDecodeError:
@@ -71,6 +124,10 @@ def decode_text(raw: bytes, encoding: str = "utf-8") -> str | None:
         encoding = "utf-8"
     else:
         return None
+    # Before the damaged-UTF-8 test: a pair of GBK bytes can happen to be valid UTF-8.
+    double = _double_byte(raw)
+    if double is not None:
+        return double
     replaced = raw.decode("utf-8", errors="replace")
     if _BEYOND_ASCII.search(replaced):
         return replaced

@@ -88,7 +88,11 @@ from scholarstream.screening.core._ranking import (
     relevance_scores,
     screening_text,
 )
-from scholarstream.screening.core._reasons import check_reasons_kept, exclusion_reason
+from scholarstream.screening.core._reasons import (
+    check_reasons_kept,
+    decision_reason,
+    exclusion_reason,
+)
 from scholarstream.screening.core._suggestions import (
     INSTRUCTIONS,
     ModelAnswer,
@@ -197,6 +201,7 @@ __all__ = [
     "counted",
     "criteria_codes",
     "current",
+    "decision_reason",
     "download_name",
     "exclusion_reason",
     "keyword_spans",

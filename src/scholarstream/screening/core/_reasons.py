@@ -52,6 +52,22 @@ def exclusion_reason(
     return match
 
 
+def decision_reason(
+    settings: ProjectSettings, decision: str, reason: str | None, *, free_text: bool = False
+) -> str | None:
+    """The reason to keep with ``decision``: an exclusion's (``exclusion_reason``); any
+    other decision takes none, and one sent with it is refused rather than dropped."""
+    if decision == "exclude":
+        return exclusion_reason(settings, reason, free_text=free_text)
+    text = " ".join((reason or "").split())
+    if text:
+        raise InvalidInputError(
+            f"Only an exclusion takes a reason: “{text[:80]}” was not recorded.",
+            hint="Send the decision without a reason, or exclude with it.",
+        )
+    return None
+
+
 def check_reasons_kept(
     before: Sequence[str], after: Sequence[str], events: Sequence[DecisionEvent]
 ) -> None:

@@ -14,7 +14,7 @@ import hashlib
 import json
 import uuid
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -26,7 +26,7 @@ from scholarstream.db import OwnerScope, utcnow
 from scholarstream.db.tables import LibraryEmbedding, LibraryMatchKey, LibraryMerge, LibraryRecord
 from scholarstream.errors import ConflictError, InvalidInputError, NotFoundError
 from scholarstream.papers import Record
-from scholarstream.papers.dedup import merge_records
+from scholarstream.papers.dedup import fill_in, merge_records
 from scholarstream.sources.library._duplicates import (
     MATCHING_IDS,
     Merge,
@@ -261,6 +261,13 @@ async def merged_copies(
 # -- merging ---------------------------------------------------------------------------------
 
 
+def _combined(origin: str) -> Callable[[Sequence[Record]], Record]:
+    """How a merge of ``origin`` combines the kept record with its copy: a merge by hand
+    keeps the record the person chose and fills its gaps; the rules' merges keep the
+    richest value of each field (the same work, written more or less fully)."""
+    return fill_in if origin == "hand" else merge_records
+
+
 @dataclass
 class Absorbed:
     """A record about to be merged into another: new from a file, or a library row."""
@@ -325,7 +332,7 @@ class Merger:
         )
         self.session.add(merge)
         self.made.append(merge)
-        set_record(kept, merge_records([record_of(kept), copy.record]))
+        set_record(kept, _combined(origin)([record_of(kept), copy.record]))
         kept.merged_files = _with_file(kept.merged_files, kept.source_file, copy.source_file)
         kept.updated_at = utcnow()
         self.changed.setdefault(kept.id, set()).update(
@@ -439,7 +446,9 @@ async def split(scope: OwnerScope, merge_id: uuid.UUID) -> SplitResult:
         )
     )
     copies = [record_of_data(other.absorbed_data) for other in others]
-    rebuilt = merge_records([record_of_data(merge.kept_original), *copies])
+    rebuilt = record_of_data(merge.kept_original)
+    for other, copy in zip(others, copies, strict=True):
+        rebuilt = _combined(other.origin)([rebuilt, copy])
     set_record(kept, rebuilt)
     files = list(merge.kept_files_original)
     for other in others:
@@ -599,12 +608,23 @@ MAX_MERGED_BY_HAND = 50
 """Copies one merge by hand may name: a person compares them first."""
 
 
+def _not_found(kept: bool, lost: int, copies: int) -> str:
+    """Which of the records a merge names are missing: "The record to keep is not", "2 of
+    the 3 copies are not", "The record to keep and the copy are not"."""
+    parts = ["the record to keep"] if kept else []
+    if lost:
+        parts.append("the copy" if copies == 1 else f"{lost} of the {copies} copies")
+    verb = "is" if len(parts) == 1 and (copies == 1 or lost == 1 or not lost) else "are"
+    said = " and ".join(parts)
+    return f"{said[0].upper()}{said[1:]} {verb} not"
+
+
 async def merge_by_hand(
     scope: OwnerScope, kept_id: uuid.UUID, copy_ids: Sequence[uuid.UUID]
 ) -> list[LibraryMergeInfo]:
-    """Merges the records ``copy_ids`` into ``kept_id``, as an import merges a copy: every
-    identifier and provenance kept, each merge listed and splittable. For the pairs the
-    rules leave apart (a venue written two ways, a missing year)."""
+    """Merges the records ``copy_ids`` into ``kept_id``: the kept record's fields stay and
+    the copies fill its gaps (``fill_in``); each merge listed and splittable. For the
+    pairs the rules leave apart (a venue written two ways, a missing year)."""
     copies = list(dict.fromkeys(copy_ids))
     if not copies:
         raise InvalidInputError(
@@ -627,12 +647,11 @@ async def merge_by_hand(
             scope.select(LibraryRecord).where(LibraryRecord.id.in_(wanted))
         )
     }
-    missing = sum(1 for record_id in wanted if record_id not in rows)
-    if missing:
+    lost = [copy for copy in copies if copy not in rows]
+    if kept_id not in rows or lost:
         raise NotFoundError(
-            f"{missing} of the {len(wanted)} records named "
-            f"{'is' if missing == 1 else 'are'} not in your library (deleted, merged into "
-            "another record, or someone else's): nothing was merged.",
+            f"{_not_found(kept_id not in rows, len(lost), len(copies))} in your library "
+            "(deleted, merged into another record, or someone else's): nothing was merged.",
             hint="Search the library again and name the records it lists.",
         )
     kept = rows[kept_id]
