@@ -139,6 +139,12 @@ def test_create_list_status_and_export(
     invoke(data_dir, "screening", "export", str(project_id), "-f", "prisma-csv", "-o", str(counts))
     rows = list(csv.reader(io.StringIO(counts.read_text(encoding="utf-8-sig"))))
     assert ["screening", "Records screened", "10"] in rows
+    # Without -o, a file named after the project, as the web downloads are.
+    monkeypatch.chdir(tmp_path)
+    said = invoke(data_dir, "screening", "export", short, "-f", "bibtex")
+    assert (tmp_path / "triptans-screening.bib").is_file(), said
+    invoke(data_dir, "screening", "export", short, "-f", "prisma-svg")
+    assert (tmp_path / "triptans-prisma.svg").read_text(encoding="utf-8").startswith("<svg")
 
     assert "prisma-png" in fails(data_dir, "screening", "export", str(project_id), "-f", "docx")
     assert "'not-an-id' is not an id" in fails(data_dir, "screening", "status", "not-an-id")

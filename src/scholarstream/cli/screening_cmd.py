@@ -367,13 +367,20 @@ def export(
     ] = "ris",
     output: Annotated[
         Path | None,
-        typer.Option("--output", "--out", "-o", help="The file (default: screening.<ext>)."),
+        typer.Option(
+            "--output",
+            "--out",
+            "-o",
+            help="The file (default: named after the project, as the web downloads are, "
+            "e.g. triptans-screening.ris or triptans-prisma.svg).",
+        ),
     ] = None,
     user: UserOption = "local",
 ) -> None:
     """Write the records with their decisions (RIS, BibTeX, CSV), or the PRISMA diagram
     (SVG, PNG) or its counts (CSV)."""
     from scholarstream.screening import (
+        download_name,
         prisma_csv,
         prisma_diagram,
         render_png,
@@ -385,26 +392,32 @@ def export(
         raise InvalidInputError(
             f"'{format_name}' is not an export format.", hint=f"Use one of: {', '.join(EXPORTS)}."
         )
-    target = output or Path(f"screening{_EXTENSIONS[format_name]}")
-    check_writable(target, "--output")
+    if output is not None:
+        check_writable(output, "--output")
+    kind = "prisma" if format_name.startswith("prisma-") else "screening"
 
-    async def work(runtime: "Runtime") -> tuple[bytes, str]:
+    async def work(runtime: "Runtime") -> tuple[bytes, str, str]:
         service = screening_service(runtime)
         owner = await _owner(runtime, user)
         project_id = await _project_id(runtime, owner, project)
+        found = await service.get(owner, project_id)
+        name = download_name(found.name, kind, _EXTENSIONS[format_name]).ascii
         if not format_name.startswith("prisma-"):
             text, count = await service.export(owner, project_id, format_name)
-            return text.encode(), f"{count:,} records"
+            return text.encode(), f"{count:,} records", name
         counts = await service.prisma(owner, project_id)
-        found = await service.get(owner, project_id)
         title = f"PRISMA 2020 flow diagram: {found.name}"
         if format_name == "prisma-png":
-            return render_png(prisma_diagram(counts, title)), "the PRISMA diagram"
+            return render_png(prisma_diagram(counts, title)), "the PRISMA diagram", name
         if format_name == "prisma-svg":
-            return render_svg(prisma_diagram(counts, title)).encode(), "the PRISMA diagram"
-        return ("\ufeff" + prisma_csv(counts)).encode(), "the PRISMA counts"
+            svg = render_svg(prisma_diagram(counts, title)).encode()
+            return svg, "the PRISMA diagram", name
+        return ("\ufeff" + prisma_csv(counts)).encode(), "the PRISMA counts", name
 
-    body, what = run_with_runtime(ctx, work)
+    body, what, named = run_with_runtime(ctx, work)
+    target = output or Path(named)
+    if output is None:
+        check_writable(target, "--output")
     partial = target.with_name(target.name + ".partial")
     try:
         partial.write_bytes(body)
